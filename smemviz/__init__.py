@@ -1,0 +1,72 @@
+"""smemviz: see, check and tune shared-memory and tensor-memory layouts of
+CuTe DSL kernels.
+
+The core (allocations, allocators, the layout plan, reports, hardware facts)
+needs nothing beyond Python. Figures (plotly), the notebook explorer
+(ipywidgets), exports and the kernel bridge (CuTe DSL) load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from . import hardware
+from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
+from ._allocator import SmemAllocator, TmemAllocator
+from ._cutlass_interop import as_plan, plan_from_cutlass
+from ._errors import CapacityError, DslUnavailableError, LayoutStateError
+from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
+from .hardware import get_arch
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it; imported on first access
+_LAZY: dict[str, str] = {
+    # figures (plotly)
+    "smem_figure": "smemviz.figures",
+    "tmem_figure": "smemviz.figures",
+    "bank_figure": "smemviz.figures",
+    # notebook explorer (ipywidgets + plotly)
+    "explore": "smemviz.explorer",
+    "Explorer": "smemviz.explorer",
+    # exports, layout files
+    "export": "smemviz.export",
+    "load_layout": "smemviz.layout_file",
+    # kernel bridge (CuTe DSL)
+    "probe": "smemviz.kernel",
+    "ProbeResult": "smemviz.kernel",
+}
+
+__all__ = [
+    "SmemAllocation",
+    "TmemAllocation",
+    "ResourceContext",
+    "SmemAllocator",
+    "TmemAllocator",
+    "LayoutPlan",
+    "Region",
+    "AliasGroup",
+    "CapacityCheck",
+    "CapacityError",
+    "LayoutStateError",
+    "DslUnavailableError",
+    "plan_from_cutlass",
+    "as_plan",
+    "get_arch",
+    "hardware",
+    "__version__",
+]  # the lazy names stay out of __all__, so ``import *`` never needs the extras
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smemviz' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

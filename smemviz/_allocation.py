@@ -1,0 +1,140 @@
+"""Allocation declarations: what a kernel resource asks of SMEM and TMEM.
+
+Allocations are mutable on purpose (``offset`` is filled in by
+``compute_layout()``, as in CUTLASS), compare by identity and are validated
+when made and again when a layout is computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._dtypes import dtype_bytes, dtype_name
+
+__all__ = ["SmemAllocation", "TmemAllocation", "ResourceContext"]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_name(name: Any, what: str) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"{what} name must be a str, got {type(name).__name__} {name!r}")
+    if not name:
+        raise ValueError(f"{what} name must not be empty")
+
+
+def check_smem_fields(alloc: "SmemAllocation") -> None:
+    """Raise ``TypeError``/``ValueError`` naming the allocation if a field is bad."""
+    check_name(alloc.name, "SMEM allocation")
+    name = alloc.name
+    if not _is_int(alloc.size_bytes):
+        raise TypeError(f"SMEM allocation {name!r}: size_bytes must be an int, got {alloc.size_bytes!r}")
+    if alloc.size_bytes < 0:
+        raise ValueError(f"SMEM allocation {name!r}: size_bytes must be >= 0, got {alloc.size_bytes}")
+    if not _is_int(alloc.alignment):
+        raise TypeError(f"SMEM allocation {name!r}: alignment must be an int, got {alloc.alignment!r}")
+    if alloc.alignment <= 0 or alloc.alignment & (alloc.alignment - 1):
+        raise ValueError(
+            f"SMEM allocation {name!r}: alignment must be a positive power of two, got {alloc.alignment}"
+        )
+    if not _is_int(alloc.count):
+        raise TypeError(f"SMEM allocation {name!r}: count must be an int, got {alloc.count!r}")
+    if alloc.count <= 0:
+        raise ValueError(f"SMEM allocation {name!r}: count must be >= 1, got {alloc.count}")
+    if alloc.dtype is None:
+        if alloc.size_bytes == 0:
+            raise ValueError(f"SMEM allocation {name!r}: size_bytes is 0 and no dtype is given")
+        return
+    try:
+        needed = dtype_bytes(alloc.dtype, alloc.count)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"SMEM allocation {name!r}: {exc}") from None
+    if alloc.size_bytes == 0:
+        raise ValueError(f"SMEM allocation {name!r}: size is 0 ({alloc.count} x {dtype_name(alloc.dtype)})")
+    if alloc.size_bytes < needed:
+        raise ValueError(
+            f"SMEM allocation {name!r}: size_bytes {alloc.size_bytes} is smaller than "
+            f"{alloc.count} x {dtype_name(alloc.dtype)} = {needed} B"
+        )
+
+
+@dataclass(eq=False)
+class SmemAllocation:
+    """A named shared-memory region: bytes with an alignment, optionally typed.
+
+    With ``dtype`` and no ``size_bytes`` the size is ``ceil(count * width / 8)``
+    (exact for sub-byte types such as fp4). ``offset`` is set by
+    ``SmemAllocator.compute_layout()``.
+    """
+
+    name: str
+    size_bytes: int = 0
+    alignment: int = 128
+    dtype: Any = None
+    count: int = 1
+    offset: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        check_name(self.name, "SMEM allocation")
+        if self.dtype is not None and self.size_bytes == 0 and _is_int(self.count) and self.count > 0:
+            try:
+                self.size_bytes = dtype_bytes(self.dtype, self.count)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"SMEM allocation {self.name!r}: {exc}") from None
+        check_smem_fields(self)
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size_bytes
+
+    @property
+    def dtype_name(self) -> str | None:
+        return dtype_name(self.dtype)
+
+    def __repr__(self) -> str:
+        typed = f", dtype={self.dtype_name}, count={self.count}" if self.dtype is not None else ""
+        return (
+            f"SmemAllocation({self.name!r}, size_bytes={self.size_bytes}, "
+            f"alignment={self.alignment}{typed}, offset={self.offset})"
+        )
+
+
+def check_tmem_fields(alloc: "TmemAllocation") -> None:
+    check_name(alloc.name, "TMEM allocation")
+    if not _is_int(alloc.num_columns):
+        raise TypeError(
+            f"TMEM allocation {alloc.name!r}: num_columns must be an int, got {alloc.num_columns!r}"
+        )
+    if alloc.num_columns <= 0:
+        raise ValueError(f"TMEM allocation {alloc.name!r}: num_columns must be >= 1, got {alloc.num_columns}")
+
+
+@dataclass(eq=False)
+class TmemAllocation:
+    """A named span of tensor-memory columns (all 128 lanes). ``offset`` is a column."""
+
+    name: str
+    num_columns: int
+    offset: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        check_tmem_fields(self)
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.num_columns
+
+    def __repr__(self) -> str:
+        return f"TmemAllocation({self.name!r}, num_columns={self.num_columns}, offset={self.offset})"
+
+
+@dataclass(frozen=True)
+class ResourceContext:
+    """What kernel resources receive at trace time: the unified SMEM array and
+    the SMEM slot (``Int32[1]``) that ``tcgen05.alloc`` writes the TMEM base into."""
+
+    smem_base: Any = None
+    tmem_ptr_i32: Any = None

@@ -1,0 +1,625 @@
+"""SMEM and TMEM allocators: collect declarations, compute one flat layout.
+
+The layout rule matches CUTLASS's ``task_scheduling.memory`` allocators, so the
+same declarations give the same offsets and totals:
+
+* every standalone allocation is one block; every alias group is one block as
+  large as its largest phase (each phase packed from the group's base, every
+  member aligned) and aligned to its largest member alignment;
+* blocks are stably sorted by alignment, largest first, then packed from 0;
+* SMEM pipeline mbarriers follow the data, starting at the data total rounded
+  up to 8 bytes.
+
+On top of that every call is validated before anything changes, so a refused
+call leaves the allocator as it was, and the result is an immutable
+:class:`~smemviz.LayoutPlan`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Iterable, Sequence
+
+from . import hardware
+from ._allocation import (
+    SmemAllocation,
+    TmemAllocation,
+    _is_int,
+    check_smem_fields,
+    check_tmem_fields,
+)
+from ._errors import CapacityError, LayoutStateError
+from ._plan import LayoutPlan, build_plan
+
+__all__ = ["SmemAllocator", "TmemAllocator"]
+
+
+def _label(obj: Any) -> str:
+    name = getattr(obj, "name", None)
+    return name if isinstance(name, str) and name else type(obj).__name__
+
+
+class _BaseAllocator:
+    """Declaration bookkeeping and layout shared by the SMEM and TMEM allocators."""
+
+    _memory = "smem"
+    _unit = "B"
+    _what = "SMEM"
+
+    def __init__(self, arch: "str | int | hardware.Arch | None" = None) -> None:
+        self._arch = hardware.get_arch(arch) if arch is not None else None
+        self._allocations: list[Any] = []
+        self._added: set[int] = set()
+        self._alias_groups: list[list[list[Any]]] = []
+        self._aliased: set[int] = set()
+        self._layout_computed = False
+        self._total = 0
+        self._plan: LayoutPlan | None = None
+
+    # -- hooks ---------------------------------------------------------------
+
+    def _check_alloc(self, alloc: Any, where: str) -> None:
+        raise NotImplementedError
+
+    def _size(self, alloc: Any) -> int:
+        raise NotImplementedError
+
+    def _align(self, alloc: Any) -> int:
+        return 1
+
+    def _requirements(self, resource: Any) -> list[Any]:
+        raise NotImplementedError
+
+    # -- declaration -----------------------------------------------------------
+
+    @property
+    def arch(self) -> str | None:
+        return self._arch.name if self._arch else None
+
+    @property
+    def layout_computed(self) -> bool:
+        return self._layout_computed
+
+    def _ensure_open(self, action: str) -> None:
+        if self._layout_computed:
+            raise LayoutStateError(
+                f"cannot {action}: compute_layout() was already called on this {type(self).__name__}; "
+                "declare everything first, or start a new allocator"
+            )
+
+    def add(self, alloc: Any) -> Any:
+        """Register a standalone allocation and return it.
+
+        Adding the same object again is a no-op: each allocation is laid out once.
+        """
+        self._ensure_open(f"add {_label(alloc)!r}")
+        self._check_alloc(alloc, "add()")
+        if id(alloc) not in self._added:
+            self._allocations.append(alloc)
+            self._added.add(id(alloc))
+        return alloc
+
+    def _add_many(self, allocs: Sequence[Any]) -> None:
+        for a in allocs:
+            if id(a) not in self._added:
+                self._allocations.append(a)
+                self._added.add(id(a))
+
+    def _collect_requirements(self, resource: Any, hook: str) -> list[Any]:
+        method = getattr(resource, hook, None)
+        if method is None:
+            return []
+        reqs = method()
+        if reqs is None:
+            return []
+        try:
+            reqs = list(reqs)
+        except TypeError:
+            raise TypeError(
+                f"resource {_label(resource)!r}: {hook}() must return a list of allocations, got {reqs!r}"
+            ) from None
+        for a in reqs:
+            self._check_alloc(a, f"resource {_label(resource)!r}")
+        return reqs
+
+    def add_resource(self, resource: Any) -> None:
+        """Register every allocation a resource declares."""
+        self._ensure_open(f"add resource {_label(resource)!r}")
+        hook = self._requirements_hook
+        if not hasattr(resource, hook):
+            raise TypeError(f"resource {_label(resource)!r} has no {hook}() method")
+        self._add_many(self._collect_requirements(resource, hook))
+
+    _requirements_hook = "get_smem_requirements"
+
+    def add_alias_group(self, phases: Sequence[Sequence[Any]]) -> None:
+        """Declare phases that reuse one region in turn.
+
+        Allocations within a phase coexist and are packed one after another;
+        every phase starts at the group's base. Members need not be ``add()``-ed.
+        """
+        self._ensure_open("add an alias group")
+        if isinstance(phases, (str, bytes)) or not isinstance(phases, Iterable):
+            raise TypeError(f"alias group must be a list of phases (lists of allocations), got {phases!r}")
+        phase_lists = []
+        for i, phase in enumerate(phases):
+            if isinstance(phase, (str, bytes)) or not isinstance(phase, Iterable):
+                raise TypeError(
+                    f"alias group phase {i + 1} must be a list of allocations, got {type(phase).__name__} {phase!r}"
+                )
+            phase_lists.append(list(phase))
+        if len(phase_lists) < 2:
+            raise ValueError(
+                f"an alias group needs at least 2 phases, got {len(phase_lists)}: "
+                + repr([[_label(a) for a in p] for p in phase_lists])
+            )
+        seen: set[int] = set()
+        for i, phase in enumerate(phase_lists):
+            if not phase:
+                raise ValueError(f"alias group phase {i + 1} is empty")
+            for a in phase:
+                self._check_alloc(a, f"alias group phase {i + 1}")
+                if id(a) in seen:
+                    raise ValueError(f"allocation {a.name!r} appears twice in the same alias group")
+                if id(a) in self._aliased:
+                    raise ValueError(f"allocation {a.name!r} is already in another alias group")
+                seen.add(id(a))
+        self._alias_groups.append(phase_lists)
+        self._aliased |= seen
+
+    # -- layout ----------------------------------------------------------------
+
+    def compute_layout(self) -> None:
+        """Give every allocation its ``offset`` and fix the layout.
+
+        Nothing changes when this raises (bad field, over capacity).
+        """
+        if self._layout_computed:
+            raise LayoutStateError("compute_layout() already called")
+        size_of, align_of, check = self._size, self._align, self._check_alloc
+        aliased = self._aliased
+        blocks: list[tuple[int, int, Any]] = []  # (alignment, size, alloc or group)
+        for a in self._allocations:
+            check(a, "compute_layout()")
+            if id(a) not in aliased:
+                blocks.append((align_of(a), size_of(a), a))
+        for group in self._alias_groups:
+            g_size = 0
+            g_align = 1
+            for phase in group:
+                cursor = 0
+                for a in phase:
+                    check(a, "compute_layout()")
+                    al = align_of(a)
+                    if al > g_align:
+                        g_align = al
+                    cursor = -(-cursor // al) * al + size_of(a)
+                if cursor > g_size:
+                    g_size = cursor
+            blocks.append((g_align, g_size, group))
+        blocks.sort(key=_by_alignment_desc)
+
+        offsets: list[tuple[Any, int]] = []
+        cursor = 0
+        for al, size, item in blocks:
+            base = -(-cursor // al) * al
+            offsets.append((item, base))
+            cursor = base + size
+        total = cursor
+        self._check_capacity_before_commit(total)
+
+        # commit: nothing below can fail
+        for item, base in offsets:
+            if type(item) is list:
+                for phase in item:
+                    c = base
+                    for a in phase:
+                        al = align_of(a)
+                        c = -(-c // al) * al
+                        a.offset = c
+                        c += size_of(a)
+            else:
+                item.offset = base
+        self._total = total
+        self._layout_computed = True
+
+    def _check_capacity_before_commit(self, total: int) -> None:
+        pass
+
+    def _require_layout(self, what: str) -> None:
+        if not self._layout_computed:
+            raise LayoutStateError(f"call compute_layout() before {what}")
+
+    @property
+    def total(self) -> int:
+        """Units the data layout needs (after ``compute_layout()``)."""
+        self._require_layout("reading total")
+        return self._total
+
+    @property
+    def allocations(self) -> tuple[Any, ...]:
+        """Every declared allocation: standalone ones in add order, then group members."""
+        out = list(self._allocations)
+        seen = set(self._added)
+        for group in self._alias_groups:
+            for phase in group:
+                for a in phase:
+                    if id(a) not in seen:
+                        seen.add(id(a))
+                        out.append(a)
+        return tuple(out)
+
+    @property
+    def alias_groups(self) -> tuple[tuple[tuple[Any, ...], ...], ...]:
+        return tuple(tuple(tuple(p) for p in g) for g in self._alias_groups)
+
+    # -- the plan ----------------------------------------------------------------
+
+    def _barrier_entries(self) -> list[tuple[str, int]]:
+        return []
+
+    def _tmem_ptr(self) -> Any:
+        return None
+
+    @property
+    def plan(self) -> LayoutPlan:
+        """The computed layout as an immutable :class:`LayoutPlan`."""
+        self._require_layout("reading the plan")
+        if self._plan is None:
+            self._plan = build_plan(
+                self._memory,
+                [a for a in self._allocations if id(a) not in self._aliased],
+                self._alias_groups,
+                self._total,
+                size_of=self._size,
+                align_of=self._align,
+                barriers=self._barrier_entries(),
+                tmem_ptr=self._tmem_ptr(),
+                arch=self.arch,
+            )
+        return self._plan
+
+    def usage_report(self) -> str:
+        """The usage table as text."""
+        self._require_layout("usage_report()")
+        return self.plan.report()
+
+    def print_usage_report(self) -> None:
+        """Print the usage table: every region, alias groups, totals."""
+        self._require_layout("print_usage_report()")
+        print(self.plan.report())
+
+    def _repr_html_(self) -> str:
+        if not self._layout_computed:
+            from html import escape
+
+            return (
+                f"<div><b>{escape(type(self).__name__)}</b>: {len(self.allocations)} allocations, "
+                f"{len(self._alias_groups)} alias groups, layout not computed yet</div>"
+            )
+        return self.plan._repr_html_()
+
+    def __repr__(self) -> str:
+        state = f"total={self._total} {self._unit}" if self._layout_computed else "not computed"
+        return (
+            f"{type(self).__name__}({len(self.allocations)} allocations, "
+            f"{len(self._alias_groups)} alias groups, {state})"
+        )
+
+
+def _by_alignment_desc(block: tuple[int, int, Any]) -> int:
+    return -block[0]
+
+
+class SmemAllocator(_BaseAllocator):
+    """Shared-memory allocator: byte offsets with alignment, pipeline barriers,
+    the TMEM-pointer slot, and (at trace time) one unified ``cutlass.Array``.
+
+    ``arch`` (e.g. ``"sm_90a"``) makes ``compute_layout()`` refuse a layout that
+    does not fit that architecture's per-block shared memory.
+    """
+
+    def __init__(self, arch: "str | int | hardware.Arch | None" = None) -> None:
+        super().__init__(arch)
+        self._barrier_resources: list[Any] = []
+        self._barrier_groups: list[Any] = []
+        # barrier storage: resources' first, then groups', as CUTLASS places them
+        self._resource_barriers: list[tuple[str, int]] = []
+        self._group_barriers: list[tuple[str, int]] = []
+        self._barrier_bytes = 0
+        self._tmem_ptr_alloc: SmemAllocation | None = None
+        self._smem_base: Any = None
+
+    def _check_alloc(self, alloc: Any, where: str) -> None:
+        if isinstance(alloc, SmemAllocation):
+            check_smem_fields(alloc)
+            return
+        if isinstance(alloc, TmemAllocation) or hasattr(alloc, "num_columns"):
+            raise TypeError(
+                f"{where}: {_label(alloc)!r} is a TMEM allocation; give it to a TmemAllocator"
+            )
+        if all(hasattr(alloc, f) for f in ("name", "size_bytes", "alignment", "offset")):
+            check_smem_fields(alloc)  # a CUTLASS SmemAllocation or a look-alike
+            return
+        raise TypeError(f"{where}: expected an SmemAllocation, got {type(alloc).__name__} {alloc!r}")
+
+    def _size(self, alloc: Any) -> int:
+        return alloc.size_bytes
+
+    def _align(self, alloc: Any) -> int:
+        return alloc.alignment
+
+    def _check_capacity_before_commit(self, total: int) -> None:
+        if self._arch is None:
+            return
+        unified = -(-total // hardware.MBARRIER_ALIGNMENT) * hardware.MBARRIER_ALIGNMENT + self._barrier_bytes
+        if unified > self._arch.smem_per_block:
+            largest = sorted(self.allocations, key=lambda a: -a.size_bytes)[:3]
+            top = ", ".join(f"{a.name} ({a.size_bytes} B, align {a.alignment})" for a in largest)
+            raise CapacityError(
+                f"SMEM layout needs {unified} B (data {total} B + barriers {self._barrier_bytes} B), "
+                f"which exceeds the {self._arch.name} per-block limit of {self._arch.smem_per_block} B "
+                f"by {unified - self._arch.smem_per_block} B; largest: {top}"
+            )
+
+    # -- pipelines -------------------------------------------------------------
+
+    @staticmethod
+    def _stages(cfg: Any, owner: str) -> int:
+        stages = getattr(cfg, "num_stages", None)
+        if not _is_int(stages) or stages <= 0:
+            raise ValueError(f"{owner}: pipeline_config.num_stages must be a positive int, got {stages!r}")
+        return stages
+
+    def add_resource(self, resource: Any) -> None:
+        """Register a resource's data allocations and, when it owns a pipeline
+        whose barriers are not placed yet, ``num_stages * 16`` bytes of mbarriers.
+
+        Members of a pipeline group leave their barriers to the group
+        (see :meth:`add_pipeline_group`).
+        """
+        label = _label(resource)
+        self._ensure_open(f"add resource {label!r}")
+        cfg = getattr(resource, "pipeline_config", None)
+        if not hasattr(resource, "get_smem_requirements") and cfg is None:
+            raise TypeError(
+                f"resource {label!r} has neither get_smem_requirements() nor a pipeline_config"
+            )
+        reqs = self._collect_requirements(resource, "get_smem_requirements")
+        needs_barriers = (
+            cfg is not None
+            and getattr(cfg, "barrier_ptr", None) is None
+            and getattr(resource, "pipeline_group", None) is None
+        )
+        nbytes = self._stages(cfg, f"resource {label!r}") * hardware.BARRIER_BYTES_PER_STAGE if needs_barriers else 0
+        self._add_many(reqs)
+        if needs_barriers:
+            self._barrier_resources.append(resource)
+            self._add_barriers(self._resource_barriers, f"{label}.barriers", nbytes)
+
+    def add_pipeline_group(self, group: Any) -> None:
+        """Register a pipeline group's barriers: ``(N + 1) * S`` stage pairs for
+        N members and S stages (``num_barriers_per_stage * num_stages * 16`` bytes)."""
+        label = _label(group)
+        self._ensure_open(f"add pipeline group {label!r}")
+        cfg = getattr(group, "pipeline_config", None)
+        if cfg is None:
+            raise ValueError(
+                f"pipeline group {label!r} has no pipeline_config; register it once the group is built"
+            )
+        stages = self._stages(cfg, f"pipeline group {label!r}")
+        per_stage = getattr(group, "num_barriers_per_stage", None)
+        if not _is_int(per_stage) or per_stage <= 0:
+            raise ValueError(
+                f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}"
+            )
+        self._barrier_groups.append(group)
+        self._add_barriers(self._group_barriers, f"{label}.barriers", per_stage * stages * hardware.BARRIER_BYTES_PER_STAGE)
+
+    def _add_barriers(self, into: list, name: str, nbytes: int) -> None:
+        align = hardware.MBARRIER_ALIGNMENT
+        self._barrier_bytes = -(-self._barrier_bytes // align) * align + nbytes
+        into.append((name, nbytes))
+
+    def _barrier_entries(self) -> list[tuple[str, int]]:
+        return self._resource_barriers + self._group_barriers
+
+    @property
+    def barrier_smem_bytes(self) -> int:
+        """Bytes of pipeline mbarrier storage (16 per stage per pipeline)."""
+        return self._barrier_bytes
+
+    # -- TMEM pointer slot -------------------------------------------------------
+
+    def add_tmem_ptr(self, alloc: SmemAllocation) -> SmemAllocation:
+        """Register the 4-byte SMEM slot that ``tcgen05.alloc`` writes the TMEM
+        base address into; it is laid out like any other allocation."""
+        self._ensure_open(f"add TMEM-pointer slot {_label(alloc)!r}")
+        self._check_alloc(alloc, "add_tmem_ptr()")
+        if self._tmem_ptr_alloc is not None and self._tmem_ptr_alloc is not alloc:
+            raise ValueError(
+                f"a TMEM-pointer slot is already registered ({self._tmem_ptr_alloc.name!r}); "
+                f"cannot register {alloc.name!r} too"
+            )
+        if alloc.size_bytes < hardware.TMEM_PTR_BYTES:
+            raise ValueError(
+                f"TMEM-pointer slot {alloc.name!r} has {alloc.size_bytes} B; it must hold a 32-bit address "
+                f"({hardware.TMEM_PTR_BYTES} B)"
+            )
+        if alloc.alignment < hardware.TMEM_PTR_BYTES:
+            raise ValueError(
+                f"TMEM-pointer slot {alloc.name!r} has alignment {alloc.alignment}; it needs at least "
+                f"{hardware.TMEM_PTR_BYTES}"
+            )
+        self._add_many([alloc])
+        self._tmem_ptr_alloc = alloc
+        return alloc
+
+    @property
+    def tmem_ptr_alloc(self) -> SmemAllocation | None:
+        """The registered TMEM-pointer slot, or ``None``."""
+        return self._tmem_ptr_alloc
+
+    def _tmem_ptr(self) -> Any:
+        return self._tmem_ptr_alloc
+
+    # -- totals ------------------------------------------------------------------
+
+    @property
+    def total_smem_bytes(self) -> int:
+        """Data bytes (barriers excluded), after ``compute_layout()``."""
+        return self.total
+
+    @property
+    def unified_smem_bytes(self) -> int:
+        """Bytes of the one SMEM array: data rounded up to 8, then barriers."""
+        return self.plan.unified_bytes
+
+    def check_capacity(self, arch: "str | int | hardware.Arch | None" = None):
+        """Raise :class:`CapacityError` if the layout does not fit ``arch``;
+        otherwise return the :class:`CapacityCheck`."""
+        return self.plan.check(arch)
+
+    # -- trace time (needs the CuTe DSL) ----------------------------------------------
+
+    @property
+    def smem_base(self) -> Any:
+        """The unified SMEM ``cutlass.Array`` (after ``allocate()``), else ``None``."""
+        return self._smem_base
+
+    def allocate(self) -> Any:
+        """Emit the one unified ``cutlass.Array`` in SMEM (call inside
+        ``@cute.kernel``/``@cute.jit``) and return it."""
+        self._require_layout("allocate()")
+        from .kernel import _emit
+
+        if self._smem_base is None:
+            self._smem_base = _emit.unified_array(self.plan)
+        return self._smem_base
+
+    def _require_allocated(self, what: str) -> None:
+        self._require_layout(what)
+        if self._smem_base is None:
+            raise LayoutStateError(f"call allocate() (inside a kernel) before {what}")
+
+    def _check_member(self, alloc: Any, what: str) -> None:
+        if id(alloc) not in self._added and id(alloc) not in self._aliased:
+            raise ValueError(f"{what}: allocation {_label(alloc)!r} is not part of this layout")
+
+    def get(self, alloc: SmemAllocation) -> Any:
+        """A typed ``cutlass.Array`` view of ``alloc`` from its dtype and count."""
+        self._require_allocated("get()")
+        self._check_member(alloc, "get()")
+        if alloc.dtype is None:
+            raise TypeError(
+                f"allocation {alloc.name!r} has no dtype; use get_as_type(alloc, dtype, count)"
+            )
+        from .kernel import _emit
+
+        return _emit.typed_view(self._smem_base, alloc.offset, alloc.dtype, alloc.count)
+
+    def get_as_type(self, alloc: SmemAllocation, dtype: Any, count: int = 1) -> Any:
+        """A ``cutlass.Array`` view of ``alloc`` reinterpreted as ``count`` x ``dtype``."""
+        self._require_allocated("get_as_type()")
+        self._check_member(alloc, "get_as_type()")
+        from ._dtypes import dtype_bytes
+
+        if not _is_int(count) or count <= 0:
+            raise ValueError(f"get_as_type({alloc.name!r}): count must be a positive int, got {count!r}")
+        if dtype_bytes(dtype, count) > alloc.size_bytes:
+            raise ValueError(
+                f"get_as_type({alloc.name!r}): {count} x {dtype} = {dtype_bytes(dtype, count)} B "
+                f"overruns the allocation's {alloc.size_bytes} B"
+            )
+        from .kernel import _emit
+
+        return _emit.typed_view(self._smem_base, alloc.offset, dtype, count)
+
+    def get_typed_ptr(self, alloc: SmemAllocation, dtype: Any, count: int = 1) -> Any:
+        """Deprecated alias of :meth:`get_as_type`."""
+        warnings.warn(
+            "SmemAllocator.get_typed_ptr() is deprecated; use get() or get_as_type()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.get_as_type(alloc, dtype, count)
+
+    def assign_barrier_ptrs(self) -> None:
+        """Point each registered pipeline's ``pipeline_config.barrier_ptr`` into
+        the barrier region of the unified array (after ``allocate()``)."""
+        self._require_allocated("assign_barrier_ptrs()")
+        from .kernel import _emit
+
+        regions = iter(self.plan.barrier_regions)
+        for owner in [*self._barrier_resources, *self._barrier_groups]:
+            region = next(regions)
+            _emit.assign_barrier_ptr(self._smem_base, owner, region.offset)
+
+    def tmem_ptr_view(self) -> Any:
+        """The ``Int32[1]`` view of the TMEM-pointer slot (after ``allocate()``)."""
+        self._require_allocated("tmem_ptr_view()")
+        if self._tmem_ptr_alloc is None:
+            raise LayoutStateError("no TMEM-pointer slot registered; call add_tmem_ptr() first")
+        from .kernel import _emit
+
+        return _emit.typed_view(self._smem_base, self._tmem_ptr_alloc.offset, "i32", 1)
+
+    def resource_context(self) -> Any:
+        """A :class:`ResourceContext` with the unified array and the TMEM-pointer view."""
+        from ._allocation import ResourceContext
+
+        self._require_allocated("resource_context()")
+        tmem_ptr = self.tmem_ptr_view() if self._tmem_ptr_alloc is not None else None
+        return ResourceContext(smem_base=self._smem_base, tmem_ptr_i32=tmem_ptr)
+
+
+class TmemAllocator(_BaseAllocator):
+    """Tensor-memory allocator: column offsets (no alignment), at most 512 columns.
+
+    The kernel passes :attr:`tcgen05_alloc_columns` to ``tcgen05.alloc``.
+    """
+
+    _memory = "tmem"
+    _unit = "cols"
+    _what = "TMEM"
+    _requirements_hook = "get_tmem_requirements"
+
+    def __init__(self, arch: "str | int | hardware.Arch | None" = None) -> None:
+        super().__init__(arch)
+        if self._arch is not None and not self._arch.has_tmem:
+            raise ValueError(f"{self._arch.name} ({self._arch.family}) has no tensor memory")
+
+    def _check_alloc(self, alloc: Any, where: str) -> None:
+        if isinstance(alloc, TmemAllocation):
+            check_tmem_fields(alloc)
+            return
+        if isinstance(alloc, SmemAllocation) or hasattr(alloc, "size_bytes"):
+            raise TypeError(
+                f"{where}: {_label(alloc)!r} is an SMEM allocation; give it to an SmemAllocator"
+            )
+        if all(hasattr(alloc, f) for f in ("name", "num_columns", "offset")):
+            check_tmem_fields(alloc)
+            return
+        raise TypeError(f"{where}: expected a TmemAllocation, got {type(alloc).__name__} {alloc!r}")
+
+    def _size(self, alloc: Any) -> int:
+        return alloc.num_columns
+
+    def _check_capacity_before_commit(self, total: int) -> None:
+        if total > hardware.TMEM_COLUMNS:
+            largest = sorted(self.allocations, key=lambda a: -a.num_columns)[:3]
+            top = ", ".join(f"{a.name} ({a.num_columns} cols)" for a in largest)
+            raise CapacityError(
+                f"TMEM layout needs {total} columns, which exceeds the {hardware.TMEM_COLUMNS} columns "
+                f"of a CTA by {total - hardware.TMEM_COLUMNS}; largest: {top}"
+            )
+
+    @property
+    def total_tmem_columns(self) -> int:
+        """Columns the layout uses (after ``compute_layout()``)."""
+        return self.total
+
+    @property
+    def tcgen05_alloc_columns(self) -> int:
+        """Columns to request from ``tcgen05.alloc``: a power of two from 32 to 512."""
+        return hardware.tmem_alloc_columns(self.total)

@@ -1,0 +1,454 @@
+"""The computed layout as one immutable value that every view reads.
+
+A :class:`LayoutPlan` lists every placed region (data allocations, pipeline
+mbarrier storage, the TMEM-pointer slot) with its offset, size, alignment,
+the padding in front of it and, for aliased regions, its alias group and
+phase. Reports, figures, exports and the kernel bridge all consume it.
+
+Group and phase indices are 0-based in the data; views show them 1-based.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from typing import Any, Iterable, Literal
+
+from . import hardware
+from ._errors import CapacityError
+
+__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION"]
+
+SCHEMA = "smemviz.layout-plan"
+SCHEMA_VERSION = 1
+
+RegionKind = Literal["data", "barrier", "tmem_ptr"]
+MemoryKind = Literal["smem", "tmem"]
+_KINDS = ("data", "barrier", "tmem_ptr")
+
+
+@dataclass(frozen=True)
+class Region:
+    """One placed region. Units are bytes for SMEM and columns for TMEM."""
+
+    name: str
+    kind: RegionKind
+    offset: int
+    size: int
+    alignment: int = 1
+    padding_before: int = 0
+    group: int | None = None  # alias group index, None when standalone
+    phase: int | None = None  # phase index within the group
+    dtype: str | None = None
+    count: int | None = None
+    index: int = 0  # declaration order
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size
+
+    @property
+    def aliased(self) -> bool:
+        return self.group is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["end"] = self.end
+        return d
+
+
+@dataclass(frozen=True)
+class AliasGroup:
+    """One alias group: phases that reuse ``[offset, offset + size)`` in turn."""
+
+    index: int
+    offset: int
+    size: int
+    alignment: int
+    phase_sizes: tuple[int, ...]
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size
+
+    @property
+    def saved(self) -> int:
+        """Units saved against laying every phase out side by side."""
+        return sum(self.phase_sizes) - self.size
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["phase_sizes"] = list(self.phase_sizes)
+        d["end"] = self.end
+        return d
+
+
+@dataclass(frozen=True)
+class CapacityCheck:
+    """How a layout compares with one architecture's capacity."""
+
+    arch: str
+    memory: MemoryKind
+    used: int
+    limit: int
+    unit: str
+    contributors: tuple[tuple[str, int], ...]  # largest top-level blocks, (label, size)
+
+    @property
+    def fits(self) -> bool:
+        return self.used <= self.limit
+
+    @property
+    def overshoot(self) -> int:
+        return max(0, self.used - self.limit)
+
+    @property
+    def headroom(self) -> int:
+        return max(0, self.limit - self.used)
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.used / self.limit if self.limit else float("inf")
+
+    def message(self) -> str:
+        what = "SMEM" if self.memory == "smem" else "TMEM"
+        limit_kind = "per-block limit" if self.memory == "smem" else "column count"
+        if self.limit == 0:
+            return f"{self.arch} has no {what}, but the layout needs {self.used} {self.unit}"
+        head = f"{what} layout needs {self.used} {self.unit}"
+        if self.fits:
+            return f"{head}: fits the {self.arch} {limit_kind} of {self.limit} {self.unit} ({self.percent:.1f}%)"
+        top = ", ".join(f"{label} ({size} {self.unit})" for label, size in self.contributors)
+        return (
+            f"{head}, which exceeds the {self.arch} {limit_kind} of {self.limit} {self.unit} "
+            f"by {self.overshoot} {self.unit}; largest: {top}"
+        )
+
+
+def _align_up(value: int, alignment: int) -> int:
+    return -(-value // alignment) * alignment
+
+
+@dataclass(frozen=True)
+class LayoutPlan:
+    """An immutable computed layout of SMEM (bytes) or TMEM (columns)."""
+
+    memory: MemoryKind
+    regions: tuple[Region, ...]
+    groups: tuple[AliasGroup, ...] = ()
+    data_total: int = 0  # the allocator's ``total``: data only, no barriers
+    barrier_bytes: int = 0
+    base_alignment: int = 1
+    arch: str | None = None
+    source: str = "smemviz"  # "smemviz" or "cutlass" (read from CUTLASS's allocator)
+
+    def __post_init__(self) -> None:
+        if self.memory not in ("smem", "tmem"):
+            raise ValueError(f"memory must be 'smem' or 'tmem', got {self.memory!r}")
+        for r in self.regions:
+            if r.kind not in _KINDS:
+                raise ValueError(f"region {r.name!r}: unknown kind {r.kind!r}")
+            if r.offset < 0 or r.size < 0:
+                raise ValueError(f"region {r.name!r}: negative offset or size ({r.offset}, {r.size})")
+
+    # -- sizes ---------------------------------------------------------------
+
+    @property
+    def unit(self) -> str:
+        return "B" if self.memory == "smem" else "cols"
+
+    @property
+    def unified_bytes(self) -> int:
+        """SMEM: what the one unified array holds (data rounded to 8, then barriers).
+        TMEM: the columns used."""
+        if self.memory == "tmem":
+            return self.data_total
+        return _align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
+
+    @property
+    def total(self) -> int:
+        """Everything the layout needs: unified bytes for SMEM, columns for TMEM."""
+        return self.unified_bytes
+
+    @property
+    def tmem_alloc_columns(self) -> int:
+        """Columns to pass to ``tcgen05.alloc`` (power of two, >= 32); TMEM plans only."""
+        if self.memory != "tmem":
+            return 0
+        return hardware.tmem_alloc_columns(self.data_total)
+
+    @cached_property
+    def data_regions(self) -> tuple[Region, ...]:
+        return tuple(r for r in self.regions if r.kind != "barrier")
+
+    @cached_property
+    def barrier_regions(self) -> tuple[Region, ...]:
+        return tuple(r for r in self.regions if r.kind == "barrier")
+
+    @cached_property
+    def alias_savings(self) -> int:
+        """Units saved by aliasing: every phase side by side, minus the shared region."""
+        return sum(g.saved for g in self.groups)
+
+    @cached_property
+    def padding(self) -> int:
+        """Units inside the layout covered by no region in any phase."""
+        covered = 0
+        cur_start = cur_end = -1
+        for start, end in sorted((r.offset, r.end) for r in self.regions if r.size):
+            if start > cur_end:
+                covered += cur_end - cur_start if cur_end > cur_start else 0
+                cur_start, cur_end = start, end
+            else:
+                cur_end = max(cur_end, end)
+        covered += cur_end - cur_start if cur_end > cur_start else 0
+        return max(0, self.unified_bytes - covered)
+
+    @cached_property
+    def peak_live(self) -> int:
+        """Lower bound on the data total: every standalone region plus, for each
+        alias group, its largest phase, with no padding at all."""
+        standalone = sum(r.size for r in self.data_regions if r.group is None)
+        per_phase: dict[tuple[int, int], int] = {}
+        for r in self.data_regions:
+            if r.group is not None:
+                key = (r.group, r.phase or 0)
+                per_phase[key] = per_phase.get(key, 0) + r.size
+        largest: dict[int, int] = {}
+        for (g, _), size in per_phase.items():
+            largest[g] = max(largest.get(g, 0), size)
+        return standalone + sum(largest.values())
+
+    # -- lookup --------------------------------------------------------------
+
+    def region(self, name: str) -> Region:
+        """The first region called ``name`` (``KeyError`` naming the known ones)."""
+        for r in self.regions:
+            if r.name == name:
+                return r
+        known = ", ".join(repr(r.name) for r in self.regions[:20])
+        raise KeyError(f"no region named {name!r}; regions: {known}")
+
+    def phase_regions(self, group: int, phase: int) -> tuple[Region, ...]:
+        return tuple(r for r in self.regions if r.group == group and r.phase == phase)
+
+    def blocks(self) -> list[tuple[str, int, int]]:
+        """Top-level blocks as (label, offset, size): standalone regions and whole groups."""
+        out = [(r.name, r.offset, r.size) for r in self.regions if r.group is None]
+        for g in self.groups:
+            out.append((self.group_label(g.index), g.offset, g.size))
+        return sorted(out, key=lambda b: b[1])
+
+    def group_label(self, index: int) -> str:
+        phases = []
+        for p in range(len(self.groups[index].phase_sizes)):
+            phases.append(" + ".join(r.name for r in self.phase_regions(index, p)))
+        return f"alias group {index + 1} [" + " | ".join(phases) + "]"
+
+    # -- capacity ------------------------------------------------------------
+
+    def capacity(self, arch: "str | int | hardware.Arch | None" = None) -> CapacityCheck:
+        """Compare with ``arch`` (default: the plan's own arch, else sm_90 / sm_100)."""
+        a = hardware.get_arch(arch or self.arch or ("sm_100" if self.memory == "tmem" else "sm_90"))
+        if self.memory == "smem":
+            used, limit = self.unified_bytes, a.smem_per_block
+        else:
+            used, limit = self.data_total, a.tmem_columns
+        top = sorted(((label, size) for label, _, size in self.blocks()), key=lambda b: -b[1])[:3]
+        return CapacityCheck(a.name, self.memory, used, limit, self.unit, tuple(top))
+
+    def fits(self, arch: "str | int | hardware.Arch | None" = None) -> bool:
+        return self.capacity(arch).fits
+
+    def check(self, arch: "str | int | hardware.Arch | None" = None) -> CapacityCheck:
+        """Raise :class:`CapacityError` when the layout does not fit ``arch``."""
+        result = self.capacity(arch)
+        if not result.fits:
+            raise CapacityError(result.message())
+        return result
+
+    # -- serialisation -------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "version": SCHEMA_VERSION,
+            "memory": self.memory,
+            "unit": self.unit,
+            "arch": self.arch,
+            "source": self.source,
+            "data_total": self.data_total,
+            "barrier_bytes": self.barrier_bytes,
+            "base_alignment": self.base_alignment,
+            "summary": {
+                "unified": self.unified_bytes,
+                "alias_savings": self.alias_savings,
+                "padding": self.padding,
+                "peak_live": self.peak_live,
+                "tmem_alloc_columns": self.tmem_alloc_columns,
+            },
+            "regions": [r.to_dict() for r in self.regions],
+            "groups": [g.to_dict() for g in self.groups],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "LayoutPlan":
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            raise ValueError(f"not a smemviz layout plan (expected schema {SCHEMA!r})")
+        version = data.get("version")
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"unsupported layout-plan version {version!r}; this smemviz reads {SCHEMA_VERSION}")
+        try:
+            regions = tuple(
+                Region(**{k: v for k, v in r.items() if k != "end"}) for r in data["regions"]
+            )
+            groups = tuple(
+                AliasGroup(
+                    index=g["index"], offset=g["offset"], size=g["size"],
+                    alignment=g["alignment"], phase_sizes=tuple(g["phase_sizes"]),
+                )
+                for g in data.get("groups", [])
+            )
+            return cls(
+                memory=data["memory"], regions=regions, groups=groups,
+                data_total=data["data_total"], barrier_bytes=data.get("barrier_bytes", 0),
+                base_alignment=data.get("base_alignment", 1), arch=data.get("arch"),
+                source=data.get("source", "smemviz"),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"malformed layout plan: {exc}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> "LayoutPlan":
+        return cls.from_dict(json.loads(text))
+
+    # -- display -------------------------------------------------------------
+
+    def report(self) -> str:
+        from ._report import text_report
+
+        return text_report(self)
+
+    def _repr_html_(self) -> str:
+        from ._report import html_report
+
+        return html_report(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"LayoutPlan({self.memory}, {len(self.regions)} regions, "
+            f"total={self.unified_bytes} {self.unit}, groups={len(self.groups)})"
+        )
+
+
+def build_plan(
+    memory: MemoryKind,
+    standalone: Iterable[Any],
+    groups: Iterable[Iterable[Iterable[Any]]],
+    data_total: int,
+    *,
+    size_of,
+    align_of,
+    barriers: Iterable[tuple[str, int]] = (),
+    tmem_ptr: Any = None,
+    arch: str | None = None,
+    source: str = "smemviz",
+) -> LayoutPlan:
+    """Assemble a plan from allocations whose ``offset`` is already set.
+
+    Works for smemviz's allocations and for CUTLASS's alike (duck-typed).
+    """
+    from ._dtypes import dtype_name
+
+    regions: list[Region] = []
+    group_infos: list[AliasGroup] = []
+    tops: list[tuple[int, int, list[int]]] = []  # (offset, size, region indices of the block)
+    base_alignment = 1
+    index = 0
+
+    def make(a, group=None, phase=None, padding=0) -> Region:
+        dtype = getattr(a, "dtype", None)
+        return Region(
+            name=a.name,
+            kind="tmem_ptr" if (tmem_ptr is not None and a is tmem_ptr) else "data",
+            offset=a.offset,
+            size=size_of(a),
+            alignment=align_of(a),
+            padding_before=padding,
+            group=group,
+            phase=phase,
+            dtype=dtype_name(dtype),
+            count=getattr(a, "count", None) if dtype is not None else None,
+            index=index,
+        )
+
+    for a in standalone:
+        base_alignment = max(base_alignment, align_of(a))
+        regions.append(make(a))
+        tops.append((a.offset, size_of(a), [len(regions) - 1]))
+        index += 1
+
+    for gi, group in enumerate(groups):
+        phases = [list(p) for p in group]
+        g_align = max(align_of(a) for p in phases for a in p)
+        base_alignment = max(base_alignment, g_align)
+        g_offset = min(a.offset for p in phases for a in p)
+        phase_sizes = []
+        for pi, phase in enumerate(phases):
+            cursor = g_offset
+            for a in phase:
+                regions.append(make(a, gi, pi, a.offset - cursor))
+                cursor = max(cursor, a.offset + size_of(a))
+                index += 1
+            phase_sizes.append(cursor - g_offset)
+        size = max(phase_sizes)
+        group_infos.append(AliasGroup(gi, g_offset, size, g_align, tuple(phase_sizes)))
+        first_of_phase = [len(regions) - sum(len(p) for p in phases[pi:]) for pi in range(len(phases))]
+        tops.append((g_offset, size, first_of_phase))
+
+    # padding in front of each top-level block, in address order
+    cursor = 0
+    for offset, size, members in sorted(tops, key=lambda t: t[0]):
+        for i in members:
+            regions[i] = _with_padding(regions[i], regions[i].padding_before + offset - cursor)
+        cursor = max(cursor, offset + size)
+
+    barrier_total = 0
+    if memory == "smem":
+        if base_alignment == 1:
+            base_alignment = hardware.TMA_ALIGNMENT
+        start = _align_up(data_total, hardware.MBARRIER_ALIGNMENT)
+        cursor = start
+        prev_end = data_total
+        for name, nbytes in barriers:
+            off = _align_up(cursor, hardware.MBARRIER_ALIGNMENT)
+            regions.append(Region(
+                name=name, kind="barrier", offset=off, size=nbytes,
+                alignment=hardware.MBARRIER_ALIGNMENT, padding_before=off - prev_end,
+                dtype="i64", count=nbytes // hardware.MBARRIER_BYTES, index=index,
+            ))
+            index += 1
+            cursor = prev_end = off + nbytes
+        barrier_total = cursor - start
+
+    regions.sort(key=lambda r: (r.offset, r.index))
+    return LayoutPlan(
+        memory=memory,
+        regions=tuple(regions),
+        groups=tuple(group_infos),
+        data_total=data_total,
+        barrier_bytes=barrier_total,
+        base_alignment=base_alignment,
+        arch=arch,
+        source=source,
+    )
+
+
+def _with_padding(region: Region, padding: int) -> Region:
+    from dataclasses import replace
+
+    return replace(region, padding_before=padding)
