@@ -1,0 +1,612 @@
+"""Write the demo notebooks from the cell sources kept here.
+
+The notebooks are generated so that their source stays reviewable as plain
+Python and so that the committed ``.ipynb`` files carry no outputs, no
+execution counts and no machine-specific metadata. After editing a cell here,
+run ``python notebooks/build_notebooks.py`` and commit the notebooks; a test
+fails when the committed files and this script disagree.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def md(text: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_markdown_cell(textwrap.dedent(text).strip("\n"))
+
+
+def code(text: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_code_cell(textwrap.dedent(text).strip("\n"))
+
+
+def notebook(cells: list[nbformat.NotebookNode]) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    # stable ids keep regenerated files byte-identical
+    for i, cell in enumerate(cells):
+        cell["id"] = f"cell-{i:02d}"
+    nb.cells = cells
+    return nb
+
+
+# ---------------------------------------------------------------------------
+# 01: quick start
+# ---------------------------------------------------------------------------
+
+
+def quickstart() -> nbformat.NotebookNode:
+    return notebook([
+        md("""
+        # smemviz quick start
+
+        Declare what a kernel needs in shared memory (SMEM) and tensor memory
+        (TMEM), compute one layout, read the report, check it against several
+        GPU architectures and save it.
+
+        Nothing here needs a GPU or the CuTe DSL: the layout is plain Python.
+        """),
+        code("""
+        import smemviz
+        from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
+
+        print("smemviz", smemviz.__version__)
+        """),
+        md("""
+        ## 1. Declare the allocations
+
+        A Blackwell (sm_100a) GEMM main loop keeps `STAGES` copies of a
+        128×64 bf16 tile of A and of B. TMA with the 128-byte swizzle wants
+        them 1024-byte aligned.
+
+        The epilogue stages its 128×128 C tile only after the main loop is
+        done with A and B, so C can reuse their bytes: an **alias group** with
+        two phases, `[A, B]` then `[C]`. Allocations inside a phase coexist;
+        phases take turns on the same region.
+        """),
+        code("""
+        STAGES, TILE_M, TILE_N, TILE_K = 4, 128, 128, 64
+
+        smem = SmemAllocator(arch="sm_100a")
+        smem_a = smem.add(SmemAllocation("smem_a", dtype="bf16", count=STAGES * TILE_M * TILE_K, alignment=1024))
+        smem_b = smem.add(SmemAllocation("smem_b", dtype="bf16", count=STAGES * TILE_N * TILE_K, alignment=1024))
+        epi_c = SmemAllocation("epi_c", dtype="bf16", count=TILE_M * TILE_N, alignment=1024)
+        smem.add_alias_group([[smem_a, smem_b], [epi_c]])
+        """),
+        md("""
+        Two more things live in the same SMEM block:
+
+        * **pipeline barriers**: a resource that owns a pipeline declares it
+          through `pipeline_config.num_stages`; every stage costs a full and an
+          empty mbarrier (16 bytes). Any object with these attributes works,
+          exactly as with CUTLASS's `task_scheduling` resources;
+        * the **TMEM-pointer slot**: 4 bytes where `tcgen05.alloc` writes the
+          TMEM base address.
+        """),
+        code("""
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Stages:
+            \"\"\"The part of a pipeline config the allocator reads.\"\"\"
+            num_stages: int
+            barrier_ptr: object = None
+
+
+        class LoadPipeline:
+            \"\"\"TMA -> MMA pipeline: its barriers go into the unified SMEM block.\"\"\"
+            name = "load_ab"
+            pipeline_group = None
+
+            def __init__(self, stages: int):
+                self.pipeline_config = Stages(stages)
+
+            def get_smem_requirements(self):
+                return []  # its A/B buffers are declared above
+
+
+        smem.add_resource(LoadPipeline(STAGES))
+        tmem_slot = smem.add_tmem_ptr(SmemAllocation("tmem_ptr", size_bytes=4, alignment=4))
+        """),
+        md("""
+        ## 2. Compute and read the report
+
+        `compute_layout()` gives every allocation its offset; the layout must
+        fit the allocator's architecture or it is refused with a message that
+        names the largest allocations.
+        """),
+        code("""
+        smem.compute_layout()
+        smem.print_usage_report()
+        """),
+        md("""
+        The result is an immutable `LayoutPlan`: every placed region with its
+        offset, size, alignment, padding and alias group/phase. Reports,
+        figures, exports and the kernel bridge all read this one value.
+        """),
+        code("""
+        plan = smem.plan
+        print(plan)
+        for r in plan.regions:
+            where = f"group {r.group + 1}, phase {r.phase + 1}" if r.aliased else "standalone"
+            print(f"{r.name:<18} {r.kind:<9} offset {r.offset:>7}  size {r.size:>7}  {where}")
+        print()
+        print(f"data SMEM:         {plan.data_total} B")
+        print(f"barrier SMEM:      {plan.barrier_bytes} B")
+        print(f"unified SMEM:      {plan.unified_bytes} B")
+        print(f"saved by aliasing: {plan.alias_savings} B")
+        """),
+        md("In a notebook the plan shows itself as a table:"),
+        code("plan"),
+        md("""
+        ## 3. Capacity per architecture
+
+        The same plan checked against Hopper, Blackwell datacenter and
+        Blackwell GeForce parts (per-block opt-in SMEM limits).
+        """),
+        code("""
+        for arch in ["sm_90a", "sm_100a", "sm_120"]:
+            print(plan.capacity(arch).message())
+        """),
+        md("""
+        A layout that does not fit is refused before any offset changes, and
+        the error says by how much and what is largest:
+        """),
+        code("""
+        small = SmemAllocator(arch="sm_120")
+        small.add(SmemAllocation("smem_a", dtype="bf16", count=6 * TILE_M * TILE_K, alignment=1024))
+        small.add(SmemAllocation("smem_b", dtype="bf16", count=6 * TILE_N * TILE_K, alignment=1024))
+        try:
+            small.compute_layout()
+        except smemviz.CapacityError as err:
+            print("CapacityError:", err)
+        """),
+        md("""
+        ## 4. TMEM
+
+        Blackwell keeps the accumulators in tensor memory: 128 lanes × 512
+        columns of 32-bit cells per CTA. Two fp32 accumulators of `TILE_N`
+        columns let the MMA fill one while the epilogue drains the other.
+        `tcgen05.alloc` takes a power of two of at least 32 columns.
+        """),
+        code("""
+        tmem = TmemAllocator(arch="sm_100a")
+        for i in range(2):
+            tmem.add(TmemAllocation(f"acc{i}", num_columns=TILE_N))
+        tmem.compute_layout()
+        tmem.print_usage_report()
+        print("columns for tcgen05.alloc:", tmem.tcgen05_alloc_columns)
+        """),
+        md("""
+        ## 5. Save the layout
+
+        A plan is plain data: it goes to JSON and comes back equal. Files go
+        to `out/` next to the notebook (ignored by git).
+        """),
+        code("""
+        from pathlib import Path
+
+        out = Path("out")
+        out.mkdir(exist_ok=True)
+        path = out / "quickstart_smem.json"
+        path.write_text(plan.to_json())
+        again = smemviz.LayoutPlan.from_json(path.read_text())
+        print(f"wrote {path} ({path.stat().st_size} bytes); reads back equal: {again == plan}")
+        """),
+    ])
+
+
+# ---------------------------------------------------------------------------
+# 02: tuning a GEMM layout
+# ---------------------------------------------------------------------------
+
+GEMM_MODEL = """
+from dataclasses import dataclass, replace
+
+from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware
+
+
+@dataclass(frozen=True)
+class Gemm:
+    \"\"\"The knobs of a TMA + tensor-core GEMM that decide its SMEM and TMEM.\"\"\"
+    arch: str = "sm_100a"
+    tile_m: int = 128
+    tile_n: int = 256
+    tile_k: int = 64
+    stages: int = 4          # A/B stages of the load pipeline
+    dtype: str = "bf16"      # A and B element type
+    epi_dtype: str = "bf16"  # C element type
+    alias_epilogue: bool = True
+    acc_stages: int = 2      # TMEM accumulators (Blackwell): MMA fills one, epilogue drains the other
+
+    @property
+    def blackwell(self) -> bool:
+        return hardware.get_arch(self.arch).has_tmem
+
+
+@dataclass
+class Stages:
+    \"\"\"The part of a pipeline config the allocator reads.\"\"\"
+    num_stages: int
+    barrier_ptr: object = None
+
+
+class MainloopAB:
+    \"\"\"A and B tiles, `stages` deep, loaded by TMA (128B swizzle: 1024-byte aligned).\"\"\"
+    name = "mainloop"
+    pipeline_group = None
+
+    def __init__(self, g: Gemm):
+        align = hardware.SWIZZLE_128B_ALIGNMENT
+        self.a = SmemAllocation("smem_a", dtype=g.dtype, count=g.stages * g.tile_m * g.tile_k, alignment=align)
+        self.b = SmemAllocation("smem_b", dtype=g.dtype, count=g.stages * g.tile_n * g.tile_k, alignment=align)
+        self.pipeline_config = Stages(g.stages)
+
+    def get_smem_requirements(self):
+        return [self.a, self.b]
+
+
+class Epilogue:
+    \"\"\"The C tile, staged in SMEM for one TMA store.\"\"\"
+    name = "epilogue"
+
+    def __init__(self, g: Gemm):
+        self.c = SmemAllocation("epi_c", dtype=g.epi_dtype, count=g.tile_m * g.tile_n,
+                                alignment=hardware.SWIZZLE_128B_ALIGNMENT)
+
+    def get_smem_requirements(self):
+        return [self.c]
+
+
+class Accumulators:
+    \"\"\"fp32 accumulators in TMEM, one tile_n-column buffer per stage, with
+    an MMA -> epilogue pipeline whose barriers live in SMEM.\"\"\"
+    name = "accumulators"
+    pipeline_group = None
+
+    def __init__(self, g: Gemm):
+        self.buffers = [TmemAllocation(f"acc{i}", num_columns=g.tile_n) for i in range(g.acc_stages)]
+        self.pipeline_config = Stages(g.acc_stages)
+
+    def get_smem_requirements(self):
+        return []
+
+    def get_tmem_requirements(self):
+        return self.buffers
+
+
+def build(g: Gemm):
+    \"\"\"(SMEM plan, TMEM plan or None) for one configuration.
+
+    The allocators get no arch, so a layout that is too large is still
+    computed and can be looked at; capacity is checked on the plan.
+    \"\"\"
+    smem = SmemAllocator()
+    mainloop, epilogue = MainloopAB(g), Epilogue(g)
+    smem.add_resource(mainloop)
+    if g.alias_epilogue:
+        smem.add_alias_group([[mainloop.a, mainloop.b], [epilogue.c]])
+    else:
+        smem.add_resource(epilogue)
+    tmem_plan = None
+    if g.blackwell:
+        acc = Accumulators(g)
+        smem.add_resource(acc)
+        smem.add_tmem_ptr(SmemAllocation("tmem_ptr", size_bytes=hardware.TMEM_PTR_BYTES, alignment=4))
+        tmem = TmemAllocator()
+        tmem.add_resource(acc)
+        tmem.compute_layout()
+        tmem_plan = tmem.plan
+    smem.compute_layout()
+    # the plan remembers the target, so reports compare against it
+    arch = hardware.get_arch(g.arch).name
+    tmem_plan = replace(tmem_plan, arch=arch) if tmem_plan is not None else None
+    return replace(smem.plan, arch=arch), tmem_plan
+
+
+def fits(g: Gemm, arch: str | None = None) -> bool:
+    smem_plan, tmem_plan = build(g)
+    arch = arch or g.arch
+    return smem_plan.fits(arch) and (tmem_plan is None or tmem_plan.fits(arch))
+
+
+def max_stages(g: Gemm, arch: str | None = None, limit: int = 64) -> int:
+    \"\"\"The deepest A/B pipeline that fits (0 if not even one stage does).\"\"\"
+    best = 0
+    for s in range(1, limit + 1):
+        if not fits(replace(g, stages=s), arch):
+            break
+        best = s
+    return best
+"""
+
+
+def tuning_gemm() -> nbformat.NotebookNode:
+    return notebook([
+        md("""
+        # Tuning a GEMM's shared-memory layout
+
+        A tensor-core GEMM spends nearly all of its shared memory on the
+        pipelined A and B tiles; the deeper the pipeline, the better memory
+        latency hides. This notebook models a realistic layout, lets you turn
+        the knobs (tile shape, element type, stages, aliasing), checks each
+        architecture's capacity and works out what aliasing the epilogue buys.
+
+        The model:
+
+        * **main loop**: `stages` × (tile_m × tile_k of A + tile_n × tile_k of B),
+          1024-byte aligned for TMA's 128-byte swizzle, and a load pipeline with
+          one full/empty mbarrier pair per stage;
+        * **epilogue**: a tile_m × tile_n C tile staged for the TMA store,
+          aliased with A/B (it is only needed after the main loop) or not;
+        * **Blackwell only**: `acc_stages` fp32 accumulators of tile_n columns
+          in TMEM, their MMA → epilogue pipeline barriers and the TMEM-pointer
+          slot. Hopper keeps accumulators in registers.
+        """),
+        code(GEMM_MODEL),
+        md("""
+        ## The default configuration
+
+        Blackwell, 128×256×64 bf16 tiles, 4 stages, epilogue aliased.
+        """),
+        code("""
+        g = Gemm()
+        smem_plan, tmem_plan = build(g)
+        print(smem_plan.report())
+        print(tmem_plan.report())
+        stage_bytes = smem_plan.region("smem_a").size // g.stages + smem_plan.region("smem_b").size // g.stages
+        print(f"one A+B stage: {stage_bytes} B of data + {hardware.BARRIER_BYTES_PER_STAGE} B of barriers")
+        """),
+        md("""
+        ## Capacity per architecture
+
+        The same configuration against every architecture smemviz knows.
+        Parts without TMEM (Hopper, GeForce Blackwell) get the Hopper-style
+        layout: no TMEM accumulators, barriers or slot.
+        """),
+        code("""
+        print(f"{'arch':<8} {'family':<22} {'SMEM used':>10} {'limit':>8} {'use':>7}  {'TMEM cols':>9}  fits  max stages")
+        for arch in hardware.ARCHS.values():
+            ga = replace(g, arch=arch.name)
+            s_plan, t_plan = build(ga)
+            cap = s_plan.capacity(arch)
+            tcols = f"{t_plan.data_total}/{arch.tmem_columns}" if t_plan else "-"
+            ok = "yes" if fits(ga) else "NO"
+            print(f"{arch.name:<8} {arch.family:<22} {cap.used:>10} {cap.limit:>8} {cap.percent:>6.1f}%  {tcols:>9}  {ok:<4}  {max_stages(ga)}")
+        """),
+        md("""
+        ## What aliasing buys
+
+        Without aliasing the C tile sits beside the A/B stages. With it, C
+        reuses their bytes: the alias group is as large as its larger phase.
+        The bytes saved are worth whole pipeline stages when the saving is at
+        least one stage's A+B tiles plus its barriers.
+        """),
+        code("""
+        def aliasing_gain(g: Gemm) -> None:
+            aliased, _ = build(replace(g, alias_epilogue=True))
+            separate, _ = build(replace(g, alias_epilogue=False))
+            saved = separate.unified_bytes - aliased.unified_bytes
+            without, with_alias = max_stages(replace(g, alias_epilogue=False)), max_stages(replace(g, alias_epilogue=True))
+            print(f"{g.arch}, {g.tile_m}x{g.tile_n}x{g.tile_k} {g.dtype}, {g.stages} stages:")
+            print(f"  aliasing the epilogue saves {saved} B (plan.alias_savings = {aliased.alias_savings} B)")
+            print(f"  deepest pipeline that fits: {without} stages without aliasing, {with_alias} with it")
+            print(f"  aliasing buys {with_alias - without} more stage(s)")
+
+
+        aliasing_gain(Gemm())
+        aliasing_gain(Gemm(arch="sm_90a", tile_n=128, dtype="f8e4m3", tile_k=128))
+        """),
+        md("""
+        ## Turn the knobs
+
+        Move a slider and the report is recomputed. Watch the total cross the
+        architecture's limit, and how FP8 or FP4 operands make room for more
+        stages.
+        """),
+        code("""
+        import ipywidgets as widgets
+
+
+        def show(arch, tile_m, tile_n, tile_k, stages, dtype, alias_epilogue):
+            g = Gemm(arch=arch, tile_m=tile_m, tile_n=tile_n, tile_k=tile_k, stages=stages,
+                     dtype=dtype, alias_epilogue=alias_epilogue)
+            smem_plan, tmem_plan = build(g)
+            print(smem_plan.report())
+            print(smem_plan.capacity(arch).message())
+            if tmem_plan is not None:
+                print(tmem_plan.capacity(arch).message())
+            print(f"deepest pipeline that fits {arch}: {max_stages(g)} stages")
+
+
+        knobs = widgets.interactive(
+            show,
+            arch=widgets.Dropdown(options=["sm_90a", "sm_100a", "sm_120"], value="sm_100a"),
+            tile_m=widgets.Dropdown(options=[64, 128, 256], value=128),
+            tile_n=widgets.IntSlider(value=256, min=32, max=256, step=32),
+            tile_k=widgets.Dropdown(options=[32, 64, 128, 256], value=64),
+            stages=widgets.IntSlider(value=4, min=1, max=16),
+            dtype=widgets.Dropdown(options=["f32", "bf16", "f8e4m3", "f4e2m1"], value="bf16"),
+            alias_epilogue=widgets.Checkbox(value=True, description="alias epilogue"),
+        )
+        knobs
+        """),
+    ])
+
+
+# ---------------------------------------------------------------------------
+# 04: layouts written against CUTLASS's own allocators
+# ---------------------------------------------------------------------------
+
+
+def cutlass_allocators() -> nbformat.NotebookNode:
+    return notebook([
+        md("""
+        # Reading layouts written for CUTLASS's own allocator
+
+        The CuTe DSL ships its own declarative allocators in
+        `cutlass.experimental.task_scheduling.memory`. Code written against
+        them does not need to change to be inspected: `smemviz.plan_from_cutlass`
+        (or `smemviz.as_plan`) reads a computed CUTLASS allocator into a
+        `LayoutPlan`, and every smemviz report, check and view works on it.
+
+        This notebook needs the CuTe DSL (`pip install "smemviz[cutlass]"`),
+        but no GPU.
+        """),
+        code("""
+        import cutlass
+        import cutlass.pipeline
+        from cutlass.experimental.task_scheduling import memory as ts_memory
+        from cutlass.experimental.task_scheduling.enums import PipelineType
+        from cutlass.experimental.task_scheduling.resources import PipelineConfig
+
+        import smemviz
+        """),
+        md("""
+        ## A layout declared with CUTLASS's classes
+
+        One function declares a Blackwell GEMM layout with whichever module's
+        classes it is given, so the very same declarations can go to CUTLASS
+        and to smemviz. The pipeline configs are CUTLASS's own
+        `PipelineConfig` objects.
+        """),
+        code("""
+        STAGES, TILE_M, TILE_N, TILE_K = 4, 128, 256, 64
+
+
+        def pipeline_config(stages: int, pipeline_type) -> PipelineConfig:
+            group = cutlass.pipeline.CooperativeGroup(cutlass.pipeline.Agent.Thread, 1)
+            return PipelineConfig(num_stages=stages, num_bytes=0, producer_group=group,
+                                  consumer_group=group, pipeline_type=pipeline_type)
+
+
+        class Resource:
+            \"\"\"A minimal task-scheduling resource: a name, its SMEM and TMEM needs, a pipeline.\"\"\"
+            pipeline_group = None
+
+            def __init__(self, name, smem=(), tmem=(), pipeline=None):
+                self.name, self._smem, self._tmem, self.pipeline_config = name, list(smem), list(tmem), pipeline
+
+            def get_smem_requirements(self):
+                return self._smem
+
+            def get_tmem_requirements(self):
+                return self._tmem
+
+
+        def declare(mod):
+            \"\"\"The same GEMM layout, built with `mod`'s allocators and allocations.\"\"\"
+            a = mod.SmemAllocation("smem_a", dtype=cutlass.BFloat16, count=STAGES * TILE_M * TILE_K, alignment=1024)
+            b = mod.SmemAllocation("smem_b", dtype=cutlass.BFloat16, count=STAGES * TILE_N * TILE_K, alignment=1024)
+            c = mod.SmemAllocation("epi_c", dtype=cutlass.BFloat16, count=TILE_M * TILE_N, alignment=1024)
+            sched = mod.SmemAllocation("sched_info", size_bytes=16 * 2, alignment=16)
+            mainloop = Resource("mainloop", smem=[a, b], pipeline=pipeline_config(STAGES, PipelineType.TmaUmma))
+            accum = Resource("accumulators", tmem=[mod.TmemAllocation(f"acc{i}", TILE_N) for i in range(2)],
+                             pipeline=pipeline_config(2, PipelineType.UmmaAsync))
+            scheduler = Resource("scheduler", smem=[sched], pipeline=pipeline_config(2, PipelineType.AsyncAsync))
+
+            smem = mod.SmemAllocator()
+            for r in (mainloop, accum, scheduler):
+                smem.add_resource(r)
+            smem.add_alias_group([[a, b], [c]])
+            smem.add_tmem_ptr(mod.SmemAllocation("tmem_ptr", size_bytes=4, alignment=4))
+            tmem = mod.TmemAllocator()
+            tmem.add_resource(accum)
+            smem.compute_layout()
+            tmem.compute_layout()
+            return smem, tmem
+
+
+        cutlass_smem, cutlass_tmem = declare(ts_memory)
+        print(type(cutlass_smem).__module__, type(cutlass_smem).__name__)
+        print("CUTLASS says: data", cutlass_smem.total_smem_bytes, "B, barriers", cutlass_smem.barrier_smem_bytes,
+              "B, TMEM", cutlass_tmem.total_tmem_columns, "columns")
+        """),
+        md("""
+        ## Read it into a plan
+
+        CUTLASS's allocator knows offsets and totals; the plan adds the
+        region map, padding, alias phases, barrier placement and capacity.
+        """),
+        code("""
+        plan = smemviz.plan_from_cutlass(cutlass_smem, arch="sm_100a")
+        tmem_plan = smemviz.plan_from_cutlass(cutlass_tmem, arch="sm_100a")
+        print(plan.report())
+        print(tmem_plan.report())
+        """),
+        code("""
+        for arch in ["sm_90a", "sm_100a", "sm_120"]:
+            print(plan.capacity(arch).message())
+        print("as_plan gives the same plan:", smemviz.as_plan(cutlass_smem) == smemviz.plan_from_cutlass(cutlass_smem))
+        """),
+        md("""
+        ## Same declarations, same layout
+
+        smemviz's allocators follow CUTLASS's layout rule, so moving to them
+        changes no offset. Declare the layout again with smemviz and compare
+        region by region.
+        """),
+        code("""
+        ours_smem, ours_tmem = declare(smemviz)
+        ours = ours_smem.plan
+
+        print(f"{'region':<24} {'CUTLASS':>9} {'smemviz':>9}  size")
+        same = True
+        for theirs_r, ours_r in zip(plan.regions, ours.regions):
+            same &= (theirs_r.name, theirs_r.offset, theirs_r.size) == (ours_r.name, ours_r.offset, ours_r.size)
+            print(f"{theirs_r.name:<24} {theirs_r.offset:>9} {ours_r.offset:>9}  {ours_r.size}")
+        same &= len(plan.regions) == len(ours.regions) and plan.unified_bytes == ours.unified_bytes
+        same &= [r.offset for r in tmem_plan.regions] == [r.offset for r in ours_tmem.plan.regions]
+        print(f"unified SMEM: CUTLASS {plan.unified_bytes} B, smemviz {ours.unified_bytes} B")
+        print("identical layouts:", same)
+        """),
+        md("""
+        ## Where they differ: sub-byte types
+
+        CUTLASS sizes a typed allocation as `count * (width // 8)`, which is
+        0 bytes for 4-bit types such as FP4. smemviz sizes it exactly, and
+        refuses allocations that would come out empty.
+        """),
+        code("""
+        count = 128 * 256
+        fp4_cutlass = ts_memory.SmemAllocation("sfa", dtype=cutlass.Float4E2M1FN, count=count)
+        fp4_smemviz = smemviz.SmemAllocation("sfa", dtype=cutlass.Float4E2M1FN, count=count)
+        print(f"{count} x fp4: CUTLASS reserves {fp4_cutlass.size_bytes} B, smemviz {fp4_smemviz.size_bytes} B")
+        """),
+    ])
+
+
+NOTEBOOKS = {
+    "01_quickstart.ipynb": quickstart,
+    "02_tuning_gemm_layout.ipynb": tuning_gemm,
+    "04_cutlass_allocators.ipynb": cutlass_allocators,
+}
+
+
+def render(name: str) -> str:
+    """The exact text of one notebook file."""
+    return nbformat.writes(NOTEBOOKS[name](), version=4) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    out_dir = Path(argv[1]) if len(argv) > 1 else HERE
+    for name in NOTEBOOKS:
+        path = out_dir / name
+        text = render(name)
+        nbformat.validate(nbformat.reads(text, as_version=4))
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,237 @@
+"""The demo notebooks: committed clean, generated from their script, and
+executed top to bottom on a CPU-only machine with the right results shown."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+import smemviz
+from smemviz import hardware
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = ROOT / "notebooks"
+NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
+CELL_TIMEOUT_S = 300
+
+# the README's first command opens this one
+REQUIRED = ["01_quickstart.ipynb", "02_tuning_gemm_layout.ipynb", "04_cutlass_allocators.ipynb"]
+
+
+def _sources(name: str) -> str:
+    cells = json.loads((NOTEBOOK_DIR / name).read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells)
+
+
+def _needs_cutlass(name: str) -> bool:
+    return re.search(r"^\s*(import cutlass|from cutlass)", _sources(name), re.M) is not None
+
+
+def _param(name: str):
+    marks = [pytest.mark.notebook]
+    if _needs_cutlass(name):
+        marks.append(pytest.mark.cutlass)
+    return pytest.param(name, marks=marks, id=name.removesuffix(".ipynb"))
+
+
+# -- running ------------------------------------------------------------------
+
+
+def execute_notebook(path: Path, workdir: Path):
+    """Run every cell of ``path`` in a fresh python3 kernel with ``workdir`` as
+    the current directory; return the executed notebook (errors stay in it)."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(workdir)}},
+    )
+    client.execute()
+    return nb
+
+
+def error_outputs(nb) -> list[str]:
+    """Every error output as 'cell N: Name: value'."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                found.append(f"cell {i}: {out.get('ename')}: {out.get('evalue')}")
+    return found
+
+
+def shown_text(nb) -> str:
+    """What a reader sees as text: stdout and the plain-text results."""
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stdout":
+                parts.append(out["text"])
+            elif "data" in out and "text/plain" in out["data"]:
+                parts.append(out["data"]["text/plain"])
+    return "\n".join(parts)
+
+
+def mime_types(nb) -> set[str]:
+    return {mime for cell in nb.cells for out in cell.get("outputs", []) for mime in out.get("data", {})}
+
+
+# -- what each notebook must show -----------------------------------------------
+
+
+def _quickstart_expected_total() -> int:
+    """The quick start's layout, declared again here with the public API."""
+    stages, m, n, k = 4, 128, 128, 64
+    smem = smemviz.SmemAllocator(arch="sm_100a")
+    a = smem.add(smemviz.SmemAllocation("a", dtype="bf16", count=stages * m * k, alignment=1024))
+    b = smem.add(smemviz.SmemAllocation("b", dtype="bf16", count=stages * n * k, alignment=1024))
+    smem.add_alias_group([[a, b], [smemviz.SmemAllocation("c", dtype="bf16", count=m * n, alignment=1024)]])
+
+    class Pipe:
+        name, pipeline_group = "p", None
+        pipeline_config = type("Cfg", (), {"num_stages": stages, "barrier_ptr": None})()
+
+        def get_smem_requirements(self):
+            return []
+
+    smem.add_resource(Pipe())
+    smem.add_tmem_ptr(smemviz.SmemAllocation("slot", size_bytes=4, alignment=4))
+    smem.compute_layout()
+    return smem.unified_smem_bytes
+
+
+def check_quickstart(text: str, nb) -> None:
+    total = _quickstart_expected_total()
+    assert f"unified SMEM:      {total} B" in text
+    # A + B side by side (2 x 64 KiB) reuse with C (32 KiB): 32 KiB saved
+    assert f"saved by aliasing: {128 * 128 * 2} B" in text
+    assert f"exceeds the sm_120 per-block limit of {hardware.get_arch('sm_120').smem_per_block} B" in text
+    assert "CapacityError: SMEM layout needs" in text
+    assert "columns for tcgen05.alloc: 256" in text
+    assert "reads back equal: True" in text
+    assert "text/html" in mime_types(nb), "the plan's HTML table is not shown"
+
+
+def _gemm_max_stages(smem_limit: int, tile_m: int, tile_n: int, tile_k: int, elem_bytes: int,
+                     c_bytes: int, aliased: bool, blackwell: bool) -> int:
+    """The deepest A/B pipeline of notebook 02's model, by arithmetic alone."""
+    best = 0
+    for stages in range(1, 65):
+        ab = stages * (tile_m + tile_n) * tile_k * elem_bytes  # both 1024-aligned, multiples of 1024
+        data = max(ab, c_bytes) if aliased else ab + c_bytes
+        barriers = stages * hardware.BARRIER_BYTES_PER_STAGE
+        if blackwell:
+            data += hardware.TMEM_PTR_BYTES
+            barriers += 2 * hardware.BARRIER_BYTES_PER_STAGE  # two accumulator stages
+        if -(-data // 8) * 8 + barriers > smem_limit:
+            break
+        best = stages
+    return best
+
+
+def check_tuning(text: str, nb) -> None:
+    limit = hardware.get_arch("sm_100").smem_per_block
+    c_bytes = 128 * 256 * 2
+    without = _gemm_max_stages(limit, 128, 256, 64, 2, c_bytes, aliased=False, blackwell=True)
+    with_alias = _gemm_max_stages(limit, 128, 256, 64, 2, c_bytes, aliased=True, blackwell=True)
+    assert with_alias > without, "the default configuration is meant to show a stage bought by aliasing"
+    assert f"deepest pipeline that fits: {without} stages without aliasing, {with_alias} with it" in text
+    assert f"aliasing buys {with_alias - without} more stage(s)" in text
+    assert f"aliasing the epilogue saves {c_bytes} B" in text
+    # the per-architecture table has a row for every architecture smemviz knows
+    for arch in hardware.ARCHS:
+        assert re.search(rf"^{arch}\s", text, re.M), f"no capacity row for {arch}"
+    assert "TMEM layout needs 512 cols" in text
+    assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the sliders are not shown"
+
+
+def check_kernels(text: str, nb) -> None:
+    assert "sm_90a" in text and "sm_100a" in text
+    assert "no GPU here: skipping the launch" in text or "launched on" in text
+
+
+def check_cutlass(text: str, nb) -> None:
+    assert "cutlass.experimental.task_scheduling.memory SmemAllocator" in text
+    assert "identical layouts: True" in text
+    assert "as_plan gives the same plan: True" in text
+    assert f"CUTLASS reserves 0 B, smemviz {128 * 256 // 2} B" in text
+
+
+CHECKS: dict[str, Callable[[str, object], None]] = {
+    "01_quickstart.ipynb": check_quickstart,
+    "02_tuning_gemm_layout.ipynb": check_tuning,
+    "03_kernels_from_cells.ipynb": check_kernels,
+    "04_cutlass_allocators.ipynb": check_cutlass,
+}
+
+
+def check_executed(name: str, nb) -> None:
+    """No cell raised, and the notebook showed what it is about."""
+    errors = error_outputs(nb)
+    assert not errors, f"{name} raised: " + "; ".join(errors)
+    CHECKS[name](shown_text(nb), nb)
+
+
+# -- tests ------------------------------------------------------------------------
+
+
+def test_every_notebook_is_known():
+    assert set(REQUIRED) <= set(NOTEBOOKS)
+    assert set(NOTEBOOKS) <= set(CHECKS), f"notebooks without a check: {set(NOTEBOOKS) - set(CHECKS)}"
+
+
+@pytest.mark.parametrize("name", [_param(n) for n in NOTEBOOKS])
+def test_notebook_runs_top_to_bottom(name, tmp_path):
+    if _needs_cutlass(name):
+        pytest.importorskip("cutlass")
+    if name == "02_tuning_gemm_layout.ipynb":
+        pytest.importorskip("ipywidgets")
+    nb = execute_notebook(NOTEBOOK_DIR / name, tmp_path)
+    check_executed(name, nb)
+
+
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~])/(?:home|work|tmp|root|Users|usr|opt|mnt|var)/")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebook_is_clean(name):
+    raw = (NOTEBOOK_DIR / name).read_text(encoding="utf-8")
+    nb = json.loads(raw)
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3"
+    assert set(nb["metadata"]) <= {"kernelspec", "language_info"}, nb["metadata"].keys()
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [], f"{name} cell {i} has outputs"
+            assert cell["execution_count"] is None, f"{name} cell {i} has an execution count"
+        assert not cell.get("metadata"), f"{name} cell {i} has metadata {cell['metadata']}"
+    assert not _ABSOLUTE_PATH.search(raw), f"{name} holds an absolute path: {_ABSOLUTE_PATH.search(raw)[0]}"
+    assert (NOTEBOOK_DIR / name).stat().st_size < 100_000
+
+
+def test_notebooks_match_their_generator():
+    pytest.importorskip("nbformat")
+    sys.path.insert(0, str(NOTEBOOK_DIR))
+    try:
+        import build_notebooks
+    finally:
+        sys.path.remove(str(NOTEBOOK_DIR))
+    assert sorted(build_notebooks.NOTEBOOKS) == NOTEBOOKS
+    for name in NOTEBOOKS:
+        committed = (NOTEBOOK_DIR / name).read_text(encoding="utf-8")
+        assert committed == build_notebooks.render(name), (
+            f"{name} differs from notebooks/build_notebooks.py; run `python notebooks/build_notebooks.py`"
+        )
+
+
+def test_notebook_outputs_are_ignored_by_git():
+    ignore = (NOTEBOOK_DIR / ".gitignore").read_text(encoding="utf-8").split()
+    assert "out/" in ignore
