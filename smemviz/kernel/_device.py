@@ -1,0 +1,78 @@
+"""Which GPU is here, and device buffers for launches (through PyTorch).
+
+Compiling never comes here; only launching does. Every failure says what is
+missing and what still works (compile-only mode).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["GpuInfo", "NoGpuError", "WrongGpuError", "current_gpu", "require_gpu", "torch_or_none"]
+
+
+class NoGpuError(RuntimeError):
+    """Launching needs a CUDA GPU (and PyTorch for device buffers)."""
+
+
+class WrongGpuError(RuntimeError):
+    """The GPU here cannot run this kernel (e.g. a tcgen05 kernel on a Hopper GPU)."""
+
+
+@dataclass(frozen=True)
+class GpuInfo:
+    name: str
+    major: int
+    minor: int
+
+    @property
+    def arch(self) -> str:
+        """The arch to compile for: ``sm_90a`` on Hopper, ``sm_100a`` on B200/GB200, ..."""
+        number = self.major * 10 + self.minor
+        suffix = "a" if number in (90, 100, 101, 103, 110) else ""
+        return f"sm_{number}{suffix}"
+
+    @property
+    def has_tmem(self) -> bool:
+        return self.major == 10 or self.major == 11
+
+
+def torch_or_none() -> Any:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+def current_gpu() -> GpuInfo | None:
+    """The first visible CUDA GPU, or ``None`` (no PyTorch, no driver, no device)."""
+    torch = torch_or_none()
+    if torch is None:
+        return None
+    try:
+        if not torch.cuda.is_available():
+            return None
+        major, minor = torch.cuda.get_device_capability(0)
+        return GpuInfo(torch.cuda.get_device_name(0), major, minor)
+    except Exception:  # a broken driver reads as "no GPU"
+        return None
+
+
+def require_gpu(what: str) -> tuple[GpuInfo, Any]:
+    """The GPU and the ``torch`` module, or a :class:`NoGpuError` that says why not."""
+    torch = torch_or_none()
+    if torch is None:
+        raise NoGpuError(
+            f"{what} launches a kernel and needs PyTorch with CUDA for device buffers; "
+            "PyTorch is not installed. Compile-only still works: use the compile_* functions "
+            "of smemviz.kernel to get PTX, cubin and the requested SMEM."
+        )
+    gpu = current_gpu()
+    if gpu is None:
+        raise NoGpuError(
+            f"{what} needs a CUDA GPU, and none is visible (torch.cuda.is_available() is False). "
+            "Compile-only still works: use the compile_* functions of smemviz.kernel."
+        )
+    return gpu, torch
