@@ -1,4 +1,53 @@
 """Kernel bridge: trace, compile and launch CuTe DSL kernels from a layout.
 
-Everything here imports the CuTe DSL (``nvidia-cutlass-dsl``) lazily.
+* ``probe(allocator)``: the SMEM probe on this GPU, a :class:`ProbeResult`
+  with per-region pass/fail, an HTML display and ``.figure()``;
+* ``compile_probe`` / ``compile_pipeline`` / ``compile_tmem``: the same
+  kernels compiled with no GPU, for any architecture, as a
+  :class:`CompiledKernel` (PTX, cubin, requested dynamic SMEM);
+* ``run_pipeline`` / ``run_tmem``: launch and check the pipeline and TMEM kernels.
+
+The CuTe DSL (``nvidia-cutlass-dsl``) is imported when a kernel is built,
+not when this package is imported.
 """
+
+from __future__ import annotations
+
+from ._compile import CompiledKernel, cache_info, clear_cache, normalise_arch
+from ._device import GpuInfo, NoGpuError, WrongGpuError, current_gpu
+from ._pipeline import (
+    PipelineConfig,
+    PipelineResult,
+    StagedCopyResource,
+    compile_pipeline,
+    pipeline_layout,
+    run_pipeline,
+)
+from ._probe import ProbeResult, RegionCheck, compile_probe, probe
+from ._tmem import TmemResult, compile_tmem, run_tmem, slot_allocator, tcgen05_alloc_columns_in_ptx
+
+__all__ = [
+    "probe",
+    "ProbeResult",
+    "RegionCheck",
+    "compile_probe",
+    "CompiledKernel",
+    "compile_pipeline",
+    "run_pipeline",
+    "pipeline_layout",
+    "PipelineConfig",
+    "PipelineResult",
+    "StagedCopyResource",
+    "compile_tmem",
+    "run_tmem",
+    "TmemResult",
+    "slot_allocator",
+    "tcgen05_alloc_columns_in_ptx",
+    "current_gpu",
+    "GpuInfo",
+    "NoGpuError",
+    "WrongGpuError",
+    "cache_info",
+    "clear_cache",
+    "normalise_arch",
+]

@@ -51,6 +51,7 @@ class CompiledKernel:
     dynamic_smem_bytes: int | None
     compile_seconds: float
     launcher: Any = field(repr=False, compare=False, default=None)
+    host_fn: Any = field(repr=False, compare=False, default=None)
 
     @property
     def kernel_names(self) -> tuple[str, ...]:
@@ -152,6 +153,7 @@ def compile_host(
         dynamic_smem_bytes=dynamic_smem_from_ir(str(fn.ir_module)),
         compile_seconds=seconds,
         launcher=fn,
+        host_fn=host_fn,
     )
     if full_key is not None:
         with _lock:
