@@ -1,0 +1,127 @@
+"""Exports of a layout for design docs, pull requests and CI.
+
+``export(obj, path)`` picks the format from the extension:
+
+* ``.html``: a self-contained page (plotly.js inlined, opens offline) with the
+  usage tables and the interactive diagram;
+* ``.svg``, ``.png``, ``.pdf``: the diagram as a static image, drawn by
+  kaleido in a headless Chrome/Chromium (kept warm between exports);
+* ``.json``: the plan in its versioned schema;
+* ``.md``: the usage table(s) as Markdown.
+
+The diagram comes from the same builders as the notebook views
+(:mod:`smemviz.figures`), or is the figure the caller passes.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._atomic import write_atomic
+from ._plans import PlanPair, resolve_plans
+from ._static import (
+    BrowserNotFoundError,
+    ExportTimeoutError,
+    RENDER_TIMEOUT_S,
+    find_browser,
+    start_renderer,
+    stop_renderer,
+)
+from ._text import read_plans
+
+__all__ = [
+    "export",
+    "FORMATS",
+    "BrowserNotFoundError",
+    "ExportTimeoutError",
+    "find_browser",
+    "start_renderer",
+    "stop_renderer",
+    "read_plans",
+]
+
+# extension -> what it holds
+FORMATS: dict[str, str] = {
+    ".html": "interactive page, self-contained",
+    ".svg": "static image (vector)",
+    ".png": "static image (raster)",
+    ".pdf": "static image (vector, printable)",
+    ".json": "layout plan, versioned schema",
+    ".md": "usage table, Markdown",
+}
+_STATIC = (".svg", ".png", ".pdf")
+
+
+def export(
+    obj: Any,
+    path: "str | Path",
+    *,
+    arch: Any = None,
+    which: str = "both",
+    width: int | None = None,
+    height: int | None = None,
+    scale: float = 1.0,
+    title: str | None = None,
+    figure: Any = None,
+    timeout: float = RENDER_TIMEOUT_S,
+) -> Path:
+    """Write ``obj``'s layout to ``path`` in the format its extension names.
+
+    ``obj`` is a :class:`~smemviz.LayoutPlan`, a computed smemviz or CUTLASS
+    allocator, a layout file's ``LayoutSpec`` or an ``(smem, tmem)`` pair
+    (either may be ``None``). ``arch`` sets the architecture that capacities
+    are shown against; ``which`` ("both", "smem", "tmem") picks the memories.
+    ``width``/``height`` (pixels) and ``scale`` size static images; ``figure``
+    replaces the default diagram (e.g. the one tuned in the explorer).
+    The file is written atomically; the written path is returned.
+    """
+    out = Path(path)
+    ext = out.suffix.lower()
+    if ext not in FORMATS:
+        supported = ", ".join(FORMATS)
+        raise ValueError(f"cannot export to {str(out)!r}: unknown extension {ext or '(none)'!r}; supported: {supported}")
+    if not out.parent.is_dir():
+        raise FileNotFoundError(f"cannot export to {str(out)!r}: folder {str(out.parent)!r} does not exist")
+    pair = resolve_plans(obj, which=which, arch=arch)
+    if title is not None:
+        pair = PlanPair(pair.smem, pair.tmem, title, pair.arch)
+
+    if ext == ".json":
+        from ._text import to_json
+
+        return write_atomic(out, to_json(pair))
+    if ext == ".md":
+        from ._text import to_markdown
+
+        return write_atomic(out, to_markdown(pair))
+
+    if ext in _STATIC:
+        find_browser()  # fail fast, before building the figure
+    if figure is None:
+        from ._figure import build_figure
+
+        figure = build_figure(pair)
+    if ext == ".html":
+        from .. import __version__
+        from ._html import to_html
+
+        return write_atomic(out, to_html(pair, figure, version=__version__))
+    from ._static import render_image
+
+    data = render_image(figure, ext[1:], width=width, height=height, scale=scale, timeout=timeout)
+    return write_atomic(out, data)
+
+
+class _CallableModule(type(sys.modules[__name__])):  # type: ignore[misc]
+    """Importing a submodule (``smemviz.export._static``) makes Python bind the
+    attribute ``smemviz.export`` to this package rather than to the function of
+    the same name; calling the package calls :func:`export`, so
+    ``smemviz.export(obj, path)`` works in either case."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Path:
+        return export(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,70 @@
+"""A self-contained HTML page: heading, usage tables and the interactive figure.
+
+plotly.js is inlined, so the page opens offline. Every piece of user text is
+escaped, and a Content-Security-Policy allows only the page's own scripts
+(pinned by hash) and no network at all: even markup that slipped through
+could neither run nor load anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from html import escape
+from typing import Any
+
+from .._report import html_report
+from ._plans import PlanPair
+
+__all__ = ["to_html"]
+
+_SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
+
+_STYLE = """
+body { font-family: Inter, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #263238; }
+h1 { font-size: 20px; margin: 0 0 4px 0; }
+.smemviz-meta { color: #607d8b; font-size: 12px; margin: 0 0 16px 0; }
+.smemviz-report { margin: 0 0 16px 0; }
+.smemviz-report td, .smemviz-report th { padding: 1px 8px; text-align: right; border-bottom: 1px solid #eceff1; }
+"""
+
+
+def _csp(fragment: str) -> str:
+    hashes = []
+    for body in _SCRIPT.findall(fragment):
+        digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
+        hashes.append(f"'sha256-{digest}'")
+    scripts = " ".join(hashes) or "'none'"
+    return (
+        f"default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; "
+        "img-src data: blob:; font-src data:; base-uri 'none'; form-action 'none'"
+    )
+
+
+def to_html(pair: PlanPair, figure: Any, *, title: str | None = None, version: str = "") -> str:
+    """The page as text. ``figure`` is a plotly figure (built by the caller)."""
+    import plotly.io as pio
+
+    heading = title or pair.title or "Memory layout"
+    fragment = pio.to_html(
+        figure,
+        full_html=False,
+        include_plotlyjs=True,
+        include_mathjax=False,
+        div_id="smemviz-figure",
+        config={"displaylogo": False, "responsive": True},
+    )
+    meta = [f"smemviz {version}".strip()]
+    if pair.arch:
+        meta.append(pair.arch)
+    tables = "\n".join(html_report(p) for p in pair.plans)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_csp(fragment)}\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<title>{escape(heading)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        f"<h1>{escape(heading)}</h1>\n"
+        f"<p class=\"smemviz-meta\">{escape(' · '.join(meta))}</p>\n"
+        f"{tables}\n{fragment}\n</body>\n</html>\n"
+    )
