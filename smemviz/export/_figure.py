@@ -12,7 +12,12 @@ __all__ = ["build_figure"]
 def build_figure(pair: PlanPair) -> Any:
     """Both maps stacked when there are both, else the single map as the
     explorer shows it."""
-    from .. import figures
+    try:
+        from .. import figures
+    except ImportError as exc:
+        raise ImportError(
+            f"HTML and image exports draw with plotly ({exc}); pip install 'smemviz[viz]'"
+        ) from None
 
     if pair.smem is not None and pair.tmem is not None:
         return figures.layout_figure(pair.smem, pair.tmem, arch=pair.arch)

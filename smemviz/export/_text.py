@@ -56,8 +56,8 @@ def to_markdown(pair: PlanPair) -> str:
 
 
 def _md_text(text: str) -> str:
-    """Heading text with Markdown and HTML specials escaped."""
+    """Heading text shown literally: no emphasis, links or inline HTML."""
     out = text.replace("\n", " ")
-    for ch in "\\`*_{}[]<>()#+!|":
+    for ch in "\\`*[]<>#|":
         out = out.replace(ch, "\\" + ch)
     return out
