@@ -1,0 +1,46 @@
+"""Export buttons: write the layout on screen through ``smemviz.export``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+import ipywidgets as widgets
+
+__all__ = ["export_row", "FORMATS"]
+
+FORMATS = ("html", "svg", "png", "json")
+
+
+def export_row(target: Callable[[], Any], say: Callable[[str, str], None]) -> tuple[Any, dict[str, Any], Any]:
+    """``(path text box, {format: button}, row)``; a click writes ``<path>.<format>``."""
+    path = widgets.Text(value="smemviz-layout", description="export to", layout=widgets.Layout(width="320px"))
+    buttons = {fmt: widgets.Button(description=fmt.upper(), tooltip=f"write <path>.{fmt}",
+                                   layout=widgets.Layout(width="70px")) for fmt in FORMATS}
+
+    def click(fmt: str) -> Callable[[Any], None]:
+        def on_click(_: Any) -> None:
+            write(fmt, path.value, target, say)
+        return on_click
+
+    for fmt, button in buttons.items():
+        button.on_click(click(fmt))
+    return path, buttons, widgets.HBox([path, *buttons.values()])
+
+
+def write(fmt: str, stem: str, target: Callable[[], Any], say: Callable[[str, str], None]) -> str | None:
+    """Write the current layout as ``fmt``; report success or the error in the widget."""
+    stem = (stem or "smemviz-layout").strip()
+    out = stem if stem.lower().endswith(f".{fmt}") else f"{stem}.{fmt}"
+    try:
+        from ..export import export
+    except ImportError as exc:
+        say(f"Export needs smemviz.export, which could not be imported: {exc}", "error")
+        return None
+    try:
+        export(target(), out)
+    except Exception as exc:  # shown to the user, who can fix the path or install an extra
+        say(f"Could not write {out}: {type(exc).__name__}: {exc}", "error")
+        return None
+    say(f"Wrote {os.path.abspath(out)} ({os.path.getsize(out):,} bytes)", "info")
+    return out

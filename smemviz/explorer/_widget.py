@@ -1,0 +1,268 @@
+"""The explorer widget: controls, both maps, totals, usage table, exports.
+
+A control change calls the builder again, turns its result into plans and
+copies the new figure specs into the existing ``FigureWidget`` objects inside
+one ``batch_update()`` each, so the browser gets one message per map. A
+builder error or an over-capacity layout is reported in the message area and
+the last good layout stays on screen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import traceback
+from typing import Any, Callable
+
+import ipywidgets as widgets
+
+from .. import hardware
+from .._errors import CapacityError
+from .._plan import LayoutPlan
+from ..figures import bank_spec, smem_spec, tmem_spec
+from ..figures._spec import FigureSpec
+from ._controls import make_controls
+from ._exports import export_row
+from ._inputs import Plans, to_plans
+from ._sync import LiveFigure
+from ._panels import message_html, summary_html, tables_html
+
+__all__ = ["Explorer", "explore"]
+
+ALL_PHASES = "all phases"
+_EMPTY_SMEM = LayoutPlan("smem", ())
+_EMPTY_TMEM = LayoutPlan("tmem", ())
+
+
+def _default_arch(plans: Plans) -> str:
+    smem, tmem = plans
+    for plan in plans:
+        if plan is not None and plan.arch:
+            return plan.arch
+    return "sm_100" if tmem is not None else "sm_90"
+
+
+class Explorer(widgets.VBox):
+    """An interactive view of one SMEM and/or TMEM layout.
+
+    ``target`` is a plan, an allocator, an (SMEM, TMEM) pair, or a builder
+    function called with the control values (``controls`` as
+    ``ipywidgets.interact`` takes them) that returns one of those.
+    """
+
+    def __init__(self, target: Any, *, arch: Any = None, controls: dict[str, Any] | None = None) -> None:
+        self._builder: Callable[..., Any] | None = None
+        self.controls: dict[str, Any] = {}
+        self._fixed: dict[str, Any] = {}
+        if callable(target) and not isinstance(target, (LayoutPlan, tuple, list)) and not hasattr(target, "compute_layout"):
+            self._builder = target
+            self.controls, self._fixed = make_controls(target, dict(controls or {}))
+        elif controls:
+            raise TypeError(f"controls {sorted(controls)} need a builder function; got a {type(target).__name__}")
+
+        self.smem_plan: LayoutPlan | None = None
+        self.tmem_plan: LayoutPlan | None = None
+        self.last_error: str | None = None
+        self._busy = False
+        self._stale_tabs = {0: True, 1: True}
+
+        plans = self._build() if self._builder else to_plans(target)
+        arch_name = hardware.get_arch(arch).name if arch is not None else _default_arch(plans)
+        self.arch_selector = widgets.Dropdown(
+            options=list(hardware.ARCHS), value=arch_name, description="arch",
+            layout=widgets.Layout(width="180px"),
+        )
+        self.phase_selector = widgets.Dropdown(
+            options=[(ALL_PHASES, None)], value=None, description="highlight",
+            layout=widgets.Layout(width="280px"),
+        )
+        self.message = widgets.HTML()
+        self.summary = widgets.HTML()
+        self._smem_live = LiveFigure(smem_spec(_EMPTY_SMEM, arch_name))
+        self._tmem_live = LiveFigure(tmem_spec(_EMPTY_TMEM))
+        self._bank_live = LiveFigure(bank_spec(_EMPTY_SMEM))
+        self.smem_widget = self._smem_live.widget
+        self.tmem_widget = self._tmem_live.widget
+        self.bank_widget = self._bank_live.widget
+        self.table = widgets.HTML()
+        table_box = widgets.Box([self.table], layout=widgets.Layout(max_height="360px", overflow="auto"))
+        self.details = widgets.Tab([table_box, self.bank_widget])
+        self.details.set_title(0, "Usage table")
+        self.details.set_title(1, "Bank view")
+        self.export_path, self.export_buttons, export_box = export_row(self._export_target, self._say)
+
+        bar = widgets.HBox(
+            [*self.controls.values(), self.arch_selector, self.phase_selector],
+            layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+        )
+        self._smem_box = widgets.Box([self.smem_widget])
+        self._tmem_box = widgets.Box([self.tmem_widget])
+        super().__init__([bar, self.message, self.summary, self._smem_box, self._tmem_box,
+                          self.details, export_box])
+
+        self._accept(plans)
+        for w in self.controls.values():
+            w.observe(self._on_control, names="value")
+        self.arch_selector.observe(self._on_arch, names="value")
+        self.phase_selector.observe(self._on_phase, names="value")
+        self.details.observe(self._on_tab, names="selected_index")
+
+    # -- public ------------------------------------------------------------------
+
+    @property
+    def arch(self) -> str:
+        return self.arch_selector.value
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The builder arguments the controls give now."""
+        return {**self._fixed, **{k: w.value for k, w in self.controls.items()}}
+
+    def refresh(self) -> None:
+        """Call the builder again with the current control values."""
+        if self._builder is not None:
+            self._accept(self._build())
+        else:
+            self._render()
+
+    # -- building ----------------------------------------------------------------
+
+    def _build(self) -> Plans:
+        """Plans from the builder, or ``(None, None)`` with ``last_error`` set."""
+        assert self._builder is not None
+        args = self.values
+        try:
+            return to_plans(self._builder(**args))
+        except Exception as exc:  # the builder is user code: report, never raise into the widget
+            where = ", ".join(f"{k}={v!r}" for k, v in args.items())
+            frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+            at = f" (at {frame.name}, line {frame.lineno})" if frame else ""
+            self.last_error = f"{type(exc).__name__}: {exc}{at}\nwith {where}" if where else f"{type(exc).__name__}: {exc}{at}"
+            return None, None
+
+    def _over_capacity(self, plans: Plans) -> str | None:
+        problems = []
+        for plan in plans:
+            if plan is None:
+                continue
+            cap = plan.capacity(self.arch if plan.memory == "smem" else "sm_100")
+            if not cap.fits:
+                problems.append(cap.message())
+        return "\n".join(problems) or None
+
+    def _accept(self, plans: Plans) -> None:
+        """Show ``plans`` if they are good; otherwise say why and keep the last good ones."""
+        if plans == (None, None):
+            self._say(f"{self.last_error}\nShowing the last layout that built." if self.smem_plan or self.tmem_plan
+                      else self.last_error or "no layout", "error")
+            return
+        problem = self._over_capacity(plans)
+        if problem is not None:
+            self.last_error = f"{CapacityError.__name__}: {problem}"
+            keep = "\nShowing the last layout that fit." if self.smem_plan or self.tmem_plan else ""
+            if self.smem_plan is None and self.tmem_plan is None:
+                self.smem_plan, self.tmem_plan = plans  # nothing better to show: show it, over the line
+                self._render()
+            self._say(self.last_error + keep, "error")
+            return
+        self.last_error = None
+        self.smem_plan, self.tmem_plan = plans
+        self._say("")
+        self._render()
+
+    # -- drawing -----------------------------------------------------------------
+
+    def _with_arch(self, plan: LayoutPlan | None) -> LayoutPlan | None:
+        if plan is None or plan.memory != "smem" or plan.arch == self.arch:
+            return plan
+        return dataclasses.replace(plan, arch=self.arch)
+
+    def _render(self) -> None:
+        smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
+        self._sync_phase_options()
+        sel = self.phase_selector.value
+        hl_smem = (sel[1], sel[2]) if sel and sel[0] == "smem" else None
+        hl_tmem = (sel[1], sel[2]) if sel and sel[0] == "tmem" else None
+        # a FigureWidget's ``layout`` is plotly's, so its box is what hides
+        self._smem_box.layout.display = None if smem is not None else "none"
+        self._tmem_box.layout.display = None if tmem is not None else "none"
+        if smem is not None:
+            self._smem_live.show(smem_spec(smem, self.arch, hl_smem))
+        if tmem is not None:
+            self._tmem_live.show(tmem_spec(tmem, hl_tmem))
+        self.summary.value = summary_html(smem, tmem)
+        self._stale_tabs = {0: True, 1: True}
+        self._refresh_details()
+
+    def _refresh_details(self) -> None:
+        """Redraw the open tab if it is stale; the hidden one waits until opened."""
+        tab = self.details.selected_index
+        if tab is None or not self._stale_tabs.get(tab):
+            return
+        smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
+        if tab == 0:
+            self.table.value = tables_html(smem, tmem)
+        else:
+            self._bank_live.show(bank_spec(smem or _EMPTY_SMEM))
+        self._stale_tabs[tab] = False
+
+    def _sync_phase_options(self) -> None:
+        options: list[tuple[str, Any]] = [(ALL_PHASES, None)]
+        for plan in (self.smem_plan, self.tmem_plan):
+            if plan is None:
+                continue
+            what = plan.memory.upper()
+            for g in plan.groups:
+                for p in range(len(g.phase_sizes)):
+                    options.append((f"{what} group {g.index + 1} · phase {p + 1}", (plan.memory, g.index, p)))
+        if [v for _, v in options] != [v for _, v in self.phase_selector.options]:
+            keep = self.phase_selector.value
+            self._busy = True
+            try:
+                self.phase_selector.options = options
+                self.phase_selector.value = keep if keep in [v for _, v in options] else None
+            finally:
+                self._busy = False
+
+    def _say(self, text: str, level: str = "error") -> None:
+        self.message.value = message_html(text, level)
+
+    # -- callbacks -----------------------------------------------------------------
+
+    def _on_control(self, change: dict[str, Any]) -> None:
+        self.refresh()
+
+    def _on_arch(self, change: dict[str, Any]) -> None:
+        if self._builder is not None:
+            self.refresh()  # the builder's layout may fit the new arch, or stop fitting
+            if self.last_error is not None:
+                self._render()  # the kept layout, against the new capacity line
+            return
+        self._render()
+        problem = self._over_capacity((self.smem_plan, self.tmem_plan))
+        self._say(f"{CapacityError.__name__}: {problem}" if problem else "")
+
+    def _on_phase(self, change: dict[str, Any]) -> None:
+        if not self._busy:
+            self._render()
+
+    def _on_tab(self, change: dict[str, Any]) -> None:
+        self._refresh_details()
+
+    # -- exports -------------------------------------------------------------------
+
+    def _export_target(self) -> Any:
+        smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
+        if smem is not None and tmem is not None:
+            return smem, tmem
+        return smem if smem is not None else tmem
+
+
+def explore(target: Any, /, arch: Any = None, **controls: Any) -> Explorer:
+    """An explorer widget for a layout or a layout builder.
+
+    ``explore(plan_or_allocator)``, ``explore((smem, tmem))``, or
+    ``explore(build, stages=(1, 8), tile_n=[64, 128, 256], dtype=["bf16", "f8e4m3"])``:
+    tuples become sliders, lists dropdowns, as with ``ipywidgets.interact``.
+    ``arch`` picks the architecture whose capacity line is drawn first.
+    """
+    return Explorer(target, arch=arch, controls=controls)

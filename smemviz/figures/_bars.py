@@ -1,0 +1,187 @@
+"""Region blocks as a few bulk bar traces (one bar per region, offsets in
+``base=``), shared by the SMEM and TMEM maps.
+
+One trace per kind of block, always present and in the same order, even when
+empty: the explorer updates traces in place by position.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._geometry import gaps, lane_of, phase_counts
+from ._hover import region_hover, region_label
+from ._style import KIND_COLORS, color_for, fmt_units, plain
+
+if TYPE_CHECKING:
+    from .._plan import LayoutPlan, Region
+
+__all__ = ["region_traces", "TRACE_NAMES"]
+
+# trace order; the explorer and the tests rely on it
+TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "groups", "group labels")
+
+DIM_STANDALONE = 0.35
+DIM_OTHER_PHASE = 0.15
+MARKER_Y = -0.12  # band units: barrier markers sit just under the band,
+SLOT_Y = -0.26  # the TMEM-pointer slot's marker under them (they are often neighbours)
+LABEL_Y = 1.1  # group labels just above the band
+
+
+def _opacity(region: "Region", highlight: "tuple[int, int] | None") -> float:
+    if highlight is None:
+        return 1.0
+    if region.group is None:
+        return DIM_STANDALONE
+    return 1.0 if (region.group, region.phase) == tuple(highlight) else DIM_OTHER_PHASE
+
+
+def _bar(name: str, legend: str, regions: list["Region"], plan: "LayoutPlan", scale: float,
+         counts: dict[int, int], highlight: Any, color: str | None, pattern: str = "") -> dict[str, Any]:
+    lanes = [lane_of(r, counts) for r in regions] if counts else None
+    ys = [ln.center * scale for ln in lanes] if lanes else [0.5 * scale] * len(regions)
+    hs = [ln.height * scale for ln in lanes] if lanes else [float(scale)] * len(regions)
+    return {
+        "type": "bar",
+        "orientation": "h",
+        "name": legend,
+        "meta": name,
+        "base": [r.offset for r in regions],
+        "x": [r.size for r in regions],
+        "y": ys,
+        "width": hs,
+        "text": [region_label(r) for r in regions],
+        "hovertext": [region_hover(r, plan) for r in regions],
+        "hovertemplate": "%{hovertext}<extra></extra>",
+        "textposition": "inside",
+        "insidetextanchor": "middle",
+        "textangle": 0,
+        "constraintext": "inside",
+        "cliponaxis": True,
+        "marker": {
+            "color": [color or color_for(r.name) for r in regions],
+            "opacity": [_opacity(r, highlight) for r in regions],
+            "line": {"width": 0.5, "color": "white"},
+            "pattern": {"shape": pattern, "fgcolor": "white", "size": 6, "solidity": 0.25},
+        },
+        "showlegend": True,
+    }
+
+
+def region_traces(plan: "LayoutPlan", scale: float = 1.0,
+                  highlight: "tuple[int, int] | None" = None) -> list[dict[str, Any]]:
+    """The block traces of one map, in :data:`TRACE_NAMES` order.
+
+    ``scale`` maps the band ``[0, 1]`` onto the y axis (1 for SMEM, 128 lanes for TMEM).
+    """
+    counts = phase_counts(plan)
+    standalone: list[Region] = []
+    aliased: list[Region] = []
+    barriers: list[Region] = []
+    slots: list[Region] = []
+    for r in plan.regions:
+        if r.kind == "barrier":
+            barriers.append(r)
+        elif r.kind == "tmem_ptr":
+            slots.append(r)
+        elif r.group is None:
+            standalone.append(r)
+        else:
+            aliased.append(r)
+    unit = plan.unit
+    holes = gaps(plan)
+    padding = {
+        "type": "bar",
+        "orientation": "h",
+        "name": "padding",
+        "meta": "padding",
+        "base": [a for a, _ in holes],
+        "x": [b - a for a, b in holes],
+        "y": [0.5 * scale] * len(holes),
+        "width": [scale] * len(holes),
+        "hovertext": [f"<b>padding</b><br>{fmt_units(b - a, unit)} at {a:,} (0x{a:x}) to {b:,}" for a, b in holes],
+        "hovertemplate": "%{hovertext}<extra></extra>",
+        "marker": {
+            "color": KIND_COLORS["padding"],
+            "pattern": {"shape": "/", "fgcolor": "#90a4ae", "size": 6, "solidity": 0.3},
+            "line": {"width": 0},
+        },
+        "showlegend": True,
+    }
+    small = barriers + slots
+    markers = {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "barrier / TMEM ptr",
+        "meta": "small",
+        "x": [r.offset + r.size / 2 for r in small],
+        "y": [(MARKER_Y if r.kind == "barrier" else SLOT_Y) * scale for r in small],
+        "hovertext": [region_hover(r, plan) for r in small],
+        "hovertemplate": "%{hovertext}<extra></extra>",
+        "marker": {
+            "symbol": ["triangle-up" if r.kind == "barrier" else "diamond" for r in small],
+            "color": [KIND_COLORS[r.kind] for r in small],
+            "size": 10,
+        },
+        "showlegend": False,
+        "cliponaxis": False,
+    }
+    groups = plan.groups
+    outlines = {
+        "type": "bar",
+        "orientation": "h",
+        "name": "alias group",
+        "meta": "groups",
+        "base": [g.offset for g in groups],
+        "x": [g.size for g in groups],
+        "y": [0.5 * scale] * len(groups),
+        "width": [1.02 * scale] * len(groups),
+        "marker": {"color": "rgba(0,0,0,0)", "line": {"width": 1.5, "color": KIND_COLORS["group"]}},
+        "hoverinfo": "skip",
+        "showlegend": False,
+    }
+    labels = {
+        "type": "scatter",
+        "mode": "text",
+        "name": "alias group labels",
+        "meta": "group labels",
+        "x": [g.offset + g.size / 2 for g in groups],
+        "y": [LABEL_Y * scale] * len(groups),
+        "text": [f"alias group {g.index + 1} · {len(g.phase_sizes)} phases" for g in groups],
+        "hovertext": _group_hovers(plan),
+        "hovertemplate": "%{hovertext}<extra></extra>",
+        "textfont": {"size": 11, "color": KIND_COLORS["group"]},
+        "showlegend": False,
+        "cliponaxis": False,
+    }
+    return [
+        padding,
+        _bar("data", "data", standalone, plan, scale, counts, highlight, None),
+        _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, counts, highlight, None),
+        _bar("barrier", "pipeline mbarriers", barriers, plan, scale, counts, highlight, KIND_COLORS["barrier"], "x"),
+        _bar("tmem_ptr", "TMEM-pointer slot", slots, plan, scale, counts, highlight, KIND_COLORS["tmem_ptr"], "+"),
+        markers,
+        outlines,
+        labels,
+    ]
+
+
+def _group_hovers(plan: "LayoutPlan") -> list[str]:
+    """One summary per alias group: span, each phase's size and first members."""
+    members: dict[tuple[int, int], list[str]] = {}
+    for r in plan.regions:
+        if r.group is not None:
+            members.setdefault((r.group, r.phase or 0), []).append(r.name)
+    unit = plan.unit
+    out = []
+    for g in plan.groups:
+        lines = [f"<b>alias group {g.index + 1}</b>", f"offset {g.offset:,} (0x{g.offset:x}), {fmt_units(g.size, unit)}"]
+        for p, size in enumerate(g.phase_sizes):
+            names = members.get((g.index, p), [])
+            shown = ", ".join(plain(n) for n in names[:6])
+            more = f" (+{len(names) - 6} more)" if len(names) > 6 else ""
+            lines.append(f"phase {p + 1}: {fmt_units(size, unit)}: {shown}{more}")
+        if g.saved:
+            lines.append(f"saves {fmt_units(g.saved, unit)} against no aliasing")
+        out.append("<br>".join(lines))
+    return out

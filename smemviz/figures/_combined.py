@@ -1,0 +1,67 @@
+"""Both maps stacked in one figure, for static diagrams (HTML, SVG, PNG, PDF)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._cutlass_interop import as_plan
+from ._smem import smem_spec
+from ._spec import FigureSpec
+from ._tmem import tmem_spec
+
+__all__ = ["layout_figure"]
+
+
+def _moved(spec: FigureSpec, row: int) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any], list, list]:
+    """The spec's traces, axes, shapes and annotations moved onto subplot ``row``."""
+    suffix = "" if row == 1 else str(row)
+    traces = [{**t, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "legendgroup": t.get("meta"),
+               "showlegend": bool(t.get("showlegend")) and row == 1} for t in spec.traces]
+
+    def ref(shape: dict[str, Any]) -> dict[str, Any]:
+        out = dict(shape)
+        out["xref"] = f"x{suffix}"
+        out["yref"] = shape["yref"].replace("y", f"y{suffix}", 1)
+        return out
+
+    lay = spec.layout
+    return (traces, dict(lay["xaxis"]), dict(lay["yaxis"]),
+            [ref(s) for s in lay.get("shapes", [])], [ref(a) for a in lay.get("annotations", [])])
+
+
+def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None) -> Any:
+    """One figure with the SMEM map above the TMEM map (either may be omitted).
+
+    Accepts plans, allocators or computed CUTLASS allocators. No LaTeX, so
+    static export needs no network.
+    """
+    parts: list[tuple[FigureSpec, str]] = []
+    if smem_plan is not None:
+        spec = smem_spec(as_plan(smem_plan, arch=arch), arch)
+        parts.append((spec, spec.layout["title"]["text"]))
+    if tmem_plan is not None:
+        spec = tmem_spec(as_plan(tmem_plan))
+        parts.append((spec, spec.layout["title"]["text"]))
+    if not parts:
+        raise ValueError("layout_figure needs an SMEM plan, a TMEM plan or both; got neither")
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=len(parts), cols=1, subplot_titles=[t for _, t in parts], vertical_spacing=0.22)
+    shapes: list = []
+    annotations: list = [a.update(x=0, xanchor="left") for a in fig.layout.annotations]  # titles left, capacity notes right
+    for row, (spec, _) in enumerate(parts, start=1):
+        traces, xaxis, yaxis, sh, an = _moved(spec, row)
+        fig.add_traces(traces)
+        suffix = "" if row == 1 else str(row)
+        fig.layout[f"xaxis{suffix}"].update(xaxis)
+        fig.layout[f"yaxis{suffix}"].update(yaxis)
+        shapes += sh
+        annotations += an
+    base = parts[0][0].layout
+    fig.update_layout(
+        shapes=shapes, annotations=annotations, barmode="overlay", height=300 * len(parts) + 80,
+        margin={"l": 60, "r": 20, "t": 60, "b": 90}, font=base["font"], plot_bgcolor="white",
+        paper_bgcolor="white", legend={**base["legend"], "y": -0.12 if len(parts) > 1 else -0.25},
+        hovermode="closest", hoverlabel=base["hoverlabel"], uniformtext=base["uniformtext"],
+    )
+    return fig

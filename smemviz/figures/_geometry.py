@@ -1,0 +1,58 @@
+"""Where each region sits on a map: address span and lane within its band.
+
+Standalone regions fill the whole band. The phases of an alias group share the
+group's address span, so each phase gets its own lane (a horizontal strip of
+the band): every phase stays visible over the same addresses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._plan import LayoutPlan, Region
+
+__all__ = ["Lane", "lane_of", "gaps"]
+
+LANE_FILL = 0.92  # share of a lane a bar covers, leaving a thin gap between phases
+
+
+@dataclass(frozen=True)
+class Lane:
+    """A strip of the band ``[0, 1]``: ``center`` and ``height`` in band units."""
+
+    center: float
+    height: float
+    index: int  # phase index, 0 for standalone regions
+    count: int  # lanes in this span
+
+
+def lane_of(region: "Region", phase_counts: dict[int, int]) -> Lane:
+    """The lane a region is drawn in; ``phase_counts`` maps group -> phases."""
+    if region.group is None:
+        return Lane(0.5, 1.0, 0, 1)
+    n = phase_counts[region.group]
+    p = region.phase or 0
+    # phase 1 on top, as the usage table lists it first
+    return Lane((n - p - 0.5) / n, LANE_FILL / n, p, n)
+
+
+def phase_counts(plan: "LayoutPlan") -> dict[int, int]:
+    return {g.index: len(g.phase_sizes) for g in plan.groups}
+
+
+def gaps(plan: "LayoutPlan", end: int | None = None) -> list[tuple[int, int]]:
+    """Address ranges ``[start, stop)`` in ``[0, end)`` covered by no region of any phase."""
+    end = plan.total if end is None else end
+    out: list[tuple[int, int]] = []
+    cursor = 0
+    for start, stop in sorted((r.offset, r.end) for r in plan.regions if r.size):
+        if start > cursor:
+            out.append((cursor, min(start, end)))
+        cursor = max(cursor, stop)
+        if cursor >= end:
+            break
+    if cursor < end:
+        out.append((cursor, end))
+    return [(a, b) for a, b in out if b > a]

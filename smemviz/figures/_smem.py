@@ -1,0 +1,106 @@
+"""The SMEM byte map: every region a labelled block along the address axis,
+alias phases in lanes, padding hatched, barriers and the TMEM-pointer slot in
+their own colours, and the chosen architecture's capacity as a line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._cutlass_interop import as_plan
+from ._bars import LABEL_Y, SLOT_Y, region_traces
+from ._spec import FigureSpec
+from ._style import FONT, KIND_COLORS, fmt_units, kib_ticks
+
+if TYPE_CHECKING:
+    from .._plan import LayoutPlan
+
+__all__ = ["smem_spec", "smem_figure"]
+
+
+def _smem_plan(obj: Any, arch: Any = None) -> "LayoutPlan":
+    plan = as_plan(obj, arch=arch)
+    if plan.memory != "smem":
+        raise ValueError(f"smem_figure needs an SMEM layout, got a {plan.memory.upper()} one: {plan!r}")
+    return plan
+
+
+def smem_spec(plan: "LayoutPlan", arch: Any = None,
+              highlight: "tuple[int, int] | None" = None) -> FigureSpec:
+    """The SMEM map of ``plan`` as plain data (see :class:`FigureSpec`)."""
+    cap = plan.capacity(arch)
+    span = max(plan.total, cap.limit, 1)
+    tickvals, ticktext = kib_ticks(span)
+    color = KIND_COLORS["fits"] if cap.fits else KIND_COLORS["capacity"]
+    title = (
+        f"SMEM layout: {fmt_units(cap.used, 'B')} of {fmt_units(cap.limit, 'B')} on {cap.arch} "
+        f"({cap.percent:.1f}%)"
+        if cap.limit else f"SMEM layout: {fmt_units(cap.used, 'B')}; {cap.arch} has no SMEM"
+    )
+    subtitle = _subtitle(plan)
+    shapes = [
+        {   # the capacity line
+            "type": "line", "xref": "x", "yref": "y domain", "x0": cap.limit, "x1": cap.limit,
+            "y0": 0, "y1": 1, "line": {"color": KIND_COLORS["capacity"], "width": 2, "dash": "dash"},
+        },
+        {   # the part of the layout beyond capacity, if any
+            "type": "rect", "xref": "x", "yref": "y domain", "x0": cap.limit, "x1": max(cap.limit, cap.used),
+            "y0": 0, "y1": 1, "fillcolor": "rgba(198,40,40,0.12)", "line": {"width": 0}, "layer": "below",
+        },
+    ]
+    over = f", over by {fmt_units(cap.overshoot, 'B')}" if not cap.fits else ""
+    annotations = [
+        {
+            "xref": "x", "yref": "y domain", "x": cap.limit, "y": 1.0, "yanchor": "bottom",
+            "xanchor": "right" if cap.limit > 0.6 * span else "left", "showarrow": False,
+            "text": f"{cap.arch} limit {fmt_units(cap.limit, 'B')} · {cap.percent:.1f}% used{over}",
+            "font": {"color": color, "size": 12},
+        },
+    ]
+    layout: dict[str, Any] = {
+        "title": {"text": title, "subtitle": {"text": subtitle, "font": {"size": 12, "color": "#546e7a"}},
+                  "x": 0.01, "xanchor": "left"},
+        "barmode": "overlay",
+        "height": 300,
+        "margin": {"l": 30, "r": 20, "t": 80, "b": 50},
+        "font": {"family": FONT, "size": 12},
+        "plot_bgcolor": "white",
+        "paper_bgcolor": "white",
+        "xaxis": {
+            "title": {"text": "SMEM address (ticks in KiB)"},
+            "range": [0, span * 1.01], "tickvals": tickvals, "ticktext": ticktext,
+            "showgrid": True, "gridcolor": "#eceff1", "zeroline": False, "showline": True, "linecolor": "#90a4ae",
+        },
+        "yaxis": {
+            "range": [SLOT_Y - 0.1, LABEL_Y + 0.08], "showticklabels": False, "showgrid": False,
+            "zeroline": False, "fixedrange": True,
+        },
+        "shapes": shapes,
+        "annotations": annotations,
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0, "font": {"size": 11}},
+        "hovermode": "closest",
+        "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
+        "uniformtext": {"minsize": 9, "mode": "hide"},
+    }
+    meta = {"capacity": cap, "span": span}
+    return FigureSpec(region_traces(plan, 1.0, highlight), layout, meta)
+
+
+def _subtitle(plan: "LayoutPlan") -> str:
+    parts = [f"{len(plan.regions)} regions", f"data {fmt_units(plan.data_total, 'B')}"]
+    if plan.barrier_bytes:
+        parts.append(f"barriers {plan.barrier_bytes:,} B")
+    if plan.padding:
+        parts.append(f"padding {plan.padding:,} B")
+    if plan.alias_savings:
+        parts.append(f"aliasing saves {fmt_units(plan.alias_savings, 'B')}")
+    return " · ".join(parts)
+
+
+def smem_figure(obj: Any, arch: Any = None, *, highlight: "tuple[int, int] | None" = None) -> Any:
+    """The SMEM byte map of an allocator, a plan or a computed CUTLASS allocator.
+
+    ``arch`` picks the capacity line (default: the plan's own arch, else sm_90);
+    ``highlight=(group, phase)`` (0-based) dims everything but that phase.
+    Returns a ``plotly.graph_objects.Figure``.
+    """
+    return smem_spec(_smem_plan(obj, arch), arch, highlight).to_figure()

@@ -1,0 +1,86 @@
+"""Colours, text escaping and axis ticks shared by every figure.
+
+Colours come from a hash of the region name, so a region keeps its colour
+when a control changes the layout around it (colouring by index would
+reshuffle every colour on each update).
+"""
+
+from __future__ import annotations
+
+import zlib
+from functools import lru_cache
+
+__all__ = [
+    "PALETTE",
+    "KIND_COLORS",
+    "color_for",
+    "plain",
+    "kib_ticks",
+    "fmt_units",
+    "FONT",
+]
+
+FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
+
+# A qualitative palette with enough contrast for white or black labels.
+PALETTE: tuple[str, ...] = (
+    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
+    "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#8cd17d", "#f1ce63",
+    "#a0cbe8", "#ffbe7d", "#d4a6c8", "#499894", "#d37295",
+    "#b6992d", "#fabfd2",
+)
+
+# Fixed colours for what is not user data, so it never blends with it.
+KIND_COLORS = {
+    "barrier": "#37474f",
+    "tmem_ptr": "#6a1b9a",
+    "padding": "#cfd8dc",
+    "capacity": "#c62828",
+    "fits": "#2e7d32",
+    "group": "#263238",
+    "alloc": "#1565c0",
+}
+
+
+@lru_cache(maxsize=65536)
+def color_for(name: str) -> str:
+    """A colour that depends only on ``name`` (stable across runs and updates)."""
+    return PALETTE[zlib.crc32(name.encode("utf-8", "surrogatepass")) % len(PALETTE)]
+
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+@lru_cache(maxsize=65536)
+def plain(text: str) -> str:
+    """Text that plotly shows literally: its own markup (``<b>``, ``<a>``, ``<br>``)
+    and entities are escaped, so a region name can never inject tags."""
+    return text.translate(_ESCAPES)
+
+
+_STEPS = tuple(2**k for k in range(4, 31))  # 16 B .. 1 GiB
+
+
+def kib_ticks(span: int, target: int = 10) -> tuple[list[int], list[str]]:
+    """Tick positions (a power-of-two step) and labels in KiB over ``[0, span]``."""
+    span = max(span, 1)
+    step = next((s for s in _STEPS if span / s <= target), _STEPS[-1])
+    vals = list(range(0, span + 1, step))
+    return vals, [_kib_label(v) for v in vals]
+
+
+def _kib_label(nbytes: int) -> str:
+    if nbytes == 0:
+        return "0"
+    kib = nbytes / 1024
+    text = f"{kib:.3f}".rstrip("0").rstrip(".")
+    return f"{text} KiB"
+
+
+def fmt_units(value: int, unit: str) -> str:
+    """``"148,480 B (145 KiB)"`` for bytes; ``"256 cols"`` for columns."""
+    if unit == "B":
+        if value >= 1024:
+            return f"{value:,} B ({_kib_label(value)})"
+        return f"{value:,} B"
+    return f"{value:,} {unit}"

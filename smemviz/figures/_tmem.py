@@ -1,0 +1,104 @@
+"""The TMEM column map: 128 lanes x 512 columns, each allocation a column
+span across all lanes, alias phases in lanes of the group's span, and the
+power-of-two column count passed to ``tcgen05.alloc`` marked."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import hardware
+from .._cutlass_interop import as_plan
+from ._bars import LABEL_Y, SLOT_Y, region_traces
+from ._spec import FigureSpec
+from ._style import FONT, KIND_COLORS
+
+if TYPE_CHECKING:
+    from .._plan import LayoutPlan
+
+__all__ = ["tmem_spec", "tmem_figure"]
+
+LANES = hardware.TMEM_LANES
+
+
+def _tmem_plan(obj: Any) -> "LayoutPlan":
+    plan = as_plan(obj)
+    if plan.memory != "tmem":
+        raise ValueError(f"tmem_figure needs a TMEM layout, got an {plan.memory.upper()} one: {plan!r}")
+    return plan
+
+
+def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) -> FigureSpec:
+    """The TMEM map of ``plan`` as plain data (see :class:`FigureSpec`)."""
+    used = plan.data_total
+    columns = hardware.TMEM_COLUMNS
+    span = max(used, columns)
+    over = used > columns
+    alloc = plan.tmem_alloc_columns if not over else 0
+    state = (
+        f"over the {columns} columns of a CTA by {used - columns}" if over
+        else f"tcgen05.alloc({alloc})" if alloc else "nothing allocated"
+    )
+    title = f"TMEM layout: {used:,} of {columns} columns ({100.0 * used / columns:.1f}%) · {state}"
+    shapes = [
+        {   # columns that tcgen05.alloc reserves beyond those used
+            "type": "rect", "xref": "x", "yref": "y", "x0": used, "x1": max(used, alloc),
+            "y0": 0, "y1": LANES, "fillcolor": "rgba(21,101,192,0.08)",
+            "line": {"width": 0}, "layer": "below",
+        },
+        {   # the tcgen05.alloc column count
+            "type": "line", "xref": "x", "yref": "y", "x0": alloc, "x1": alloc, "y0": 0, "y1": LANES,
+            "line": {"color": KIND_COLORS["alloc"], "width": 2, "dash": "dash"},
+            "visible": bool(alloc),
+        },
+        {   # the physical edge: 512 columns
+            "type": "line", "xref": "x", "yref": "y domain", "x0": columns, "x1": columns, "y0": 0, "y1": 1,
+            "line": {"color": KIND_COLORS["capacity"], "width": 2},
+        },
+    ]
+    annotations = [
+        {
+            "xref": "x", "yref": "y", "x": alloc, "y": LANES, "yanchor": "bottom", "xanchor": "center",
+            "showarrow": False, "text": f"tcgen05.alloc {alloc} cols", "visible": bool(alloc),
+            "font": {"color": KIND_COLORS["alloc"], "size": 12},
+        },
+    ]
+    layout: dict[str, Any] = {
+        "title": {"text": title, "x": 0.01, "xanchor": "left",
+                  "subtitle": {"text": _subtitle(plan), "font": {"size": 12, "color": "#546e7a"}}},
+        "barmode": "overlay",
+        "height": 300,
+        "margin": {"l": 50, "r": 20, "t": 80, "b": 50},
+        "font": {"family": FONT, "size": 12},
+        "plot_bgcolor": "white",
+        "paper_bgcolor": "white",
+        "xaxis": {
+            "title": {"text": "TMEM column"}, "range": [0, span * 1.01],
+            "tickvals": list(range(0, span + 1, 32 if span <= 512 else 64)),
+            "showgrid": True, "gridcolor": "#eceff1", "zeroline": False, "showline": True, "linecolor": "#90a4ae",
+        },
+        "yaxis": {
+            "title": {"text": "lane"}, "range": [(SLOT_Y - 0.06) * LANES, (LABEL_Y + 0.08) * LANES],
+            "tickvals": [0, 32, 64, 96, 128], "showgrid": False, "zeroline": False, "fixedrange": True,
+        },
+        "shapes": shapes,
+        "annotations": annotations,
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0, "font": {"size": 11}},
+        "hovermode": "closest",
+        "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
+        "uniformtext": {"minsize": 9, "mode": "hide"},
+    }
+    return FigureSpec(region_traces(plan, float(LANES), highlight), layout,
+                      {"alloc_columns": alloc, "span": span})
+
+
+def _subtitle(plan: "LayoutPlan") -> str:
+    parts = [f"{len(plan.regions)} allocations, each across all {LANES} lanes"]
+    if plan.alias_savings:
+        parts.append(f"aliasing saves {plan.alias_savings} cols")
+    return " · ".join(parts)
+
+
+def tmem_figure(obj: Any, *, highlight: "tuple[int, int] | None" = None) -> Any:
+    """The TMEM column map of a TMEM allocator, a plan or a computed CUTLASS
+    ``TmemAllocator``. Returns a ``plotly.graph_objects.Figure``."""
+    return tmem_spec(_tmem_plan(obj), highlight).to_figure()
