@@ -118,7 +118,7 @@ def main() -> int:
         f"driver {results['gpu'].get('driver', '?')})",
         f"- date (UTC): {results['date_utc']}",
         f"- versions: {', '.join(f'{k} {v}' for k, v in results['versions'].items())}",
-        f"- command: `{command}` (tests: `python {results["pytest_command"]}`)",
+        f"- command: `{command}` (tests: `python {results['pytest_command']}`)",
         f"- tests: {', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}",
         "",
         "| test | result | seconds |",
