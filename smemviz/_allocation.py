@@ -28,6 +28,26 @@ def check_name(name: Any, what: str) -> None:
 
 def check_smem_fields(alloc: "SmemAllocation") -> None:
     """Raise ``TypeError``/``ValueError`` naming the allocation if a field is bad."""
+    # fast path for the common untyped case: this runs for every allocation on
+    # every add() and compute_layout()
+    size, align, name = alloc.size_bytes, alloc.alignment, alloc.name
+    if (
+        alloc.dtype is None
+        and type(size) is int
+        and type(align) is int
+        and type(name) is str
+        and size > 0
+        and align > 0
+        and not align & (align - 1)
+        and name
+        and type(alloc.count) is int
+        and alloc.count > 0
+    ):
+        return
+    _check_smem_fields_slowly(alloc)
+
+
+def _check_smem_fields_slowly(alloc: "SmemAllocation") -> None:
     check_name(alloc.name, "SMEM allocation")
     name = alloc.name
     if not _is_int(alloc.size_bytes):
@@ -78,7 +98,6 @@ class SmemAllocation:
     offset: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
-        check_name(self.name, "SMEM allocation")
         if self.dtype is not None and self.size_bytes == 0 and _is_int(self.count) and self.count > 0:
             try:
                 self.size_bytes = dtype_bytes(self.dtype, self.count)
@@ -103,6 +122,8 @@ class SmemAllocation:
 
 
 def check_tmem_fields(alloc: "TmemAllocation") -> None:
+    if type(alloc.num_columns) is int and alloc.num_columns > 0 and type(alloc.name) is str and alloc.name:
+        return
     check_name(alloc.name, "TMEM allocation")
     if not _is_int(alloc.num_columns):
         raise TypeError(

@@ -18,6 +18,7 @@ call leaves the allocator as it was, and the result is an immutable
 from __future__ import annotations
 
 import warnings
+from operator import attrgetter
 from typing import Any, Callable, Iterable, Sequence
 
 from . import hardware
@@ -92,7 +93,8 @@ class _BaseAllocator:
 
         Adding the same object again is a no-op: each allocation is laid out once.
         """
-        self._ensure_open(f"add {_label(alloc)!r}")
+        if self._layout_computed:
+            self._ensure_open(f"add {_label(alloc)!r}")
         self._check_alloc(alloc, "add()")
         if id(alloc) not in self._added:
             self._allocations.append(alloc)
@@ -157,8 +159,9 @@ class _BaseAllocator:
         for i, phase in enumerate(phase_lists):
             if not phase:
                 raise ValueError(f"alias group phase {i + 1} is empty")
+            where = f"alias group phase {i + 1}"
             for a in phase:
-                self._check_alloc(a, f"alias group phase {i + 1}")
+                self._check_alloc(a, where)
                 if id(a) in seen:
                     raise ValueError(f"allocation {a.name!r} appears twice in the same alias group")
                 if id(a) in self._aliased:
@@ -176,11 +179,19 @@ class _BaseAllocator:
         """
         if self._layout_computed:
             raise LayoutStateError("compute_layout() already called")
-        size_of, align_of, check = self._size, self._align, self._check_alloc
+        size_of, align_of = self._size, self._align
+        own_type, check_fields = self._own_type, self._check_fields
+
+        def check(a: Any) -> None:  # re-check: allocations are mutable
+            if type(a) is own_type:
+                check_fields(a)
+            else:
+                self._check_alloc(a, "compute_layout()")
+
         aliased = self._aliased
         blocks: list[tuple[int, int, Any]] = []  # (alignment, size, alloc or group)
         for a in self._allocations:
-            check(a, "compute_layout()")
+            check(a)
             if id(a) not in aliased:
                 blocks.append((align_of(a), size_of(a), a))
         for group in self._alias_groups:
@@ -189,7 +200,7 @@ class _BaseAllocator:
             for phase in group:
                 cursor = 0
                 for a in phase:
-                    check(a, "compute_layout()")
+                    check(a)
                     al = align_of(a)
                     if al > g_align:
                         g_align = al
@@ -343,11 +354,10 @@ class SmemAllocator(_BaseAllocator):
             return
         raise TypeError(f"{where}: expected an SmemAllocation, got {type(alloc).__name__} {alloc!r}")
 
-    def _size(self, alloc: Any) -> int:
-        return alloc.size_bytes
-
-    def _align(self, alloc: Any) -> int:
-        return alloc.alignment
+    _own_type = SmemAllocation
+    _check_fields = staticmethod(check_smem_fields)
+    _size = staticmethod(attrgetter("size_bytes"))
+    _align = staticmethod(attrgetter("alignment"))
 
     def _check_capacity_before_commit(self, total: int) -> None:
         if self._arch is None:
@@ -602,8 +612,9 @@ class TmemAllocator(_BaseAllocator):
             return
         raise TypeError(f"{where}: expected a TmemAllocation, got {type(alloc).__name__} {alloc!r}")
 
-    def _size(self, alloc: Any) -> int:
-        return alloc.num_columns
+    _own_type = TmemAllocation
+    _check_fields = staticmethod(check_tmem_fields)
+    _size = staticmethod(attrgetter("num_columns"))
 
     def _check_capacity_before_commit(self, total: int) -> None:
         if total > hardware.TMEM_COLUMNS:
