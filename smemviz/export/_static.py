@@ -137,10 +137,21 @@ class _Renderer:
         self._stop_loop()
 
     def _stop_loop(self) -> None:
+        try:  # let pending work (a timed-out render, a tab reload) finish cancelling
+            asyncio.run_coroutine_threadsafe(_cancel_pending(), self.loop).result(5.0)
+        except Exception:  # noqa: BLE001 - the loop is stopped below regardless
+            pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5.0)
         if not self.thread.is_alive():
             self.loop.close()
+
+
+async def _cancel_pending() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _background_reload(base: type) -> type:
