@@ -25,6 +25,9 @@ def md(text: str) -> nbformat.NotebookNode:
 
 
 def code(text: str) -> nbformat.NotebookNode:
+    bad = sorted({c for c in text if ord(c) < 0x20 and c != "\n"})
+    if bad:  # an escape such as "\b" slipped into a non-raw string
+        raise ValueError(f"control characters {bad!r} in a code cell starting {text.strip()[:60]!r}")
     return nbformat.v4.new_code_cell(textwrap.dedent(text).strip("\n"))
 
 
@@ -444,6 +447,232 @@ def tuning_gemm() -> nbformat.NotebookNode:
 
 
 # ---------------------------------------------------------------------------
+# 03: kernels from cells
+# ---------------------------------------------------------------------------
+
+
+def kernels_from_cells() -> nbformat.NotebookNode:
+    return notebook([
+        md("""
+        # Kernels from notebook cells
+
+        The allocator that computes a layout also drives the kernel: inside a
+        `@cute.kernel`, `allocate()` emits the one SMEM array, `get()` hands
+        out typed views at the planned offsets, pipeline barriers and the
+        TMEM-pointer slot sit where the plan puts them.
+
+        Compiling needs the CuTe DSL (`pip install "smemviz[cutlass]"`) but
+        **no GPU**: every cell down to the last one runs anywhere, for Hopper
+        (sm_90a) and Blackwell (sm_100a) alike. The last cell launches on a
+        GPU when there is one (PyTorch with CUDA provides the buffers) and
+        says so and skips when there is none.
+        """),
+        code(r"""
+        import smemviz
+        from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, kernel
+
+        gpu = kernel.current_gpu()
+        print("GPU:", f"{gpu.name} ({gpu.arch})" if gpu else "none (compile only)")
+        """),
+        md("""
+        ## Two layouts
+
+        The same GEMM-style SMEM layout for Hopper and Blackwell: pipelined A/B
+        tiles, the epilogue's C tile aliased with them, load-pipeline
+        barriers; Blackwell adds the TMEM-pointer slot and two TMEM
+        accumulators.
+        """),
+        code(r"""
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Stages:
+            num_stages: int
+            barrier_ptr: object = None
+
+
+        class Mainloop:
+            name, pipeline_group = "mainloop", None
+
+            def __init__(self, stages: int, tile_m: int, tile_n: int, tile_k: int):
+                self.a = SmemAllocation("smem_a", dtype="bf16", count=stages * tile_m * tile_k, alignment=1024)
+                self.b = SmemAllocation("smem_b", dtype="bf16", count=stages * tile_n * tile_k, alignment=1024)
+                self.pipeline_config = Stages(stages)
+
+            def get_smem_requirements(self):
+                return [self.a, self.b]
+
+
+        def gemm_smem(blackwell: bool, stages: int = 4, tile_m: int = 128, tile_n: int = 128, tile_k: int = 64):
+            smem = SmemAllocator(arch="sm_100a" if blackwell else "sm_90a")
+            mainloop = Mainloop(stages, tile_m, tile_n, tile_k)
+            smem.add_resource(mainloop)
+            c = SmemAllocation("epi_c", dtype="bf16", count=tile_m * tile_n, alignment=1024)
+            smem.add_alias_group([[mainloop.a, mainloop.b], [c]])
+            if blackwell:
+                smem.add_tmem_ptr(SmemAllocation("tmem_ptr", size_bytes=4, alignment=4))
+            smem.compute_layout()
+            return smem
+
+
+        hopper, blackwell = gemm_smem(False), gemm_smem(True)
+        tmem = TmemAllocator(arch="sm_100a")
+        for i in range(2):
+            tmem.add(TmemAllocation(f"acc{i}", num_columns=128))
+        tmem.compute_layout()
+        print("Hopper SMEM:", hopper.plan.unified_bytes, "B;  Blackwell SMEM:", blackwell.plan.unified_bytes,
+              "B;  TMEM:", tmem.total_tmem_columns, "columns")
+        """),
+        md("""
+        ## What the kernel requests
+
+        `kernel.compile_probe` compiles smemviz's probe kernel for a layout
+        (it writes a distinct tag into every region, phase by phase, and
+        reads SMEM back). Its launch requests exactly the plan's unified
+        bytes of dynamic shared memory; the PTX declares the one array.
+        """),
+        code(r"""
+        import re
+
+        compiled = {}
+        for arch, allocator in [("sm_90a", hopper), ("sm_100a", blackwell)]:
+            k = kernel.compile_probe(allocator, arch=arch)
+            compiled[arch] = k
+            decl = re.search(r"^\.extern \.shared .*$", k.ptx, re.M).group(0)
+            target = re.search(r"^\.target (\w+)", k.ptx, re.M).group(1)
+            print(f"{arch}: compiled in {k.compile_seconds:.2f} s for PTX target {target}")
+            print(f"  requests {k.dynamic_smem_bytes} B of dynamic SMEM; the plan says {allocator.plan.unified_bytes} B")
+            print(f"  {decl}")
+        """),
+        md("""
+        ## Blackwell: TMEM through the slot
+
+        The TMEM kernel calls `tcgen05.alloc` with the allocator's column
+        count, which writes the TMEM base address into the SMEM slot; it then
+        touches every column of every TMEM allocation and deallocates.
+        """),
+        code(r"""
+        tk = kernel.compile_tmem(tmem, blackwell, arch="sm_100a")
+        for line in tk.ptx.splitlines():
+            if re.search(r"tcgen05\.(alloc|relinquish|dealloc)", line):
+                print("  ", line.strip())
+        print("tcgen05.alloc columns in the PTX:", kernel.tcgen05_alloc_columns_in_ptx(tk.ptx),
+              "; the allocator says", tmem.tcgen05_alloc_columns)
+        try:
+            kernel.compile_tmem(tmem, blackwell, arch="sm_90a")
+        except ValueError as err:
+            print("sm_90a:", err)
+        """),
+        md("""
+        ## A pipelined kernel
+
+        A staged copy through SMEM: `stages` tile buffers and one full/empty
+        mbarrier pair per stage, both placed by the allocator
+        (`assign_barrier_ptrs()` points the pipeline at the barrier region).
+        """),
+        code(r"""
+        pipe_smem, pipe = kernel.pipeline_layout(stages=4, tile=256)
+        print(pipe_smem.plan.report())
+        pk = kernel.compile_pipeline(pipe_smem, pipe, arch="sm_90a")
+        print("mbarrier instructions in the PTX:", len(re.findall(r"\bmbarrier\.", pk.ptx)))
+        print(f"requests {pk.dynamic_smem_bytes} B; the plan says {pipe_smem.plan.unified_bytes} B")
+        """),
+        md("""
+        ## Your own kernel
+
+        Any kernel can take its shared memory from an allocator. This one
+        reverses 256 floats through a typed view of `tile`. A fresh kernel
+        object per compile gives each trace its own SMEM array.
+        """),
+        code(r"""
+        import cutlass
+        import cutlass.cute as cute
+        from cutlass.cute.runtime import make_fake_tensor
+
+        N = 256
+
+
+        class ReverseThroughSmem:
+            def __init__(self):
+                self.smem = SmemAllocator()
+                self.tile = self.smem.add(SmemAllocation("tile", dtype="f32", count=N))
+                self.smem.compute_layout()
+
+            @cute.jit
+            def __call__(self, src: cute.Tensor, dst: cute.Tensor):
+                self.kernel(src, dst).launch(grid=[1, 1, 1], block=[N, 1, 1])
+
+            @cute.kernel
+            def kernel(self, src: cute.Tensor, dst: cute.Tensor):
+                tidx, _, _ = cute.arch.thread_idx()
+                self.smem.allocate()
+                buf = self.smem.get(self.tile)
+                buf[tidx] = src[tidx]
+                cute.arch.sync_threads()
+                dst[tidx] = buf[N - 1 - tidx]
+
+
+        for arch in ["sm_90a", "sm_100a"]:
+            fake = [make_fake_tensor(cutlass.Float32, (N,), stride=(1,)) for _ in range(2)]
+            fn = cute.compile(ReverseThroughSmem(), *fake, options=f"--gpu-arch={arch} --keep-ptx")
+            ptx = fn.artifacts.PTX
+            print(arch, "->", re.search(r"^\.target (\w+)", ptx, re.M).group(1), "|",
+                  re.search(r"^\.extern \.shared .*$", ptx, re.M).group(0))
+        """),
+        md("Keep the PTX and cubin for a closer look (written under `out/`, ignored by git):"),
+        code(r"""
+        from pathlib import Path
+
+        for arch, k in compiled.items():
+            paths = k.write(Path("out") / "kernels")
+            print(arch, {kind: str(p) for kind, p in paths.items()})
+        """),
+        md("""
+        ## On a GPU
+
+        With a GPU this launches the probe for the layout that fits it and
+        checks every byte; on a Blackwell datacenter GPU it also launches the
+        TMEM kernel, and everywhere it runs the kernel written above. Without
+        a GPU it says so and skips.
+        """),
+        code(r"""
+        import shutil
+
+        gpu = kernel.current_gpu()
+        if gpu is None:
+            why = ("an NVIDIA driver is here but no CUDA-enabled PyTorch for the buffers"
+                   if shutil.which("nvidia-smi") else "no CUDA device is visible")
+            print(f"no GPU here: skipping the launch ({why}); the kernels above compiled without one")
+        else:
+            import torch
+            from cutlass.cute.runtime import from_dlpack
+
+            layout = blackwell if gpu.has_tmem else hopper
+            if layout.plan.fits(gpu.arch):
+                result = smemviz.probe(layout)
+                print(result.summary())
+            else:
+                print(layout.plan.capacity(gpu.arch).message(), "- probe skipped")
+
+            src = torch.arange(N, dtype=torch.float32, device="cuda")
+            dst = torch.zeros_like(src)
+            fn = cute.compile(ReverseThroughSmem(), from_dlpack(src), from_dlpack(dst))
+            fn(from_dlpack(src), from_dlpack(dst))
+            torch.cuda.synchronize()
+            print("own kernel reversed through SMEM:", bool(torch.equal(dst, src.flip(0))))
+
+            if gpu.has_tmem:
+                t = kernel.run_tmem(tmem, blackwell)
+                print(f"TMEM kernel: {t.alloc_columns} columns, {t.wrong_cells} wrong cells")
+            else:
+                print(f"{gpu.name} has no tensor memory: the TMEM kernel was compiled above, not launched")
+            print(f"launched on {gpu.name} ({gpu.arch})")
+        """),
+    ])
+
+
+# ---------------------------------------------------------------------------
 # 04: layouts written against CUTLASS's own allocators
 # ---------------------------------------------------------------------------
 
@@ -588,6 +817,7 @@ def cutlass_allocators() -> nbformat.NotebookNode:
 NOTEBOOKS = {
     "01_quickstart.ipynb": quickstart,
     "02_tuning_gemm_layout.ipynb": tuning_gemm,
+    "03_kernels_from_cells.ipynb": kernels_from_cells,
     "04_cutlass_allocators.ipynb": cutlass_allocators,
 }
 

@@ -155,8 +155,21 @@ def check_tuning(text: str, nb) -> None:
 
 
 def check_kernels(text: str, nb) -> None:
-    assert "sm_90a" in text and "sm_100a" in text
-    assert "no GPU here: skipping the launch" in text or "launched on" in text
+    # the compiled kernels request exactly the planned SMEM, for both targets
+    for arch in ("sm_90a", "sm_100a"):
+        assert f"{arch}: compiled in" in text and f"for PTX target {arch}" in text
+    requested = re.findall(r"requests (\d+) B of dynamic SMEM; the plan says (\d+) B", text)
+    assert len(requested) == 2 and all(a == b for a, b in requested), requested
+    assert re.search(r"tcgen05\.alloc columns in the PTX: \[256\] ; the allocator says 256", text)
+    assert "sm_90a: the TMEM kernel uses tcgen05 instructions" in text
+    barriers = re.search(r"mbarrier instructions in the PTX: (\d+)", text)
+    assert barriers and int(barriers.group(1)) > 0
+    assert text.count(".extern .shared .align 1024 .b8") >= 4
+    launched = "launched on" in text
+    assert launched or "no GPU here: skipping the launch" in text
+    if launched:
+        assert "own kernel reversed through SMEM: True" in text
+        assert "SMEM probe PASS" in text or "probe skipped" in text
 
 
 def check_cutlass(text: str, nb) -> None:
