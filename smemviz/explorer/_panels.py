@@ -8,13 +8,12 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from .._report import html_report
 from ..figures._style import fmt_units
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
 
-__all__ = ["summary_html", "message_html", "tables_html"]
+__all__ = ["summary_html", "message_html", "tables_html", "usage_table_html", "MAX_TABLE_ROWS"]
 
 _BOX = "padding:6px 10px;border-radius:4px;margin:4px 0;font-size:13px;line-height:1.4;"
 _STYLES = {
@@ -60,7 +59,40 @@ def summary_html(smem: "LayoutPlan | None", tmem: "LayoutPlan | None") -> str:
     return "<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines) + "</div>"
 
 
+MAX_TABLE_ROWS = 300  # beyond this the table lists the first rows; exports hold them all
+
+_TH = "<th style='text-align:right;padding:2px 8px'>"
+_CELL = "<td style='text-align:right;padding:1px 8px'>"
+
+
+def usage_table_html(plan: "LayoutPlan", max_rows: int = MAX_TABLE_ROWS) -> str:
+    """One row per region in address order (names escaped), at most ``max_rows``."""
+    unit = plan.unit
+    rows = []
+    for r in plan.regions[:max_rows]:
+        where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
+        typed = f"{escape(r.dtype)} × {r.count:,}" if r.dtype else ""
+        kind = "" if r.kind == "data" else ("mbarriers" if r.kind == "barrier" else "TMEM ptr")
+        rows.append(
+            f"<tr><td style='text-align:left;padding:1px 8px'>{escape(r.name)}</td>{_CELL}{kind}</td>"
+            f"{_CELL}{r.offset:,}</td>{_CELL}0x{r.offset:x}</td>{_CELL}{r.size:,}</td>{_CELL}{r.end:,}</td>"
+            f"{_CELL}{r.alignment}</td>{_CELL}{r.padding_before:,}</td>{_CELL}{where}</td>{_CELL}{typed}</td></tr>"
+        )
+    more = len(plan.regions) - max_rows
+    tail = (f"<div style='font-size:12px;color:#546e7a'>… and {more:,} more regions "
+            "(the JSON and HTML exports list them all)</div>") if more > 0 else ""
+    title = "SMEM regions" if plan.memory == "smem" else "TMEM allocations"
+    head = "".join(f"{_TH}{h}</th>" for h in
+                   ("kind", "offset", "hex", f"size ({unit})", "end", "align", "pad before", "group·phase", "type"))
+    return (
+        f"<div class='smemviz-table'><b>{title}</b>"
+        "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
+        f"<thead><tr><th style='text-align:left;padding:2px 8px'>name</th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>{tail}</div>"
+    )
+
+
 def tables_html(smem: "LayoutPlan | None", tmem: "LayoutPlan | None") -> str:
-    """The usage tables (names escaped by the report), SMEM first."""
-    parts = [html_report(p) for p in (smem, tmem) if p is not None]
+    """The usage tables, SMEM first."""
+    parts = [usage_table_html(p) for p in (smem, tmem) if p is not None]
     return "<div class='smemviz-tables'>" + "<br>".join(parts) + "</div>"

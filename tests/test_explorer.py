@@ -1,0 +1,235 @@
+"""The explorer's callbacks, driven without a browser: set a control's value
+and check what the figures, the message area and the tables now hold."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("plotly")
+
+import ipywidgets  # noqa: E402
+
+import smemviz  # noqa: E402
+from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware  # noqa: E402
+from smemviz.explorer import Explorer, explore  # noqa: E402
+from smemviz.explorer._panels import MAX_TABLE_ROWS  # noqa: E402
+
+EVIL = "<script>alert(1)</script>"
+
+
+def build_gemm_layout(stages: int = 2, tile_n: int = 128, dtype: str = "bf16"):
+    """A GEMM-like SMEM layout (A and B per stage, an aliased epilogue) plus TMEM."""
+    width = 2 if dtype == "bf16" else 1
+    if stages == 7:
+        raise RuntimeError("stage count 7 is not supported by this kernel")
+    s = SmemAllocator()
+    for i in range(stages):
+        s.add(SmemAllocation(f"smem_a{i}", 128 * 64 * width, 1024))
+        s.add(SmemAllocation(f"smem_b{i}", tile_n * 64 * width, 1024))
+    s.add_alias_group([[SmemAllocation("epi", 128 * tile_n * 2, 128)], [SmemAllocation("red", 4096, 16)]])
+    t = TmemAllocator()
+    t.add(TmemAllocation("acc", tile_n))
+    return s, t  # not computed: the explorer computes them
+
+
+def gemm(**controls) -> Explorer:
+    return explore(build_gemm_layout, stages=(1, 8), tile_n=[64, 128, 256], dtype=["bf16", "f8e4m3"], **controls)
+
+
+def data_trace(fig):
+    return next(t for t in fig.data if t.meta == "data")
+
+
+def test_controls_are_made_the_way_interact_makes_them():
+    ex = gemm()
+    assert isinstance(ex, ipywidgets.Widget)
+    assert isinstance(ex.controls["stages"], ipywidgets.IntSlider)
+    assert (ex.controls["stages"].min, ex.controls["stages"].max, ex.controls["stages"].value) == (1, 8, 2)
+    assert isinstance(ex.controls["tile_n"], ipywidgets.Dropdown) and ex.controls["tile_n"].value == 128
+    assert ex.values == {"stages": 2, "tile_n": 128, "dtype": "bf16"}
+    assert ex.smem_plan.total == 2 * (16384 + 16384) + 32768
+    assert ex.tmem_plan.data_total == 128
+
+
+def test_moving_a_slider_rebuilds_and_updates_in_place():
+    ex = gemm()
+    fig = ex.smem_widget
+    before_bases = list(data_trace(fig).base)
+    before_title = fig.layout.title.text
+    ex.controls["stages"].value = 4
+    assert ex.smem_widget is fig  # same widget, updated in place
+    assert len(data_trace(fig).base) == 8 and list(data_trace(fig).base) != before_bases
+    total = ex.smem_plan.total
+    assert total == 4 * 32768 + 32768
+    assert f"{total:,} B" in fig.layout.title.text != before_title
+    assert f"{total:,} B" in ex.summary.value
+    assert "smem_b3" in ex.table.value
+    ex.controls["stages"].value = 2
+    ex.controls["tile_n"].value = 256
+    assert list(data_trace(ex.tmem_widget).x) == [256]
+    assert "tcgen05.alloc(256)" in ex.tmem_widget.layout.title.text
+
+
+def test_one_update_message_per_map(monkeypatch):
+    ex = gemm()
+    sent = {"smem": 0, "tmem": 0}
+    for key, fig in (("smem", ex.smem_widget), ("tmem", ex.tmem_widget)):
+        original = fig._send_update_msg
+
+        def counting(*args, _key=key, _orig=original, **kwargs):
+            sent[_key] += 1
+            return _orig(*args, **kwargs)
+
+        monkeypatch.setattr(fig, "_send_update_msg", counting)
+    ex.controls["tile_n"].value = 64
+    assert sent == {"smem": 1, "tmem": 1}
+    ex.controls["stages"].value = 3  # TMEM does not change: nothing sent for it
+    assert sent == {"smem": 2, "tmem": 1}
+
+
+def test_a_builder_exception_is_shown_and_the_last_layout_stays():
+    ex = gemm()
+    ex.controls["stages"].value = 3
+    kept_bases = list(data_trace(ex.smem_widget).base)
+    kept_title = ex.smem_widget.layout.title.text
+    kept_plan = ex.smem_plan
+    ex.controls["stages"].value = 7
+    assert "RuntimeError: stage count 7 is not supported" in ex.message.value
+    assert "stages=7" in ex.message.value and "last layout" in ex.message.value
+    assert ex.last_error is not None
+    assert list(data_trace(ex.smem_widget).base) == kept_bases
+    assert ex.smem_widget.layout.title.text == kept_title and ex.smem_plan is kept_plan
+    ex.controls["stages"].value = 2  # recovers
+    assert ex.message.value == "" and ex.last_error is None and len(data_trace(ex.smem_widget).base) == 4
+
+
+def test_an_over_capacity_layout_is_refused_with_a_readable_message():
+    ex = gemm()
+    kept = list(data_trace(ex.smem_widget).base)
+    ex.controls["stages"].value = 8  # 8 x 32 KiB + 32 KiB > 227 KiB
+    assert ex.arch == "sm_100"  # a layout with TMEM starts on Blackwell
+    assert "exceeds the sm_100 per-block limit of 232448 B by 62464 B" in ex.message.value
+    assert list(data_trace(ex.smem_widget).base) == kept
+
+
+def test_arch_selector_moves_the_capacity_line():
+    ex = gemm()
+    assert ex.smem_widget.layout.shapes[0].x0 == hardware.get_arch(ex.arch).smem_per_block
+    ex.arch_selector.value = "sm_80"
+    assert ex.smem_widget.layout.shapes[0].x0 == 163 * 1024
+    assert "sm_80" in ex.smem_widget.layout.title.text
+    ex.controls["stages"].value = 4  # 160 KiB: fits sm_80 (163 KiB)
+    assert ex.message.value == ""
+    ex.arch_selector.value = "sm_86"  # 99 KiB: the rebuilt layout no longer fits
+    assert ex.smem_widget.layout.shapes[0].x0 == 99 * 1024
+    assert "exceeds the sm_86" in ex.message.value
+
+
+def test_phase_selector_highlights_one_phase():
+    ex = gemm()
+    values = [v for _, v in ex.phase_selector.options]
+    assert values == [None, ("smem", 0, 0), ("smem", 0, 1)]
+    ex.phase_selector.value = ("smem", 0, 1)
+    al = next(t for t in ex.smem_widget.data if t.meta == "aliased")
+    opacity = dict(zip(al.text, al.marker.opacity))
+    assert opacity["red"] == 1.0 and opacity["epi"] < 0.5
+    ex.controls["stages"].value = 3  # the highlight survives a rebuild
+    al = next(t for t in ex.smem_widget.data if t.meta == "aliased")
+    assert dict(zip(al.text, al.marker.opacity))["red"] == 1.0
+    ex.phase_selector.value = None
+    assert all(o == 1.0 for o in al.marker.opacity)
+
+
+def test_plain_layouts_pairs_and_plans():
+    s, t = build_gemm_layout()
+    s.compute_layout()
+    ex = explore(s)
+    assert ex.controls == {} and ex.tmem_plan is None
+    assert ex._tmem_box.layout.display == "none"
+    t.compute_layout()
+    ex2 = explore((s.plan, t))
+    assert ex2.smem_plan == s.plan and ex2.tmem_plan == t.plan
+    ex3 = explore(t.plan)
+    assert ex3.smem_plan is None and ex3.arch == "sm_100"
+    assert smemviz.explore is explore and smemviz.Explorer is Explorer
+
+
+def test_bad_controls_are_named():
+    with pytest.raises(TypeError, match="no parameter 'stage'"):
+        explore(build_gemm_layout, stage=(1, 4))
+
+    def needs(n):
+        return SmemAllocator()
+
+    with pytest.raises(TypeError, match="parameter 'n' has no default"):
+        explore(needs)
+    empty = explore(needs, n=ipywidgets.fixed(3))
+    assert empty.values == {"n": 3} and empty.smem_plan.total == 0
+
+
+def test_fixed_and_widget_controls():
+    seen = {}
+
+    def build(stages=2, tile_n=128, dtype="bf16"):
+        seen.update(stages=stages, tile_n=tile_n, dtype=dtype)
+        return build_gemm_layout(stages, tile_n, dtype)
+
+    slider = ipywidgets.IntSlider(value=3, min=1, max=6)
+    ex = explore(build, stages=slider, dtype=ipywidgets.fixed("f8e4m3"))
+    assert ex.controls["stages"] is slider and "dtype" not in ex.controls
+    assert seen == {"stages": 3, "tile_n": 128, "dtype": "f8e4m3"}
+
+
+def test_user_text_is_escaped_in_the_widget():
+    def build(n=1):
+        s = SmemAllocator()
+        s.add(SmemAllocation(EVIL, 256 * n, 128))
+        return s
+
+    ex = explore(build, n=(1, 3))
+    assert EVIL not in ex.table.value and "&lt;script&gt;" in ex.table.value
+    assert "<script>" not in "".join(data_trace(ex.smem_widget).text)
+
+    def fails(n=1):
+        raise ValueError(EVIL)
+
+    bad = explore(fails, n=(1, 2))
+    assert EVIL not in bad.message.value and "&lt;script&gt;alert(1)&lt;/script&gt;" in bad.message.value
+
+
+def test_large_tables_are_cut_with_a_note():
+    s = SmemAllocator()
+    for i in range(MAX_TABLE_ROWS + 50):
+        s.add(SmemAllocation(f"r{i}", 64, 16))
+    s.compute_layout()
+    ex = explore(s)
+    assert "and 50 more regions" in ex.table.value
+    assert len(data_trace(ex.smem_widget).base) == MAX_TABLE_ROWS + 50
+
+
+def test_bank_view_is_drawn_when_its_tab_opens():
+    ex = gemm()
+    ex.controls["stages"].value = 3
+    ex.details.selected_index = 1
+    starts = ex.bank_widget.data[0]
+    assert len(starts.x) == len(ex.smem_plan.regions)
+
+
+def test_export_buttons_write_files_or_say_why(tmp_path, monkeypatch):
+    ex = gemm()
+    monkeypatch.chdir(tmp_path)
+    ex.export_path.value = str(tmp_path / "layout")
+    try:
+        import smemviz.export  # noqa: F401
+    except ImportError:
+        ex.export_buttons["json"].click()
+        assert "could not be imported" in ex.message.value
+        return
+    ex.export_buttons["json"].click()
+    out = tmp_path / "layout.json"
+    assert out.exists() and "Wrote" in ex.message.value
+    assert "smemviz.layout-plan" in out.read_text()
+    ex.export_path.value = str(tmp_path / "missing-dir" / "x")
+    ex.export_buttons["json"].click()
+    assert "Could not write" in ex.message.value

@@ -1,0 +1,284 @@
+"""The figures, checked through their data: every region, offsets, sizes,
+lanes per phase, capacity line, hover text, escaping, stable colours."""
+
+from __future__ import annotations
+
+import pytest
+
+go = pytest.importorskip("plotly.graph_objects")
+
+import smemviz  # noqa: E402
+from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware  # noqa: E402
+from smemviz.figures import TRACE_NAMES, bank_figure, layout_figure, smem_figure, tmem_figure  # noqa: E402
+from smemviz.figures._geometry import LANE_FILL  # noqa: E402
+from smemviz.figures._style import color_for, kib_ticks, plain  # noqa: E402
+
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+class Pipe:
+    """A resource owning a 4-stage pipeline (64 B of mbarriers)."""
+
+    name = "mainloop"
+    pipeline_group = None
+
+    class pipeline_config:
+        num_stages = 4
+        barrier_ptr = None
+
+    def get_smem_requirements(self):
+        return []
+
+
+def gemm_like(stages: int = 2, evil: bool = False) -> SmemAllocator:
+    s = SmemAllocator()
+    for i in range(stages):
+        s.add(SmemAllocation(f"a{i}", 16384, 1024, dtype="bf16", count=8192))
+    s.add(SmemAllocation("odd", 100, 1024))  # leaves padding before the next, 128-aligned, block
+    epi = SmemAllocation("epi", 16384, 128)
+    red = SmemAllocation(EVIL if evil else "red", 8192, 128)
+    scratch = SmemAllocation("scratch", 20000, 16)
+    s.add_alias_group([[epi, red], [scratch]])
+    s.add_tmem_ptr(SmemAllocation("tmem_ptr", 4, 4))
+    s.add_resource(Pipe())
+    s.compute_layout()
+    return s
+
+
+def traces(fig) -> dict:
+    return {t.meta: t for t in fig.data}
+
+
+def bars(fig):
+    by = traces(fig)
+    for key in ("data", "aliased", "barrier", "tmem_ptr"):
+        t = by[key]
+        for i in range(len(t.base or ())):
+            yield key, t, i
+
+
+def test_every_region_is_one_bar_at_its_offset_and_size():
+    plan = gemm_like(3).plan
+    fig = smem_figure(plan)
+    assert isinstance(fig, go.Figure)
+    assert [t.meta for t in fig.data] == list(TRACE_NAMES)
+    seen = {t.text[i]: (t.base[i], t.x[i], key) for key, t, i in bars(fig)}
+    assert len(seen) == len(plan.regions)
+    for r in plan.regions:
+        base, size, key = seen[r.name]
+        assert (base, size) == (r.offset, r.size), r.name
+        expected = {"barrier": "barrier", "tmem_ptr": "tmem_ptr"}.get(r.kind, "aliased" if r.aliased else "data")
+        assert key == expected, r.name
+    assert not fig.layout.shapes or len(fig.layout.shapes) <= 3  # blocks are bars, not shapes
+
+
+def test_phases_sit_on_their_own_lanes_within_the_group_span():
+    plan = gemm_like().plan
+    al = traces(smem_figure(plan))["aliased"]
+    lane = {al.text[i]: (al.y[i], al.width[i]) for i in range(len(al.text))}
+    (y_epi, h_epi), (y_red, _), (y_scr, h_scr) = lane["epi"], lane["red"], lane["scratch"]
+    assert y_epi == y_red  # same phase, same lane
+    assert y_epi > y_scr  # phase 1 drawn above phase 2
+    assert h_epi == h_scr == pytest.approx(LANE_FILL / 2)
+    assert abs(y_epi - y_scr) >= h_epi  # lanes do not overlap
+    group = plan.groups[0]
+    outline = traces(smem_figure(plan))["groups"]
+    assert (outline.base[0], outline.x[0]) == (group.offset, group.size)
+    for i in range(len(al.text)):
+        assert group.offset <= al.base[i] and al.base[i] + al.x[i] <= group.end
+
+
+def test_padding_is_drawn_and_adds_up():
+    plan = gemm_like().plan
+    assert plan.padding > 0
+    pad = traces(smem_figure(plan))["padding"]
+    assert sum(pad.x) == plan.padding
+    for base, size in zip(pad.base, pad.x):
+        assert not any(r.offset < base + size and base < r.end for r in plan.regions if r.size)
+
+
+def test_barriers_and_tmem_slot_are_distinct_and_marked():
+    fig = smem_figure(gemm_like().plan)
+    by = traces(fig)
+    assert list(by["barrier"].text) == ["mainloop.barriers"]
+    assert list(by["tmem_ptr"].text) == ["tmem_ptr"]
+    assert by["barrier"].marker.color != by["tmem_ptr"].marker.color
+    assert set(by["small"].marker.symbol) == {"triangle-up", "diamond"}  # visible even when 4 B wide
+    data_colors = set(by["data"].marker.color) | set(by["aliased"].marker.color)
+    assert by["barrier"].marker.color[0] not in data_colors
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_80", "sm_120"])
+def test_capacity_line_and_axis_follow_the_arch(arch):
+    plan = gemm_like(4).plan
+    fig = smem_figure(plan, arch=arch)
+    limit = hardware.get_arch(arch).smem_per_block
+    line = fig.layout.shapes[0]
+    assert line.x0 == line.x1 == limit
+    assert fig.layout.xaxis.range[1] >= max(limit, plan.total)
+    pct = f"{100 * plan.total / limit:.1f}%"
+    assert pct in fig.layout.title.text and f"{plan.total:,} B" in fig.layout.title.text
+    assert pct in fig.layout.annotations[0].text
+
+
+def test_layout_beyond_capacity_widens_the_axis():
+    s = SmemAllocator()
+    s.add(SmemAllocation("huge", 150_000, 128))
+    s.compute_layout()
+    fig = smem_figure(s, arch="sm_86")
+    assert fig.layout.xaxis.range[1] >= 150_000
+    over = fig.layout.shapes[1]
+    assert (over.x0, over.x1) == (99 * 1024, 150_000)
+    assert "over by" in fig.layout.annotations[0].text
+
+
+def test_ticks_are_in_kib():
+    vals, text = kib_ticks(232448)
+    assert vals[0] == 0 and vals[-1] <= 232448 and len(vals) <= 11
+    assert text[1] == f"{vals[1] // 1024} KiB"
+    fig = smem_figure(gemm_like().plan)
+    assert all(t == "0" or t.endswith("KiB") for t in fig.layout.xaxis.ticktext)
+
+
+def test_hover_has_every_detail():
+    plan = gemm_like().plan
+    fig = smem_figure(plan)
+    hover = {t.text[i]: t.hovertext[i] for _, t, i in bars(fig)}
+    a1 = plan.region("a1")
+    h = hover["a1"]
+    for part in (f"offset {a1.offset:,} (0x{a1.offset:x})", "size 16,384 B", f"end {a1.end:,}",
+                 "alignment 1,024 B", f"padding before {a1.padding_before:,} B", "bf16 × 8,192"):
+        assert part in h, part
+    assert "alias group 1, phase 2" in hover["scratch"]
+    assert "alias group 1, phase 1" in hover["epi"]
+    assert "pipeline mbarriers" in hover["mainloop.barriers"]
+    odd_next = next(r for r in plan.regions if r.offset > plan.region("odd").offset and r.padding_before)
+    assert f"padding before {odd_next.padding_before:,} B" in hover[odd_next.name]
+
+
+def test_names_cannot_inject_markup():
+    plan = gemm_like(evil=True).plan
+    for fig in (smem_figure(plan), bank_figure(plan), layout_figure(plan)):
+        texts = []
+        for t in fig.data:
+            for attr in ("text", "hovertext"):
+                v = getattr(t, attr, None)
+                texts += [v] if isinstance(v, str) else list(v or ())
+        texts += list(fig.layout.yaxis.ticktext or ())
+        assert any("&lt;img src=x onerror=alert(1)&gt;" in s for s in texts)
+        assert not any("<img" in s for s in texts)
+    assert plain("a<b>&c") == "a&lt;b&gt;&amp;c"
+
+
+def test_colours_follow_names_not_positions():
+    small, big = gemm_like(2).plan, gemm_like(4).plan
+    c_small = {t.text[i]: t.marker.color[i] for _, t, i in bars(smem_figure(small))}
+    c_big = {t.text[i]: t.marker.color[i] for _, t, i in bars(smem_figure(big))}
+    for name in ("a0", "a1", "odd", "epi", "scratch"):
+        assert c_small[name] == c_big[name] == color_for(name)
+    assert len({color_for(f"buf{i}") for i in range(40)}) > 10
+
+
+def test_highlight_dims_everything_but_one_phase():
+    plan = gemm_like().plan
+    by = traces(smem_figure(plan, highlight=(0, 1)))
+    al = by["aliased"]
+    op = {al.text[i]: al.marker.opacity[i] for i in range(len(al.text))}
+    assert op["scratch"] == 1.0 and op["epi"] < 0.5 and op["red"] < 0.5
+    assert all(o < 1.0 for o in by["data"].marker.opacity)
+    plain_fig = traces(smem_figure(plan))
+    assert all(o == 1.0 for o in plain_fig["aliased"].marker.opacity)
+
+
+def tmem_layout() -> TmemAllocator:
+    t = TmemAllocator()
+    t.add(TmemAllocation("acc", 128))
+    t.add_alias_group([[TmemAllocation("acc2", 64), TmemAllocation("sfa", 16)], [TmemAllocation("sfb", 32)]])
+    t.compute_layout()
+    return t
+
+
+def test_tmem_map_spans_lanes_and_marks_the_alloc_count():
+    t = tmem_layout()
+    plan = t.plan
+    fig = tmem_figure(t)
+    assert fig.layout.xaxis.range[1] >= hardware.TMEM_COLUMNS
+    data = traces(fig)["data"]
+    assert list(data.text) == ["acc"] and (data.base[0], data.x[0]) == (0, 128)
+    assert data.y[0] - data.width[0] / 2 == 0 and data.y[0] + data.width[0] / 2 == hardware.TMEM_LANES
+    al = traces(fig)["aliased"]
+    lanes = {al.text[i]: al.y[i] for i in range(len(al.text))}
+    assert lanes["acc2"] == lanes["sfa"] > lanes["sfb"]
+    alloc_line = fig.layout.shapes[1]
+    assert alloc_line.x0 == t.tcgen05_alloc_columns == 256 and alloc_line.visible
+    assert "tcgen05.alloc(256)" in fig.layout.title.text
+    assert fig.layout.shapes[2].x0 == hardware.TMEM_COLUMNS
+    assert "columns 128 to 191" in al.hovertext[list(al.text).index("acc2")]
+    assert plan.data_total == 208 and "208 of 512" in fig.layout.title.text
+
+
+def test_bank_view_gives_each_region_its_start_bank():
+    plan = gemm_like().plan
+    fig = bank_figure(plan)
+    starts = fig.data[0]
+    regions = [r for r in plan.regions if r.size]
+    assert list(starts.x) == [hardware.bank_of(r.offset) for r in regions]
+    assert len(starts.x) == len(regions)
+    assert any(b != 0 for b in starts.x)  # the barriers after "odd" do not start at bank 0
+
+
+def test_layout_figure_stacks_both_maps_without_latex():
+    s, t = gemm_like(), tmem_layout()
+    fig = layout_figure(s, t, arch="sm_100")
+    axes = {(tr.xaxis, tr.yaxis) for tr in fig.data}
+    assert axes == {("x", "y"), ("x2", "y2")}
+    assert len(fig.data) == 2 * len(TRACE_NAMES)
+    refs = {sh.xref for sh in fig.layout.shapes}
+    assert refs == {"x", "x2"}
+    text = fig.to_json()
+    assert "$" not in text.replace("$schema", "")  # no MathJax needed for static export
+    with pytest.raises(ValueError, match="neither"):
+        layout_figure()
+
+
+def test_inputs_are_checked():
+    with pytest.raises(ValueError, match="TMEM"):
+        smem_figure(tmem_layout())
+    with pytest.raises(ValueError, match="SMEM"):
+        tmem_figure(gemm_like())
+    with pytest.raises(TypeError, match="LayoutPlan"):
+        smem_figure("not a layout")
+
+
+def test_top_level_names_are_the_figure_functions():
+    assert smemviz.smem_figure is smem_figure
+    assert smemviz.tmem_figure is tmem_figure
+    assert smemviz.bank_figure is bank_figure
+
+
+def test_five_thousand_regions_stay_a_handful_of_traces():
+    s = SmemAllocator()
+    for i in range(5000):
+        s.add(SmemAllocation(f"r{i}", 64 + (i % 5) * 16, 16))
+    s.compute_layout()
+    fig = smem_figure(s)
+    assert len(fig.data) == len(TRACE_NAMES)
+    assert len(traces(fig)["data"].base) == 5000
+    assert len(fig.layout.shapes) == 2
+
+
+@pytest.mark.cutlass
+def test_figures_read_a_computed_cutlass_allocator():
+    memory = pytest.importorskip("cutlass.experimental.task_scheduling.memory")
+    theirs = memory.SmemAllocator()
+    theirs.add(memory.SmemAllocation("a", 4096, 1024))
+    theirs.add_alias_group([[memory.SmemAllocation("p1", 2048, 128)], [memory.SmemAllocation("p2", 1024, 128)]])
+    theirs.compute_layout()
+    fig = smem_figure(theirs, arch="sm_90a")
+    names = {t.text[i] for _, t, i in bars(fig)}
+    assert names == {"a", "p1", "p2"}
+    tm = memory.TmemAllocator()
+    tm.add(memory.TmemAllocation("acc", 96))
+    tm.compute_layout()
+    tfig = tmem_figure(tm)
+    assert list(traces(tfig)["data"].x) == [96] and tfig.layout.shapes[1].x0 == 128
