@@ -135,6 +135,8 @@ def _plans(source: Any, arch: str | None, which: str) -> Any:
 
     try:
         return resolve_plans(source, which=which, arch=arch)
+    except CapacityError:
+        raise
     except ValueError as exc:
         raise _UsageError(str(exc)) from None
 
