@@ -340,6 +340,8 @@ class SmemAllocator(_BaseAllocator):
         self._barrier_bytes = 0
         self._tmem_ptr_alloc: SmemAllocation | None = None
         self._smem_base: Any = None
+        self._smem_trace: Any = None  # the trace that emitted _smem_base
+        self._placed_barrier_ptrs: dict[int, Any] = {}  # id(owner) -> pointer this allocator set
 
     def _check_alloc(self, alloc: Any, where: str) -> None:
         if isinstance(alloc, SmemAllocation):
@@ -503,14 +505,22 @@ class SmemAllocator(_BaseAllocator):
         self._require_layout("allocate()")
         from .kernel import _emit
 
-        if self._smem_base is None:
+        trace = _emit.current_trace()
+        if self._smem_base is None or trace is not self._smem_trace:
             self._smem_base = _emit.unified_array(self.plan)
+            self._smem_trace = trace
         return self._smem_base
 
     def _require_allocated(self, what: str) -> None:
         self._require_layout(what)
         if self._smem_base is None:
             raise LayoutStateError(f"call allocate() (inside a kernel) before {what}")
+        from .kernel import _emit
+
+        if _emit.current_trace() is not self._smem_trace:
+            raise LayoutStateError(
+                f"call allocate() in this kernel before {what}: the unified array was emitted by an earlier trace"
+            )
 
     def _check_member(self, alloc: Any, what: str) -> None:
         if id(alloc) not in self._added and id(alloc) not in self._aliased:
@@ -563,7 +573,11 @@ class SmemAllocator(_BaseAllocator):
         regions = iter(self.plan.barrier_regions)
         for owner in [*self._barrier_resources, *self._barrier_groups]:
             region = next(regions)
-            _emit.assign_barrier_ptr(self._smem_base, owner, region.offset)
+            ptr = _emit.assign_barrier_ptr(
+                self._smem_base, owner, region.offset, ours=self._placed_barrier_ptrs.get(id(owner))
+            )
+            if ptr is not None:
+                self._placed_barrier_ptrs[id(owner)] = ptr
 
     def tmem_ptr_view(self) -> Any:
         """The ``Int32[1]`` view of the TMEM-pointer slot (after ``allocate()``)."""

@@ -99,8 +99,32 @@ def test_pipeline_barriers_live_in_the_allocator_barrier_region(stages, tile, ar
     assert len(inits) == 2 * stages  # full and empty barrier per stage
     offsets = [int(off) for _, off in inits if off]
     assert offsets and all(barrier.offset <= o < barrier.end for o in offsets)
-    # the trace leaves the caller's objects as they were
-    assert allocator.smem_base is None and resource.pipeline_config.barrier_ptr is None
+
+
+def test_the_same_allocator_and_resource_trace_again_for_another_target():
+    """A second trace must emit a fresh array and re-point the barriers smemviz
+    placed in the first one (re-running a notebook cell does exactly this)."""
+    allocator, resource = pipeline_layout(3, 64)
+    first = compile_pipeline(allocator, resource, n_tiles=4, arch="sm_90a")
+    placed = resource.pipeline_config.barrier_ptr
+    second = compile_pipeline(allocator, resource, n_tiles=4, arch="sm_100a")
+    assert resource.pipeline_config.barrier_ptr is not placed
+    for compiled in (first, second):
+        assert compiled.dynamic_smem_bytes == allocator.plan.unified_bytes
+        assert len(re.findall(r"mbarrier\.init\.shared(?:::cta)?\.b64", compiled.ptx)) == 6
+
+
+def test_a_pointer_the_user_placed_is_kept():
+    from dataclasses import replace
+
+    from smemviz.kernel import _emit
+
+    allocator, resource = pipeline_layout(2, 32)
+
+    sentinel = object()
+    resource.pipeline_config = replace(resource.pipeline_config, barrier_ptr=sentinel)
+    assert _emit.assign_barrier_ptr(None, resource, 0, ours=None) is None
+    assert resource.pipeline_config.barrier_ptr is sentinel
 
 
 @pytest.mark.parametrize("name", list(examples.TMEM_LAYOUTS))

@@ -110,3 +110,24 @@ def test_trace_time_calls_outside_a_layout_are_refused():
         allocator.resource_context()
     with pytest.raises(LayoutStateError, match="allocate()"):
         allocator.assign_barrier_ptrs()
+
+
+def test_a_kernel_traces_again_with_the_same_allocator():
+    allocator, a, b = _layout()
+    kernel = UserKernel(allocator, a, b)
+    first = _compile(kernel, "sm_90a")
+    second = _compile(kernel, "sm_100a")  # a new trace: the first array is dead
+    for compiled in (first, second):
+        assert re.search(rf"st\.shared\.b16\s+\[%r\d+\+{b.offset + 4}\], 7;", compiled.ptx)
+
+
+def test_views_from_an_earlier_trace_are_refused():
+    allocator, a, b = _layout()
+    _compile(UserKernel(allocator, a, b), "sm_90a")
+    with pytest.raises(Exception) as info:
+        _compile(UserKernel(allocator, a, b, get_before_allocate=True), "sm_90a")
+    chain, exc = [], info.value
+    while exc is not None:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    assert "earlier trace" in "".join(str(e) for e in chain)

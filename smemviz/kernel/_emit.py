@@ -21,6 +21,21 @@ def require_cutlass():
     return cutlass, cute
 
 
+def current_trace() -> Any:
+    """The MLIR context of the trace in progress (a new one per compile), or ``None``.
+
+    Arrays emitted in one trace are dead in the next; comparing this token tells
+    a fresh trace from a continuing one without touching the old IR.
+    """
+    require_cutlass()
+    from cutlass._mlir import ir
+
+    try:
+        return ir.Context.current
+    except ValueError:
+        return None
+
+
 def resolve_dtype(dtype: Any) -> Any:
     """A CuTe DSL numeric type for ``dtype`` (a DSL type or a short name like "bf16")."""
     if not isinstance(dtype, str):
@@ -58,11 +73,18 @@ def typed_view(base: Any, offset: int, dtype: Any, count: int) -> Any:
     )
 
 
-def assign_barrier_ptr(base: Any, owner: Any, offset: int) -> None:
-    """Set ``owner.pipeline_config.barrier_ptr`` to ``offset`` bytes into ``base``."""
+def assign_barrier_ptr(base: Any, owner: Any, offset: int, ours: Any = None) -> Any:
+    """Set ``owner.pipeline_config.barrier_ptr`` to ``offset`` bytes into ``base``.
+
+    A pointer the user placed is kept; one smemviz placed in an earlier trace
+    (``ours``) is replaced, since it points into that trace's dead array.
+    Returns the new pointer, or ``None`` when the user's pointer was kept.
+    """
     cutlass, cute = require_cutlass()
     cfg = owner.pipeline_config
-    if getattr(cfg, "barrier_ptr", None) is not None:
-        return
+    current = getattr(cfg, "barrier_ptr", None)
+    if current is not None and current is not ours:
+        return None
     ptr = cute.make_ptr(cutlass.Int64, base.data_ptr() + offset, mem_space=cutlass.AddressSpace.smem)
     owner.pipeline_config = replace(cfg, barrier_ptr=ptr)
+    return ptr

@@ -52,15 +52,6 @@ def pipeline_layout(
     return allocator, resource
 
 
-def _reset_trace(allocator: SmemAllocator, resource: StagedCopyResource) -> None:
-    # The unified array and the barrier pointer belong to one trace; a new
-    # compile must emit them afresh.
-    allocator._smem_base = None
-    from dataclasses import replace
-
-    resource.pipeline_config = replace(resource.pipeline_config, barrier_ptr=None)
-
-
 def compile_pipeline(
     allocator: SmemAllocator, resource: StagedCopyResource, n_tiles: int = 64, arch: str = "sm_90a"
 ) -> CompiledKernel:
@@ -77,11 +68,7 @@ def compile_pipeline(
         make_fake_tensor(cutlass.Int32, (2,), stride=(1,)),
     )
     key = (plan_key(allocator.plan), resource.tile, resource.pipeline_config.num_stages, n_tiles)
-    _reset_trace(allocator, resource)
-    try:
-        return compile_host("staged_copy", StagedCopyKernel(allocator, resource, n_tiles), args, arch, key=key)
-    finally:
-        _reset_trace(allocator, resource)
+    return compile_host("staged_copy", StagedCopyKernel(allocator, resource, n_tiles), args, arch, key=key)
 
 
 @dataclass(frozen=True)

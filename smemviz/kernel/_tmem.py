@@ -61,11 +61,7 @@ def compile_tmem(tmem: Any, smem: SmemAllocator | None = None, arch: str = "sm_1
         raise ValueError(f"{smem!r} has no TMEM-pointer slot; register one with add_tmem_ptr()")
     out = make_fake_tensor(cutlass.Int32, (THREADS, plan.data_total), stride=(plan.data_total, 1))
     key = (plan_key(plan), plan_key(smem.plan))
-    smem._smem_base = None  # the unified array belongs to one trace
-    try:
-        return compile_host("tmem_touch", TmemTouchKernel(smem, plan), (out,), arch, key=key)
-    finally:
-        smem._smem_base = None
+    return compile_host("tmem_touch", TmemTouchKernel(smem, plan), (out,), arch, key=key)
 
 
 def tcgen05_alloc_columns_in_ptx(ptx: str) -> list[int]:
