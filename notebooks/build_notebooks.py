@@ -190,20 +190,56 @@ def quickstart() -> nbformat.NotebookNode:
         print("columns for tcgen05.alloc:", tmem.tcgen05_alloc_columns)
         """),
         md("""
-        ## 5. Save the layout
+        ## 5. See it
 
-        A plan is plain data: it goes to JSON and comes back equal. Files go
-        to `out/` next to the notebook (ignored by git).
+        The SMEM byte map: one bar per region at its offset, alias phases
+        stacked, barriers and the TMEM-pointer slot marked, the capacity
+        line of the architecture drawn across. Hover a region for its
+        details.
+        """),
+        code("smemviz.smem_figure(plan)"),
+        code("smemviz.tmem_figure(tmem)"),
+        md("""
+        ## 6. Explore
+
+        The explorer puts both maps, the totals and the usage table in one
+        widget. Pick another architecture to move the capacity line, or
+        highlight one alias phase.
+        """),
+        code("""
+        explorer = smemviz.explore((smem, tmem), arch="sm_100a")
+        explorer
+        """),
+        md("""
+        ## 7. Export
+
+        `smemviz.export` picks the format from the extension: a
+        self-contained HTML page (opens offline), Markdown tables for a pull
+        request, the plan as JSON, or a static SVG/PNG/PDF diagram (drawn by a
+        headless Chrome/Chromium). Files go to `out/` next to the notebook
+        (ignored by git).
         """),
         code("""
         from pathlib import Path
 
         out = Path("out")
         out.mkdir(exist_ok=True)
-        path = out / "quickstart_smem.json"
-        path.write_text(plan.to_json())
-        again = smemviz.LayoutPlan.from_json(path.read_text())
-        print(f"wrote {path} ({path.stat().st_size} bytes); reads back equal: {again == plan}")
+        for name in ["quickstart.html", "quickstart.md", "quickstart_smem.json"]:
+            target = plan if name.endswith(".json") else (smem, tmem)
+            path = smemviz.export(target, out / name)
+            print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+
+        again = smemviz.LayoutPlan.from_json((out / "quickstart_smem.json").read_text())
+        print("the JSON reads back equal:", again == plan)
+        """),
+        code("""
+        from smemviz.export import BrowserNotFoundError
+
+        try:
+            path = smemviz.export((smem, tmem), out / "quickstart.svg")
+            print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+        except BrowserNotFoundError as err:
+            print("no Chrome/Chromium here: skipping the SVG;", err)
         """),
     ])
 
@@ -215,6 +251,7 @@ def quickstart() -> nbformat.NotebookNode:
 GEMM_MODEL = """
 from dataclasses import dataclass, replace
 
+import smemviz
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware
 
 
@@ -410,38 +447,46 @@ def tuning_gemm() -> nbformat.NotebookNode:
         aliasing_gain(Gemm(arch="sm_90a", tile_n=128, dtype="f8e4m3", tile_k=128))
         """),
         md("""
+        The default layout as a byte map: the alias group (A and B stages in
+        phase 1, the C tile in phase 2) fills most of the block; barriers
+        and the TMEM-pointer slot follow the data.
+        """),
+        code("smemviz.smem_figure(smem_plan)"),
+        md("""
         ## Turn the knobs
 
-        Move a slider and the report is recomputed. Watch the total cross the
-        architecture's limit, and how FP8 or FP4 operands make room for more
-        stages.
+        `smemviz.explore` takes a function that builds a layout and turns its
+        parameters into controls: tuples become sliders, lists dropdowns,
+        booleans checkboxes. Every change rebuilds the layout and redraws both
+        maps in place. The `arch` selector moves the capacity line; watch the
+        total cross it, and FP8 or FP4 operands make room for more stages.
         """),
         code("""
-        import ipywidgets as widgets
+        def gemm(tile_m=128, tile_n=256, tile_k=64, stages=4, dtype="bf16",
+                 alias_epilogue=True, tmem_accumulators=True):
+            arch = "sm_100a" if tmem_accumulators else "sm_90a"
+            return build(Gemm(arch=arch, tile_m=tile_m, tile_n=tile_n, tile_k=tile_k, stages=stages,
+                              dtype=dtype, alias_epilogue=alias_epilogue))
 
 
-        def show(arch, tile_m, tile_n, tile_k, stages, dtype, alias_epilogue):
-            g = Gemm(arch=arch, tile_m=tile_m, tile_n=tile_n, tile_k=tile_k, stages=stages,
-                     dtype=dtype, alias_epilogue=alias_epilogue)
-            smem_plan, tmem_plan = build(g)
-            print(smem_plan.report())
-            print(smem_plan.capacity(arch).message())
-            if tmem_plan is not None:
-                print(tmem_plan.capacity(arch).message())
-            print(f"deepest pipeline that fits {arch}: {max_stages(g)} stages")
-
-
-        knobs = widgets.interactive(
-            show,
-            arch=widgets.Dropdown(options=["sm_90a", "sm_100a", "sm_120"], value="sm_100a"),
-            tile_m=widgets.Dropdown(options=[64, 128, 256], value=128),
-            tile_n=widgets.IntSlider(value=256, min=32, max=256, step=32),
-            tile_k=widgets.Dropdown(options=[32, 64, 128, 256], value=64),
-            stages=widgets.IntSlider(value=4, min=1, max=16),
-            dtype=widgets.Dropdown(options=["f32", "bf16", "f8e4m3", "f4e2m1"], value="bf16"),
-            alias_epilogue=widgets.Checkbox(value=True, description="alias epilogue"),
+        explorer = smemviz.explore(
+            gemm,
+            arch="sm_100a",
+            tile_m=[64, 128, 256],
+            tile_n=(32, 256, 32),
+            tile_k=[32, 64, 128, 256],
+            stages=(1, 16),
+            dtype=["f32", "bf16", "f8e4m3", "f4e2m1"],
+            alias_epilogue=True,
+            tmem_accumulators=True,
         )
-        knobs
+        explorer
+        """),
+        md("The explorer's current layout can be read back, and exported from its own buttons or from code:"),
+        code("""
+        print("controls:", explorer.values)
+        print("architecture:", explorer.arch)
+        print(explorer.smem_plan.capacity(explorer.arch).message())
         """),
     ])
 
@@ -776,6 +821,20 @@ def cutlass_allocators() -> nbformat.NotebookNode:
         for arch in ["sm_90a", "sm_100a", "sm_120"]:
             print(plan.capacity(arch).message())
         print("as_plan gives the same plan:", smemviz.as_plan(cutlass_smem) == smemviz.plan_from_cutlass(cutlass_smem))
+        """),
+        md("""
+        Every view takes CUTLASS's allocators directly: the explorer, the
+        figures and the exports.
+        """),
+        code("""
+        smemviz.explore((cutlass_smem, cutlass_tmem), arch="sm_100a")
+        """),
+        code("""
+        from pathlib import Path
+
+        Path("out").mkdir(exist_ok=True)
+        path = smemviz.export((cutlass_smem, cutlass_tmem), Path("out") / "cutlass_gemm.md", arch="sm_100a")
+        print(path.read_text()[:600])
         """),
         md("""
         ## Same declarations, same layout

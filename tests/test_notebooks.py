@@ -119,6 +119,11 @@ def check_quickstart(text: str, nb) -> None:
     assert "columns for tcgen05.alloc: 256" in text
     assert "reads back equal: True" in text
     assert "text/html" in mime_types(nb), "the plan's HTML table is not shown"
+    assert "application/vnd.plotly.v1+json" in mime_types(nb), "no figure is shown"
+    assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the explorer is not shown"
+    for name in ("quickstart.html", "quickstart.md", "quickstart_smem.json"):
+        assert re.search(rf"wrote \S*{re.escape(name)} \([\d,]+ bytes\)", text), f"{name} not written"
+    assert re.search(r"wrote \S*quickstart\.svg", text) or "no Chrome/Chromium here: skipping the SVG" in text
 
 
 def _gemm_max_stages(smem_limit: int, tile_m: int, tile_n: int, tile_k: int, elem_bytes: int,
@@ -151,7 +156,10 @@ def check_tuning(text: str, nb) -> None:
     for arch in hardware.ARCHS:
         assert re.search(rf"^{arch}\s", text, re.M), f"no capacity row for {arch}"
     assert "TMEM layout needs 512 cols" in text
-    assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the sliders are not shown"
+    assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the explorer is not shown"
+    assert "application/vnd.plotly.v1+json" in mime_types(nb), "no figure is shown"
+    # the explorer built the default configuration from its controls
+    assert "controls: {'tile_m': 128, 'tile_n': 256, 'tile_k': 64, 'stages': 4" in text
 
 
 def check_kernels(text: str, nb) -> None:
@@ -177,6 +185,8 @@ def check_cutlass(text: str, nb) -> None:
     assert "identical layouts: True" in text
     assert "as_plan gives the same plan: True" in text
     assert f"CUTLASS reserves 0 B, smemviz {128 * 256 // 2} B" in text
+    assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the explorer is not shown"
+    assert "| smem_a |" in text, "the Markdown export is not shown"
 
 
 CHECKS: dict[str, Callable[[str, object], None]] = {
