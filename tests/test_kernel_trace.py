@@ -131,3 +131,46 @@ def test_views_from_an_earlier_trace_are_refused():
         chain.append(exc)
         exc = exc.__cause__ or exc.__context__
     assert "earlier trace" in "".join(str(e) for e in chain)
+
+
+class AllocateOnly:
+    """A kernel that only emits an allocator's unified array and touches its last byte."""
+
+    def __init__(self, allocator, n_bytes):
+        self.allocator = allocator
+        self.last = n_bytes - 1
+
+    @cute.jit
+    def __call__(self, out: cute.Tensor):
+        self.kernel(out).launch(grid=[1, 1, 1], block=[32, 1, 1])
+
+    @cute.kernel
+    def kernel(self, out: cute.Tensor):
+        base = self.allocator.allocate()
+        out[0] = base[self.last]
+
+
+def _declare(module):
+    allocator = module.SmemAllocator()
+    allocator.add(module.SmemAllocation("a", dtype=cutlass.BFloat16, count=1000, alignment=1024))
+    allocator.add(module.SmemAllocation("b", size_bytes=37, alignment=4))
+    x = module.SmemAllocation("x", size_bytes=300, alignment=16)
+    y = module.SmemAllocation("y", dtype=cutlass.Float32, count=90, alignment=128)
+    allocator.add_alias_group([[x], [y]])
+    allocator.compute_layout()
+    return allocator
+
+
+def test_unified_array_matches_cutlass_reference_allocator():
+    """CUTLASS's own allocator (the reference) and smemviz's, traced in the same
+    kernel with the same declarations, request the same SMEM with the same alignment."""
+    reference_module = pytest.importorskip("cutlass.experimental.task_scheduling.memory")
+    import smemviz
+
+    ours = _declare(smemviz)
+    theirs = _declare(reference_module)
+    n = ours.plan.unified_bytes
+    a = _compile(AllocateOnly(ours, n), "sm_90a")
+    b = _compile(AllocateOnly(theirs, n), "sm_90a")
+    assert a.dynamic_smem_bytes == b.dynamic_smem_bytes == n
+    assert a.smem_alignment() == b.smem_alignment()

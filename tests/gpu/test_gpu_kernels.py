@@ -78,3 +78,18 @@ def test_tmem_kernel_refuses_a_gpu_without_tmem():
 def test_tmem_kernel_on_blackwell(name):
     result = run_tmem(examples.tmem_layout(name))
     assert result.passed, f"{result.wrong_cells} TMEM cells read back wrong"
+
+
+def test_pipeline_traced_again_with_the_same_objects_still_runs():
+    """A second trace (new tile count) with the same allocator and resource must
+    re-point the barriers into the new array, as re-running a cell does."""
+    allocator, resource = pipeline_layout(3, 64)
+    assert run_pipeline(allocator, resource, 8).passed
+    result = run_pipeline(allocator, resource, 24, seed=5)
+    assert result.passed, result.summary()
+
+
+def test_probe_result_renders_without_plotly():
+    result = probe(examples.smem_layout("barriers_and_tmem_slot"))
+    html = result._repr_html_()
+    assert "PASS" in html and "tmem_ptr" in html and "load.barriers" in html
