@@ -627,8 +627,8 @@ def kernels_from_cells() -> nbformat.NotebookNode:
         ## Your own kernel
 
         Any kernel can take its shared memory from an allocator. This one
-        reverses 256 floats through a typed view of `tile`. A fresh kernel
-        object per compile gives each trace its own SMEM array.
+        reverses 256 floats through a typed view of `tile`; each compile
+        traces it again and `allocate()` emits a fresh SMEM array for it.
         """),
         code(r"""
         import cutlass
@@ -658,19 +658,21 @@ def kernels_from_cells() -> nbformat.NotebookNode:
                 dst[tidx] = buf[N - 1 - tidx]
 
 
+        from pathlib import Path
+
+        dump = Path("out") / "kernels"  # where the DSL keeps the PTX it writes
+        dump.mkdir(parents=True, exist_ok=True)
         for arch in ["sm_90a", "sm_100a"]:
             fake = [make_fake_tensor(cutlass.Float32, (N,), stride=(1,)) for _ in range(2)]
-            fn = cute.compile(ReverseThroughSmem(), *fake, options=f"--gpu-arch={arch} --keep-ptx")
+            fn = cute.compile(ReverseThroughSmem(), *fake, options=f"--gpu-arch={arch} --keep-ptx --dump-dir={dump}")
             ptx = fn.artifacts.PTX
             print(arch, "->", re.search(r"^\.target (\w+)", ptx, re.M).group(1), "|",
                   re.search(r"^\.extern \.shared .*$", ptx, re.M).group(0))
         """),
         md("Keep the PTX and cubin for a closer look (written under `out/`, ignored by git):"),
         code(r"""
-        from pathlib import Path
-
         for arch, k in compiled.items():
-            paths = k.write(Path("out") / "kernels")
+            paths = k.write(dump)
             print(arch, {kind: str(p) for kind, p in paths.items()})
         """),
         md("""

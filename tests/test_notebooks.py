@@ -220,6 +220,8 @@ def test_notebook_runs_top_to_bottom(name, tmp_path):
         pytest.importorskip("ipywidgets")
     nb = execute_notebook(NOTEBOOK_DIR / name, tmp_path)
     check_executed(name, nb)
+    # whatever a notebook writes goes under out/, which git ignores
+    assert {p.name for p in tmp_path.iterdir()} <= {"out"}, sorted(p.name for p in tmp_path.iterdir())
 
 
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.~])/(?:home|work|tmp|root|Users|usr|opt|mnt|var)/")
