@@ -110,3 +110,20 @@ def test_hostile_names_stay_text_in_svg(tmp_path):
     assert not [e for e in root.iter() if e.tag.endswith("img")]
     assert not [e for e in root.iter() if any(k.lower().startswith("on") for k in e.attrib)]
     assert name in " ".join(root.itertext())
+
+
+def test_a_reused_browser_tab_draws_each_figure_afresh(tmp_path, spec, monkeypatch):
+    """The warm renderer reuses its page between images (refreshing it every
+    few); each image must show its own layout only."""
+    from smemviz.export import _static
+
+    monkeypatch.setattr(_static, "RELOAD_EVERY", 3)
+    other = smemviz.SmemAllocator()
+    other.add(smemviz.SmemAllocation("only_in_other", 150_000))
+    other.compute_layout()
+    for i in range(4):
+        a = " ".join(ElementTree.parse(smemviz.export(spec, tmp_path / f"a{i}.svg", which="smem")).getroot().itertext())
+        b = " ".join(ElementTree.parse(smemviz.export(other, tmp_path / f"b{i}.svg")).getroot().itertext())
+        assert "smem_a" in a and "only_in_other" not in a
+        assert "only_in_other" in b and "smem_a" not in b
+    assert smemviz.export(spec, tmp_path / "after.pdf").read_bytes().startswith(b"%PDF-")

@@ -154,16 +154,26 @@ async def _cancel_pending() -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
+RELOAD_EVERY = 32
+
+
 def _background_reload(base: type) -> type:
-    """kaleido reloads its tab after every image, before handing the image
-    back; that reload (plotly.js parsed afresh) is half of a warm export. This
-    subclass hands the image back first and reloads while the caller goes on.
+    """kaleido reloads its page (parsing plotly.js afresh) after every image,
+    before handing the image back: most of a warm export. The image code makes
+    a throw-away plot each time, so this subclass hands the tab straight back
+    and refreshes it only every ``RELOAD_EVERY`` images, in the background.
     Falls back to kaleido's own behaviour if its internals change."""
     if not hasattr(base, "_return_kaleido_tab"):
         return base
 
     class _Kaleido(base):  # type: ignore[misc, valid-type]
         async def _return_kaleido_tab(self, tab: Any) -> None:
+            uses = self.__dict__.setdefault("_smemviz_uses", {})
+            uses[id(tab)] = uses.get(id(tab), 0) + 1
+            if uses[id(tab)] % RELOAD_EVERY:
+                await self.tabs_ready.put(tab)
+                return
+
             async def reload_then_return() -> None:
                 try:
                     await tab.reload()
