@@ -174,3 +174,61 @@ def test_unified_array_matches_cutlass_reference_allocator():
     b = _compile(AllocateOnly(theirs, n), "sm_90a")
     assert a.dynamic_smem_bytes == b.dynamic_smem_bytes == n
     assert a.smem_alignment() == b.smem_alignment()
+
+
+def _config(num_stages):
+    from dataclasses import make_dataclass
+
+    cls = make_dataclass("Cfg", [("num_stages", int), ("barrier_ptr", object, None)], frozen=True)
+    return cls(num_stages)
+
+
+class _Resource:
+    def __init__(self, name, stages):
+        self.name = name
+        self.pipeline_config = _config(stages)
+        self.pipeline_group = None
+
+    def get_smem_requirements(self):
+        return [SmemAllocation(f"{self.name}.data", size_bytes=100, alignment=16)]
+
+
+class _Group:
+    def __init__(self, name, stages, members):
+        self.name = name
+        self.pipeline_config = _config(stages)
+        self.num_barriers_per_stage = members + 1
+
+
+class InitBarriers:
+    def __init__(self, allocator, owners):
+        self.allocator = allocator
+        self.owners = owners
+
+    @cute.jit
+    def __call__(self, out: cute.Tensor):
+        self.kernel(out).launch(grid=[1, 1, 1], block=[32, 1, 1])
+
+    @cute.kernel
+    def kernel(self, out: cute.Tensor):
+        self.allocator.allocate()
+        self.allocator.assign_barrier_ptrs()
+        for i in cutlass.range_constexpr(len(self.owners)):
+            cute.arch.mbarrier_init(self.owners[i].pipeline_config.barrier_ptr, i + 1)
+
+
+def test_barrier_pointers_of_resources_and_groups_point_into_their_regions():
+    allocator = SmemAllocator()
+    first = _Resource("load", 3)
+    second = _Resource("store", 2)
+    group = _Group("mma", 4, members=2)
+    allocator.add_resource(first)
+    allocator.add_resource(second)
+    allocator.add_pipeline_group(group)
+    allocator.compute_layout()
+    owners = [first, second, group]
+    compiled = _compile(InitBarriers(allocator, owners))
+    regions = allocator.plan.barrier_regions
+    assert [r.size for r in regions] == [48, 32, 4 * 3 * 16]
+    inits = [int(off) for off in re.findall(r"mbarrier\.init\.shared(?:::cta)?\.b64\s+\[%r\d+\+(\d+)\]", compiled.ptx)]
+    assert inits == [r.offset for r in regions]
