@@ -293,3 +293,40 @@ def test_a_render_that_hangs_times_out(monkeypatch):
         assert time.perf_counter() - start < 5
     finally:
         renderer._stop_loop()
+
+
+def test_text_exports_and_cli_work_without_plotly_or_kaleido(tmp_path):
+    """JSON, Markdown, layout files and the command line need only the core;
+    HTML says which extra to install."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        f"""
+        import sys, importlib.abc
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("plotly", "kaleido", "choreographer", "ipywidgets", "cutlass"):
+                    raise ModuleNotFoundError(f"No module named {{name!r}} (blocked)")
+        sys.meta_path.insert(0, Block())
+        import smemviz
+        spec = smemviz.load_layout({str(EXAMPLES / "gemm_sm100.toml")!r})
+        smemviz.export(spec, {str(tmp_path / "l.json")!r})
+        smemviz.export(spec, {str(tmp_path / "l.md")!r})
+        from smemviz.cli import main
+        assert main(["check", {str(EXAMPLES / "gemm_sm100.toml")!r}]) == 0
+        try:
+            smemviz.export(spec, {str(tmp_path / "l.html")!r})
+        except ImportError as exc:
+            print("HTML:", exc)
+        assert main(["render", {str(EXAMPLES / "gemm_sm100.toml")!r}, "-o", {str(tmp_path / "l.svg")!r}]) == 3
+        print("TEXT-OK")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "TEXT-OK" in done.stdout
+    assert "pip install 'smemviz[viz]'" in done.stdout
+    assert "pip install 'smemviz[viz]'" in done.stderr
+    assert (tmp_path / "l.json").exists() and not (tmp_path / "l.html").exists()

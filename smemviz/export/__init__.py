@@ -97,8 +97,13 @@ def export(
 
         return write_atomic(out, to_markdown(pair))
 
+    # missing pieces are reported before any slow work
+    _require_plotly()
     if ext in _STATIC:
-        find_browser()  # fail fast, before building the figure
+        from ._static import _import_kaleido
+
+        _import_kaleido()
+        find_browser()
     if figure is None:
         from ._figure import build_figure
 
@@ -112,6 +117,13 @@ def export(
 
     data = render_image(figure, ext[1:], width=width, height=height, scale=scale, timeout=timeout)
     return write_atomic(out, data)
+
+
+def _require_plotly() -> None:
+    try:
+        import plotly  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(f"HTML and image exports draw with plotly ({exc}); pip install 'smemviz[viz]'") from None
 
 
 class _CallableModule(type(sys.modules[__name__])):  # type: ignore[misc]
