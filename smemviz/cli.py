@@ -17,7 +17,7 @@ from typing import Any, Sequence, TextIO
 
 from . import __version__, hardware
 from ._errors import CapacityError
-from .layout_file import LayoutFileError, LayoutSpec, load_layout
+from .layout_file import LayoutFileError, load_layout
 
 __all__ = ["main", "build_parser"]
 

@@ -49,7 +49,7 @@ import difflib
 import json
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
@@ -266,7 +266,8 @@ def load_layout(path: "str | Path") -> LayoutSpec:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = _line_col(raw[: exc.start].decode("utf-8", "replace"), len(raw[: exc.start].decode("utf-8", "replace")))
+        before = raw[: exc.start].decode("utf-8", "replace")
+        line, col = _line_col(before, len(before))
         raise LayoutFileError(f"not UTF-8 text ({exc.reason})", source=str(p), line=line, column=col) from None
     return parse_layout(text, format=fmt, source=str(p))
 
