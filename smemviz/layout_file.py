@@ -321,13 +321,33 @@ def _parse_toml(text: str, source: str) -> dict[str, Any]:
         raise LayoutFileError(f"TOML syntax error: {msg}", source=source, line=line, column=col) from None
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def _parse_json(text: str, source: str) -> Any:
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise LayoutFileError(
             f"JSON syntax error: {exc.msg}", source=source, line=exc.lineno, column=exc.colno
         ) from None
+    except _DuplicateKey as exc:
+        # JSON would keep the last value silently; TOML refuses, and so do we
+        hits = list(re.finditer(re.escape(json.dumps(exc.key)) + r"\s*:", text))
+        line, col = _line_col(text, hits[1].start()) if len(hits) > 1 else (None, None)
+        raise LayoutFileError(f"duplicate key {exc.key!r} in one object", source=source, line=line, column=col) from None
     except ValueError as exc:
         raise LayoutFileError(f"JSON syntax error: {exc}", source=source) from None
 

@@ -254,6 +254,12 @@ def test_json_syntax_error_has_line_and_column():
     assert str(info.value).startswith("k.json:3:29: JSON syntax error")
 
 
+def test_json_duplicate_keys_are_refused_like_toml():
+    with pytest.raises(LayoutFileError) as info:
+        parse_layout('{"arch": "sm_90a",\n "arch": "sm_100a"}', format="json", source="k.json")
+    assert str(info.value) == "k.json:2:2: duplicate key 'arch' in one object"
+
+
 def test_json_rejects_nan_and_non_objects():
     with pytest.raises(LayoutFileError, match="NaN"):
         parse_layout('{"smem": [{"name": "a", "size": NaN}]}', format="json")
