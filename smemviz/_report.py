@@ -64,7 +64,8 @@ def markdown_report(plan: "LayoutPlan") -> str:
     unit = plan.unit
 
     def cell(text: object) -> str:
-        return str(text).replace("|", "\\|").replace("\n", " ")
+        # names are user text: no raw HTML (Markdown viewers render it), no table breaks
+        return escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
     out = [

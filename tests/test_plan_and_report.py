@@ -170,6 +170,11 @@ def test_markdown_report_escapes_pipes(gemm):
     s.add(SmemAllocation("a|b", 8))
     s.compute_layout()
     assert "a\\|b" in markdown_report(s.plan)
+    s = SmemAllocator()
+    s.add(SmemAllocation("<img src=x onerror=alert(1)>", 8))
+    s.compute_layout()
+    md = markdown_report(s.plan)
+    assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
 
 
 def test_plan_json_is_versioned_and_checked(gemm):
