@@ -29,19 +29,25 @@ class LiveFigure:
         self._layout = dict(spec.layout)
 
     def show(self, spec: FigureSpec) -> bool:
-        """Update the widget to ``spec`` (same map kind); whether anything was sent."""
+        """Update the widget to ``spec`` (same map kind); whether anything was sent.
+
+        A changed key is sent for every trace that has it (the current value
+        where it did not change); traces without it get plotly's ``Undefined``,
+        which leaves them alone.
+        """
         from plotly.basedatatypes import Undefined
 
         n = len(self._traces)
         if len(spec.traces) != n:
             raise ValueError(f"figure has {n} traces, the new spec {len(spec.traces)}: not the same map")
-        restyle: dict[str, list[Any]] = {}
-        for i, (old, new) in enumerate(zip(self._traces, spec.traces)):
+        changed: dict[str, None] = {}
+        for old, new in zip(self._traces, spec.traces):
             for key, value in new.items():
-                if old.get(key, Undefined) != value:
-                    restyle.setdefault(key, [Undefined] * n)[i] = value
-                    old[key] = value
-        relayout = {k: v for k, v in spec.layout.items() if self._layout.get(k, Undefined) != v}
+                if key not in changed and old.get(key) != value:
+                    changed[key] = None
+        restyle = {key: [new.get(key, Undefined) for new in spec.traces] for key in changed}
+        self._traces = [dict(t) for t in spec.traces]
+        relayout = {k: v for k, v in spec.layout.items() if self._layout.get(k) != v}
         self._layout.update(relayout)
         if not restyle and not relayout:
             return False

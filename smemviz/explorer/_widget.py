@@ -77,9 +77,12 @@ class Explorer(widgets.VBox):
         )
         self.message = widgets.HTML()
         self.summary = widgets.HTML()
-        self._smem_live = LiveFigure(smem_spec(_EMPTY_SMEM, arch_name))
-        self._tmem_live = LiveFigure(tmem_spec(_EMPTY_TMEM))
-        self._bank_live = LiveFigure(bank_spec(_EMPTY_SMEM))
+        # built from the first layout, so the widgets' initial state is complete
+        # before any browser sees them; later changes travel as updates
+        first_smem, first_tmem = plans if plans != (None, None) else (None, None)
+        self._smem_live = LiveFigure(smem_spec(first_smem or _EMPTY_SMEM, arch_name))
+        self._tmem_live = LiveFigure(tmem_spec(first_tmem or _EMPTY_TMEM))
+        self._bank_live = LiveFigure(bank_spec(first_smem or _EMPTY_SMEM))
         self.smem_widget = self._smem_live.widget
         self.tmem_widget = self._tmem_live.widget
         self.bank_widget = self._bank_live.widget
@@ -94,8 +97,9 @@ class Explorer(widgets.VBox):
             [*self.controls.values(), self.arch_selector, self.phase_selector],
             layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
         )
-        self._smem_box = widgets.Box([self.smem_widget])
-        self._tmem_box = widgets.Box([self.tmem_widget])
+        full = widgets.Layout(width="100%")
+        self._smem_box = widgets.Box([self.smem_widget], layout=full)
+        self._tmem_box = widgets.Box([self.tmem_widget], layout=widgets.Layout(width="100%"))
         super().__init__([bar, self.message, self.summary, self._smem_box, self._tmem_box,
                           self.details, export_box])
 

@@ -1,0 +1,61 @@
+"""The explorer in a real JupyterLab in headless Chromium: run a notebook
+that calls ``explore`` with a builder, move the slider, see the SMEM map redrawn."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import write_notebook
+from explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def bar_paths(page) -> list[str]:
+    return page.locator(".js-plotly-plot").first.locator(".trace.bars .point path").evaluate_all(
+        "els => els.map(e => e.getAttribute('d'))"
+    )
+
+
+def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
+    base_url, notebooks = jupyterlab
+    write_notebook(notebooks / "explore.ipynb", [
+        GEMM_CELL,
+        "ex = smemviz.explore(build_gemm_layout, stages=(1, 6), tile_n=[64, 128, 256], dtype=['bf16', 'f8e4m3'])\nex",
+    ])
+    page = browser.new_page(viewport={"width": 1400, "height": 1300})
+    console: list[str] = []
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    try:
+        open_and_run(page, base_url, "explore.ipynb")
+        page.wait_for_selector(".jp-OutputArea-output .js-plotly-plot svg.main-svg", timeout=90_000)
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.js-plotly-plot .gtitle');"
+            " return t && t.textContent.includes('SMEM layout'); }", timeout=60_000)
+        before = smem_title(page)
+        assert "98,312 B" in before  # 2 stages x (16 + 16 KiB) + 32 KiB epilogue + the 4 B slot, to 8
+        paths_before = bar_paths(page)
+        assert paths_before
+
+        handle = page.locator(".widget-slider .noUi-handle").first
+        handle.focus()
+        handle.press("ArrowRight")  # stages 2 -> 3
+        after, _ = wait_for_title_change(page, before)
+        assert re.search(r"SMEM layout: 131,\d{3} B", after), after
+        page.wait_for_timeout(300)
+        assert bar_paths(page) != paths_before
+        # escaped names show as text, not markup
+        labels = page.locator(".js-plotly-plot").first.locator(".trace.bars text").all_text_contents()
+        assert "epi" in labels
+        page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "explorer-browser.png"), full_page=True)
+        assert not page.locator(".smemviz-error").count()
+    except Exception:
+        page.screenshot(path=str(artifacts / "explorer-browser-failure.png"), full_page=True)
+        print("browser console:", *console[-30:], sep="\n  ")
+        raise
+    finally:
+        page.close()
