@@ -22,18 +22,19 @@ def text_report(plan: "LayoutPlan") -> str:
     tag, title = _title(plan)
     unit = plan.unit
     with_align = plan.memory == "smem"
+    labels = [r.name + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
+    w = max([28, *map(len, labels)])  # the seed's 28, wider when a name needs it
     if with_align:
-        hdr = f"  {'Name':<28} {'Size':>8}  {'Align':>5}  {'Offset':>8}  {'End':>8}"
+        hdr = f"  {'Name':<{w}} {'Size':>8}  {'Align':>5}  {'Offset':>8}  {'End':>8}"
     else:
-        hdr = f"  {'Name':<28} {'Size':>8}  {'Offset':>8}  {'End':>8}"
+        hdr = f"  {'Name':<{w}} {'Size':>8}  {'Offset':>8}  {'End':>8}"
     rule = f"  {'─' * (len(hdr) - 2)}"
     lines = [f"[{tag}] {title}", hdr, rule]
-    for r in plan.regions:
-        label = r.name + (" *" if r.aliased else "") + _KIND_MARK[r.kind]
+    for label, r in zip(labels, plan.regions):
         if with_align:
-            lines.append(f"  {label:<28} {r.size:>8}  {r.alignment:>5}  {r.offset:>8}  {r.end:>8}")
+            lines.append(f"  {label:<{w}} {r.size:>8}  {r.alignment:>5}  {r.offset:>8}  {r.end:>8}")
         else:
-            lines.append(f"  {label:<28} {r.size:>8}  {r.offset:>8}  {r.end:>8}")
+            lines.append(f"  {label:<{w}} {r.size:>8}  {r.offset:>8}  {r.end:>8}")
     if plan.groups:
         lines.append(rule)
         for g in plan.groups:

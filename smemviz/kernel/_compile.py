@@ -46,8 +46,8 @@ class CompiledKernel:
 
     name: str
     arch: str
-    ptx: str
-    cubin: bytes
+    ptx: str = field(repr=False)
+    cubin: bytes = field(repr=False)
     dynamic_smem_bytes: int | None
     compile_seconds: float
     launcher: Any = field(repr=False, compare=False, default=None)
