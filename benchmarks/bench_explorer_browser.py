@@ -1,0 +1,114 @@
+"""In-browser redraw time of the explorer's SMEM map after a slider move, at
+200 regions: JupyterLab and headless Chromium (Playwright), median of N moves.
+
+Target: <= 150 ms median. Measured from the key press on the slider to the
+map's title showing the new total (kernel round trip, figure update, plotly
+redraw), polled every animation frame.
+
+    python benchmarks/bench_explorer_browser.py [--moves 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "ui"))
+
+from explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change  # noqa: E402
+
+CHROMIUM = os.environ.get("SMEMVIZ_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def start_lab(root: Path) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ)
+    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
+                "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR"):
+        (root / var).mkdir()
+        env[var] = str(root / var)
+    settings = root / "JUPYTERLAB_SETTINGS_DIR" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+        "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
+    ], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(f"{url}/api/status", timeout=2)
+            return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise RuntimeError("JupyterLab did not start")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--moves", type=int, default=15)
+    ap.add_argument("--regions", type=int, default=200)
+    args = ap.parse_args()
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        # 2 stages -> 4 operand buffers + 3 aliased + 1 slot + extra = regions
+        extra = args.regions - 8
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(GEMM_CELL), nbformat.v4.new_code_cell(
+            "import ipywidgets\n"
+            f"ex = smemviz.explore(build_gemm_layout, stages=(1, 3), tile_n=[64, 128], extra=ipywidgets.fixed({extra}))\nex")]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, str(root / "bench.ipynb"))
+        proc, url = start_lab(root)
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+                page = browser.new_page(viewport={"width": 1400, "height": 1200})
+                open_and_run(page, url, "bench.ipynb")
+                page.on("pageerror", lambda e: print("page error:", e))
+                page.wait_for_function(
+                    "() => { const t = document.querySelector('.js-plotly-plot .gtitle');"
+                    " return t && t.textContent.includes('SMEM layout'); }", timeout=120_000)
+                n_bars = page.locator(".js-plotly-plot").first.locator(".trace.bars .point").count()
+                handle = page.locator(".widget-slider .noUi-handle").first
+                handle.focus()
+                times = []
+                for k in range(args.moves + 2):
+                    before = smem_title(page)
+                    t0 = time.perf_counter()
+                    handle.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
+                    _, _ = wait_for_title_change(page, before)
+                    times.append(time.perf_counter() - t0)
+                    page.wait_for_timeout(150)
+                browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=15)
+    times = times[2:]  # the first moves warm the kernel and plotly
+    print(f"browser redraw after a slider move, {args.regions} regions ({n_bars} bars drawn), {args.moves} moves:")
+    print(f"  median {statistics.median(times) * 1000:.0f} ms, min {min(times) * 1000:.0f} ms, "
+          f"max {max(times) * 1000:.0f} ms  (target: median <= 150 ms)")
+
+
+if __name__ == "__main__":
+    main()
