@@ -230,15 +230,32 @@ class LayoutPlan:
         known = ", ".join(repr(r.name) for r in self.regions[:20])
         raise KeyError(f"no region named {name!r}; regions: {known}")
 
-    def phase_regions(self, group: int, phase: int) -> tuple[Region, ...]:
-        return tuple(r for r in self.regions if r.group == group and r.phase == phase)
+    @cached_property
+    def _by_phase(self) -> dict[tuple[int, int], tuple[Region, ...]]:
+        members: dict[tuple[int, int], list[Region]] = {}
+        for r in self.regions:
+            if r.group is not None:
+                members.setdefault((r.group, r.phase or 0), []).append(r)
+        return {k: tuple(v) for k, v in members.items()}
 
-    def blocks(self) -> list[tuple[str, int, int]]:
-        """Top-level blocks as (label, offset, size): standalone regions and whole groups."""
+    def phase_regions(self, group: int, phase: int) -> tuple[Region, ...]:
+        """The regions of one phase of one alias group, in address order."""
+        return self._by_phase.get((group, phase), ())
+
+    @cached_property
+    def _blocks(self) -> tuple[tuple[str, int, int], ...]:
         out = [(r.name, r.offset, r.size) for r in self.regions if r.group is None]
         for g in self.groups:
             out.append((self.group_label(g.index), g.offset, g.size))
-        return sorted(out, key=lambda b: b[1])
+        return tuple(sorted(out, key=lambda b: b[1]))
+
+    def blocks(self) -> list[tuple[str, int, int]]:
+        """Top-level blocks as (label, offset, size): standalone regions and whole groups."""
+        return list(self._blocks)
+
+    @cached_property
+    def _largest_blocks(self) -> tuple[tuple[str, int], ...]:
+        return tuple(sorted(((label, size) for label, _, size in self._blocks), key=lambda b: -b[1])[:3])
 
     def group_label(self, index: int) -> str:
         phases = []
@@ -255,8 +272,7 @@ class LayoutPlan:
             used, limit = self.unified_bytes, a.smem_per_block
         else:
             used, limit = self.data_total, a.tmem_columns
-        top = sorted(((label, size) for label, _, size in self.blocks()), key=lambda b: -b[1])[:3]
-        return CapacityCheck(a.name, self.memory, used, limit, self.unit, tuple(top))
+        return CapacityCheck(a.name, self.memory, used, limit, self.unit, self._largest_blocks)
 
     def fits(self, arch: "str | int | hardware.Arch | None" = None) -> bool:
         return self.capacity(arch).fits
@@ -366,11 +382,29 @@ def build_plan(
 
     regions: list[Region] = []
     group_infos: list[AliasGroup] = []
-    tops: list[tuple[int, int, list[int]]] = []  # (offset, size, region indices of the block)
+    standalone = list(standalone)
+    groups = [[list(p) for p in g] for g in groups]
+
+    # padding in front of each top-level block (standalone region or whole group), in address order
+    tops: list[tuple[int, int, int, int]] = []  # (offset, size, kind 0=standalone 1=group, index)
+    for i, a in enumerate(standalone):
+        tops.append((a.offset, size_of(a), 0, i))
+    group_offsets = []
+    for gi, phases in enumerate(groups):
+        g_offset = min(a.offset for p in phases for a in p)
+        group_offsets.append(g_offset)
+        g_size = max(max(a.offset + size_of(a) for a in p) for p in phases) - g_offset
+        tops.append((g_offset, g_size, 1, gi))
+    top_padding: dict[tuple[int, int], int] = {}
+    cursor = 0
+    for offset, size, kind, i in sorted(tops):
+        top_padding[(kind, i)] = offset - cursor
+        cursor = max(cursor, offset + size)
+
     base_alignment = 1
     index = 0
 
-    def make(a, group=None, phase=None, padding=0) -> Region:
+    def make(a, padding: int, group=None, phase=None) -> Region:
         dtype = getattr(a, "dtype", None)
         return Region(
             name=a.name,
@@ -386,36 +420,25 @@ def build_plan(
             index=index,
         )
 
-    for a in standalone:
+    for i, a in enumerate(standalone):
         base_alignment = max(base_alignment, align_of(a))
-        regions.append(make(a))
-        tops.append((a.offset, size_of(a), [len(regions) - 1]))
+        regions.append(make(a, top_padding[(0, i)]))
         index += 1
 
-    for gi, group in enumerate(groups):
-        phases = [list(p) for p in group]
+    for gi, phases in enumerate(groups):
         g_align = max(align_of(a) for p in phases for a in p)
         base_alignment = max(base_alignment, g_align)
-        g_offset = min(a.offset for p in phases for a in p)
+        g_offset = group_offsets[gi]
         phase_sizes = []
         for pi, phase in enumerate(phases):
-            cursor = g_offset
+            # the first member of each phase also sees the gap in front of the group
+            cursor = g_offset - top_padding[(1, gi)]
             for a in phase:
-                regions.append(make(a, gi, pi, a.offset - cursor))
+                regions.append(make(a, a.offset - cursor, gi, pi))
                 cursor = max(cursor, a.offset + size_of(a))
                 index += 1
             phase_sizes.append(cursor - g_offset)
-        size = max(phase_sizes)
-        group_infos.append(AliasGroup(gi, g_offset, size, g_align, tuple(phase_sizes)))
-        first_of_phase = [len(regions) - sum(len(p) for p in phases[pi:]) for pi in range(len(phases))]
-        tops.append((g_offset, size, first_of_phase))
-
-    # padding in front of each top-level block, in address order
-    cursor = 0
-    for offset, size, members in sorted(tops, key=lambda t: t[0]):
-        for i in members:
-            regions[i] = _with_padding(regions[i], regions[i].padding_before + offset - cursor)
-        cursor = max(cursor, offset + size)
+        group_infos.append(AliasGroup(gi, g_offset, max(phase_sizes), g_align, tuple(phase_sizes)))
 
     barrier_total = 0
     if memory == "smem":
@@ -447,8 +470,3 @@ def build_plan(
         source=source,
     )
 
-
-def _with_padding(region: Region, padding: int) -> Region:
-    from dataclasses import replace
-
-    return replace(region, padding_before=padding)
