@@ -7,6 +7,7 @@ when made and again when a layout is computed.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,14 @@ __all__ = ["SmemAllocation", "TmemAllocation", "ResourceContext"]
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _plain_int(value: Any) -> Any:
+    """NumPy and other integral scalars become ``int``; anything else is left for
+    the checks to refuse."""
+    if not isinstance(value, (int, bool)) and isinstance(value, numbers.Integral):
+        return int(value)
+    return value
 
 
 def check_name(name: Any, what: str) -> None:
@@ -98,6 +107,9 @@ class SmemAllocation:
     offset: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
+        self.size_bytes = _plain_int(self.size_bytes)
+        self.alignment = _plain_int(self.alignment)
+        self.count = _plain_int(self.count)
         if self.dtype is not None and self.size_bytes == 0 and _is_int(self.count) and self.count > 0:
             try:
                 self.size_bytes = dtype_bytes(self.dtype, self.count)
@@ -142,6 +154,7 @@ class TmemAllocation:
     offset: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
+        self.num_columns = _plain_int(self.num_columns)
         check_tmem_fields(self)
 
     @property

@@ -4,6 +4,7 @@ and a refused call leaves the allocator exactly as it was."""
 from __future__ import annotations
 
 import copy
+import numbers
 
 import pytest
 
@@ -223,3 +224,25 @@ def test_deep_copy_of_a_refused_state_still_works(smem):
     clone.compute_layout()
     smem.compute_layout()
     assert clone.total == smem.total
+
+
+class Int64Scalar:
+    """Stands in for a NumPy integer scalar: integral, but not an ``int``."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __int__(self) -> int:
+        return self.value
+
+
+numbers.Integral.register(Int64Scalar)
+
+
+def test_integral_scalars_such_as_numpy_ints_are_accepted():
+    a = SmemAllocation("a", Int64Scalar(96), Int64Scalar(32), dtype="f16", count=Int64Scalar(48))
+    assert (a.size_bytes, a.alignment, a.count) == (96, 32, 48)
+    assert all(type(v) is int for v in (a.size_bytes, a.alignment, a.count))
+    assert TmemAllocation("t", Int64Scalar(64)).num_columns == 64
+    with pytest.raises(TypeError, match="size_bytes must be an int"):
+        SmemAllocation("f", 64.0)
