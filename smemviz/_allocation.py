@@ -107,9 +107,10 @@ class SmemAllocation:
     offset: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
-        self.size_bytes = _plain_int(self.size_bytes)
-        self.alignment = _plain_int(self.alignment)
-        self.count = _plain_int(self.count)
+        if not (type(self.size_bytes) is type(self.alignment) is type(self.count) is int):
+            self.size_bytes = _plain_int(self.size_bytes)
+            self.alignment = _plain_int(self.alignment)
+            self.count = _plain_int(self.count)
         if self.dtype is not None and self.size_bytes == 0 and _is_int(self.count) and self.count > 0:
             try:
                 self.size_bytes = dtype_bytes(self.dtype, self.count)

@@ -95,10 +95,14 @@ class _BaseAllocator:
         """
         if self._layout_computed:
             self._ensure_open(f"add {_label(alloc)!r}")
-        self._check_alloc(alloc, "add()")
-        if id(alloc) not in self._added:
+        # smemviz's own allocations were checked when made (and are checked again
+        # by compute_layout(), as they are mutable); anything else is checked here
+        if type(alloc) is not self._own_type:
+            self._check_alloc(alloc, "add()")
+        key = id(alloc)
+        if key not in self._added:
             self._allocations.append(alloc)
-            self._added.add(id(alloc))
+            self._added.add(key)
         return alloc
 
     def _add_many(self, allocs: Sequence[Any]) -> None:
