@@ -1,6 +1,12 @@
 """Keep a live ``FigureWidget`` in step with a :class:`~smemviz.figures.FigureSpec`:
 each update is one ``plotly_update`` call (one message to the browser)
-carrying only the top-level properties that changed.
+carrying only the leaf properties that changed, as dotted paths.
+
+Leaf paths matter in the browser: plotly.js decides how much to redraw from
+the attributes it is given. A whole ``title`` or ``annotations`` object
+forces a full re-layout of the figure, while ``title.text`` or
+``annotations[0].text`` only redraws that text, and ``marker.opacity`` (a
+phase highlight) only restyles the bars.
 
 Going through plotly's property objects (``trace.update(...)``) validates
 every array element and walks plotly's object tree per nested key: about
@@ -15,7 +21,40 @@ from typing import Any
 
 from ..figures._spec import FigureSpec
 
-__all__ = ["LiveFigure"]
+__all__ = ["LiveFigure", "changed_paths"]
+
+_MISSING = object()
+
+
+def changed_paths(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a.b[0].c": new_value}`` for every leaf of ``new`` that differs from ``old``.
+
+    Dicts are walked; a list of dicts is walked item by item when its length
+    did not change; any other value (arrays, scalars) is one leaf. A key that
+    ``new`` no longer has is reset with ``None``.
+    """
+    out: dict[str, Any] = {}
+    for key, value in new.items():
+        before = old.get(key, _MISSING)
+        if before is value or before == value:
+            continue
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict) and isinstance(before, dict):
+            out.update(changed_paths(before, value, path))
+        elif _same_shape_records(before, value):
+            for i, (b, v) in enumerate(zip(before, value)):
+                if b != v:
+                    out.update(changed_paths(b, v, f"{path}[{i}]"))
+        else:
+            out[path] = value
+    for key in old.keys() - new.keys():
+        out[f"{prefix}.{key}" if prefix else key] = None
+    return out
+
+
+def _same_shape_records(before: Any, value: Any) -> bool:
+    return (isinstance(value, list) and isinstance(before, list) and len(value) == len(before) > 0
+            and all(isinstance(v, dict) for v in value) and all(isinstance(b, dict) for b in before))
 
 
 class LiveFigure:
@@ -31,24 +70,20 @@ class LiveFigure:
     def show(self, spec: FigureSpec) -> bool:
         """Update the widget to ``spec`` (same map kind); whether anything was sent.
 
-        A changed key is sent for every trace that has it (the current value
-        where it did not change); traces without it get plotly's ``Undefined``,
-        which leaves them alone.
+        A changed path is sent for the traces where it changed; the others get
+        plotly's ``Undefined``, which leaves them alone.
         """
         from plotly.basedatatypes import Undefined
 
         n = len(self._traces)
         if len(spec.traces) != n:
             raise ValueError(f"figure has {n} traces, the new spec {len(spec.traces)}: not the same map")
-        changed: dict[str, None] = {}
-        for old, new in zip(self._traces, spec.traces):
-            for key, value in new.items():
-                if key not in changed and old.get(key) != value:
-                    changed[key] = None
-        restyle = {key: [new.get(key, Undefined) for new in spec.traces] for key in changed}
+        per_trace = [changed_paths(old, new) for old, new in zip(self._traces, spec.traces)]
+        paths = {p: None for diff in per_trace for p in diff}
+        restyle = {p: [diff.get(p, Undefined) for diff in per_trace] for p in paths}
+        relayout = changed_paths(self._layout, spec.layout)
         self._traces = [dict(t) for t in spec.traces]
-        relayout = {k: v for k, v in spec.layout.items() if self._layout.get(k) != v}
-        self._layout.update(relayout)
+        self._layout = dict(spec.layout)
         if not restyle and not relayout:
             return False
         self.widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=list(range(n)))

@@ -27,6 +27,12 @@ MARKER_Y = -0.12  # band units: barrier markers sit just under the band,
 SLOT_Y = -0.26  # the TMEM-pointer slot's marker under them (they are often neighbours)
 LABEL_Y = 1.1  # group labels just above the band
 
+# A label is drawn only on a bar that could hold it on a wide plot. Plotly
+# measures and fits every inside label on every redraw (most of the redraw
+# time at a few hundred regions), and hides those that do not fit anyway.
+WIDE_PLOT_PX = 2000
+MIN_CHAR_PX = 5.0  # a character at the 9 px minimum label size
+
 
 def _opacity(region: "Region", highlight: "tuple[int, int] | None") -> float:
     if highlight is None:
@@ -36,7 +42,13 @@ def _opacity(region: "Region", highlight: "tuple[int, int] | None") -> float:
     return 1.0 if (region.group, region.phase) == tuple(highlight) else DIM_OTHER_PHASE
 
 
-def _bar(name: str, legend: str, regions: list["Region"], plan: "LayoutPlan", scale: float,
+def label_positions(regions: list["Region"], span: float) -> list[str]:
+    """``"inside"`` for a bar wide enough to hold its name, else ``"none"``."""
+    per_px = max(span, 1) / WIDE_PLOT_PX
+    return ["inside" if r.size >= (len(r.name) * MIN_CHAR_PX + 4) * per_px else "none" for r in regions]
+
+
+def _bar(name: str, legend: str, regions: list["Region"], plan: "LayoutPlan", scale: float, span: float,
          counts: dict[int, int], highlight: Any, color: str | None, pattern: str = "") -> dict[str, Any]:
     lanes = [lane_of(r, counts) for r in regions] if counts else None
     ys = [ln.center * scale for ln in lanes] if lanes else [0.5 * scale] * len(regions)
@@ -53,7 +65,7 @@ def _bar(name: str, legend: str, regions: list["Region"], plan: "LayoutPlan", sc
         "text": [region_label(r) for r in regions],
         "hovertext": [region_hover(r, plan) for r in regions],
         "hovertemplate": "%{hovertext}<extra></extra>",
-        "textposition": "inside",
+        "textposition": label_positions(regions, span),
         "insidetextanchor": "middle",
         "textangle": 0,
         "constraintext": "inside",
@@ -69,11 +81,14 @@ def _bar(name: str, legend: str, regions: list["Region"], plan: "LayoutPlan", sc
 
 
 def region_traces(plan: "LayoutPlan", scale: float = 1.0,
-                  highlight: "tuple[int, int] | None" = None) -> list[dict[str, Any]]:
+                  highlight: "tuple[int, int] | None" = None, span: float | None = None) -> list[dict[str, Any]]:
     """The block traces of one map, in :data:`TRACE_NAMES` order.
 
-    ``scale`` maps the band ``[0, 1]`` onto the y axis (1 for SMEM, 128 lanes for TMEM).
+    ``scale`` maps the band ``[0, 1]`` onto the y axis (1 for SMEM, 128 lanes for TMEM);
+    ``span`` is the x-axis extent (default: the plan's total), which decides
+    which bars are wide enough for a label.
     """
+    span = float(plan.total if span is None else span)
     counts = phase_counts(plan)
     standalone: list[Region] = []
     aliased: list[Region] = []
@@ -156,10 +171,10 @@ def region_traces(plan: "LayoutPlan", scale: float = 1.0,
     }
     return [
         padding,
-        _bar("data", "data", standalone, plan, scale, counts, highlight, None),
-        _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, counts, highlight, None),
-        _bar("barrier", "pipeline mbarriers", barriers, plan, scale, counts, highlight, KIND_COLORS["barrier"], "x"),
-        _bar("tmem_ptr", "TMEM-pointer slot", slots, plan, scale, counts, highlight, KIND_COLORS["tmem_ptr"], "+"),
+        _bar("data", "data", standalone, plan, scale, span, counts, highlight, None),
+        _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, span, counts, highlight, None),
+        _bar("barrier", "pipeline mbarriers", barriers, plan, scale, span, counts, highlight, KIND_COLORS["barrier"], "x"),
+        _bar("tmem_ptr", "TMEM-pointer slot", slots, plan, scale, span, counts, highlight, KIND_COLORS["tmem_ptr"], "+"),
         markers,
         outlines,
         labels,

@@ -82,7 +82,7 @@ def smem_spec(plan: "LayoutPlan", arch: Any = None,
         "uniformtext": {"minsize": 9, "mode": "hide"},
     }
     meta = {"capacity": cap, "span": span}
-    return FigureSpec(region_traces(plan, 1.0, highlight), layout, meta)
+    return FigureSpec(region_traces(plan, 1.0, highlight, span), layout, meta)
 
 
 def _subtitle(plan: "LayoutPlan") -> str:

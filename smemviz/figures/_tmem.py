@@ -87,7 +87,7 @@ def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) ->
         "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
         "uniformtext": {"minsize": 9, "mode": "hide"},
     }
-    return FigureSpec(region_traces(plan, float(LANES), highlight), layout,
+    return FigureSpec(region_traces(plan, float(LANES), highlight, span), layout,
                       {"alloc_columns": alloc, "span": span})
 
 
