@@ -190,6 +190,7 @@ def main() -> None:
     ap.add_argument("--regions", type=int, default=200)
     ap.add_argument("--profile", type=Path, help="write a Chrome CPU profile of the timed moves here")
     ap.add_argument("--trace", type=Path, help="write a Chrome trace of the timed moves here and summarize it")
+    ap.add_argument("--kernel-code", default="", help="extra code run in the kernel after the explorer is made (experiments)")
     ap.add_argument("--screenshot", type=Path, help="write a screenshot of the page after the moves here")
     args = ap.parse_args()
     import nbformat
@@ -202,7 +203,7 @@ def main() -> None:
             "import ipywidgets\n"
             f"ex = smemviz.explore(build_gemm_layout, stages=(1, 3), tile_n=[64, 128], "
             f"extra=ipywidgets.fixed({args.regions - 8}))\nex"),
-            nbformat.v4.new_code_cell(KERNEL_HOOKS)]
+            nbformat.v4.new_code_cell(KERNEL_HOOKS + args.kernel_code)]
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(nb, str(root / "bench.ipynb"))
         proc, url = start_lab(root)
@@ -301,6 +302,24 @@ def print_trace(path: Path, windows: list[tuple[float, float]], top: int = 20) -
         self_ms[e["name"]] += e["dur"] / 1000
         stack.append((end, e["name"]))
     n = len(windows)
+    # the last move's main-thread tasks, in order, with their biggest children
+    a, b = windows[-1]
+    tasks = [e for e in spans if e["name"] == "RunTask" and a - 5 <= e["ts"] / 1000 - offset <= b + 50]
+    print(f"trace: last move's main-thread tasks over 2 ms (ms after the press; title at {b - a:.0f} ms):")
+    for t in tasks:
+        if t["dur"] < 2000:
+            continue
+        t0, t1 = t["ts"], t["ts"] + t["dur"]
+        kids: Counter[str] = Counter()
+        for e in spans:
+            if t0 <= e["ts"] < t1 and e is not t and e["name"] != "RunTask":
+                label = e["name"]
+                data = e.get("args", {}).get("data", {})
+                if label in ("FunctionCall", "EventDispatch", "TimerFire", "FireAnimationFrame"):
+                    label += f"({data.get('functionName') or data.get('type') or ''})"
+                kids[label] = max(kids[label], e["dur"] / 1000)
+        biggest = ", ".join(f"{k} {v:.0f}" for k, v in kids.most_common(5))
+        print(f"  {t0 / 1000 - offset - a:7.0f} +{t['dur'] / 1000:5.0f} ms  {biggest}")
     print(f"trace: renderer main thread, self time per move (of {n}) between press and title:")
     for name, ms in self_ms.most_common(top):
         print(f"  {ms / n:8.1f} ms  {name}")

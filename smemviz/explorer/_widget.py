@@ -87,7 +87,7 @@ class Explorer(widgets.VBox):
         self.tmem_widget = self._tmem_live.widget
         self.bank_widget = self._bank_live.widget
         self.table = widgets.HTML()
-        table_box = widgets.Box([self.table], layout=widgets.Layout(max_height="360px", overflow="auto"))
+        table_box = widgets.Box([self.table], layout=widgets.Layout(width="100%"))
         self.details = widgets.Tab([table_box, self.bank_widget])
         self.details.set_title(0, "Usage table")
         self.details.set_title(1, "Bank view")
