@@ -138,7 +138,7 @@ def summarize(moves: list[dict[str, float]]) -> None:
         print(f"  {label:<62} {med(key)}")
 
 
-def one_move(page, handle, key: str) -> dict[str, float]:
+def one_move(page, handle, key: str, debug: bool = False):
     page.evaluate("() => { window.__T = []; }")
     page.evaluate(HOOK_PLOTLY)
     before = smem_title(page)
@@ -148,6 +148,8 @@ def one_move(page, handle, key: str) -> dict[str, float]:
     t_title = time.time() * 1000
     page.wait_for_timeout(400)  # let the rest (TMEM map, deltas back to the kernel) settle
     page_t = page.evaluate("() => window.__T")
+    if debug:
+        print("page stamps:", sorted({w for w, _, _ in page_t}), page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(g => [g.__timed, typeof g.on, g._ev ? Object.keys(g._ev._events || {}).length : -1])"))
     out: dict[str, float] = {"title": t_title - t_press}
     firsts: dict[str, float] = {}
     long_sum = 0.0
@@ -235,9 +237,12 @@ def main() -> None:
                         cdp.send("Profiler.enable")
                         cdp.send("Profiler.setSamplingInterval", {"interval": 200})
                         cdp.send("Profiler.start")
-                    out, _, t_press = one_move(page, handle, "ArrowRight" if k % 2 == 0 else "ArrowLeft")
+                    out, _, t_press = one_move(page, handle, "ArrowRight" if k % 2 == 0 else "ArrowLeft", k == args.moves + 1)
                     handle.focus()
                     stamps = kernel_stamps(page)
+                    if k == args.moves + 1:
+                        print("kernel stamps of the last move (ms after the press):",
+                              ", ".join(f"{w} {t - t_press:.0f}" for w, t in stamps))
                     first = {}
                     for what, t in stamps:
                         first.setdefault(what, t)

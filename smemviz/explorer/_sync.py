@@ -66,6 +66,16 @@ class LiveFigure:
         self.widget = go.FigureWidget(spec.to_figure())
         self._traces = [dict(t) for t in spec.traces]
         self._layout = dict(spec.layout)
+        self._width: int | None = None  # measured in the browser; specs leave the width to plotly
+
+    def set_width(self, width: int) -> bool:
+        """Draw at ``width`` pixels from now on; whether anything was sent."""
+        if width == self._width:
+            return False
+        self._width = width
+        self._layout["width"] = width
+        self.widget.plotly_update(restyle_data={}, relayout_data={"width": width})
+        return True
 
     def show(self, spec: FigureSpec) -> bool:
         """Update the widget to ``spec`` (same map kind); whether anything was sent.
@@ -81,9 +91,10 @@ class LiveFigure:
         per_trace = [changed_paths(old, new) for old, new in zip(self._traces, spec.traces)]
         paths = {p: None for diff in per_trace for p in diff}
         restyle = {p: [diff.get(p, Undefined) for diff in per_trace] for p in paths}
-        relayout = changed_paths(self._layout, spec.layout)
+        layout = spec.layout if self._width is None else {**spec.layout, "width": self._width}
+        relayout = changed_paths(self._layout, layout)
         self._traces = [dict(t) for t in spec.traces]
-        self._layout = dict(spec.layout)
+        self._layout = dict(layout)
         if not restyle and not relayout:
             return False
         self.widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=list(range(n)))

@@ -22,6 +22,7 @@ from ..figures import bank_spec, smem_spec, tmem_spec
 from ..figures._spec import FigureSpec
 from ._controls import make_controls
 from ._exports import export_row
+from ._fit import EXPLORER_CLASS, make_fitter
 from ._inputs import Plans, to_plans
 from ._sync import LiveFigure
 from ._panels import message_html, summary_html, tables_html
@@ -29,6 +30,9 @@ from ._panels import message_html, summary_html, tables_html
 __all__ = ["Explorer", "explore"]
 
 ALL_PHASES = "all phases"
+MIN_WIDTH = 300  # narrower reports (a collapsed output) leave the maps alone
+WIDGET_MARGIN = 8  # px between the explorer's edge and a map's (ipywidgets margins)
+TAB_INSET = 34  # px the tab panel's border and padding take from the bank view
 _EMPTY_SMEM = LayoutPlan("smem", ())
 _EMPTY_TMEM = LayoutPlan("tmem", ())
 
@@ -88,7 +92,7 @@ class Explorer(widgets.VBox):
         self.bank_widget = self._bank_live.widget
         self.table = widgets.HTML()
         table_box = widgets.Box([self.table], layout=widgets.Layout(width="100%"))
-        self.details = widgets.Tab([table_box, self.bank_widget])
+        self.details = widgets.Tab([table_box, widgets.VBox([self.bank_widget], layout=widgets.Layout(width="100%"))])
         self.details.set_title(0, "Usage table")
         self.details.set_title(1, "Bank view")
         self.export_path, self.export_buttons, export_box = export_row(self._export_target, self._say)
@@ -97,11 +101,14 @@ class Explorer(widgets.VBox):
             [*self.controls.values(), self.arch_selector, self.phase_selector],
             layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
         )
-        full = widgets.Layout(width="100%")
-        self._smem_box = widgets.Box([self.smem_widget], layout=full)
-        self._tmem_box = widgets.Box([self.tmem_widget], layout=widgets.Layout(width="100%"))
+        # column boxes stretch the figures to the full width, which the fitter
+        # then hands to plotly once the maps are on the page
+        self._smem_box = widgets.VBox([self.smem_widget], layout=widgets.Layout(width="100%"))
+        self._tmem_box = widgets.VBox([self.tmem_widget], layout=widgets.Layout(width="100%"))
+        self._fitter = make_fitter()
         super().__init__([bar, self.message, self.summary, self._smem_box, self._tmem_box,
-                          self.details, export_box])
+                          self.details, export_box, *([self._fitter] if self._fitter is not None else [])])
+        self.add_class(EXPLORER_CLASS)
 
         self._accept(plans)
         for w in self.controls.values():
@@ -109,6 +116,8 @@ class Explorer(widgets.VBox):
         self.arch_selector.observe(self._on_arch, names="value")
         self.phase_selector.observe(self._on_phase, names="value")
         self.details.observe(self._on_tab, names="selected_index")
+        if self._fitter is not None:
+            self._fitter.observe(self._on_width, names="width")
 
     # -- public ------------------------------------------------------------------
 
@@ -251,6 +260,15 @@ class Explorer(widgets.VBox):
 
     def _on_tab(self, change: dict[str, Any]) -> None:
         self._refresh_details()
+
+    def _on_width(self, change: dict[str, Any]) -> None:
+        """The explorer's width as the browser measured it: draw the maps at it."""
+        width = int(change["new"])
+        if width < MIN_WIDTH:
+            return
+        self._smem_live.set_width(width - WIDGET_MARGIN)
+        self._tmem_live.set_width(width - WIDGET_MARGIN)
+        self._bank_live.set_width(width - WIDGET_MARGIN - TAB_INSET)
 
     # -- exports -------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._geometry import gaps, lane_of, phase_counts
 from ._hover import region_hover, region_label
-from ._style import KIND_COLORS, color_for, fmt_units, plain
+from ._style import KIND_COLORS, distinct_colors, fmt_units, plain
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan, Region
@@ -23,8 +23,9 @@ TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "gr
 
 DIM_STANDALONE = 0.35
 DIM_OTHER_PHASE = 0.15
-MARKER_Y = -0.12  # band units: barrier markers sit just under the band,
-SLOT_Y = -0.26  # the TMEM-pointer slot's marker under them (they are often neighbours)
+MARKER_Y = -0.13  # band units: barrier markers sit just under the band,
+SLOT_Y = -0.3  # the TMEM-pointer slot's marker under them (they are often neighbours)
+MARKER_PX = 15  # big enough to find and hover: a few bytes are otherwise invisible
 LABEL_Y = 1.1  # group labels just above the band
 
 # A label is drawn only on a bar that could hold it on a wide plot. Plotly
@@ -40,6 +41,20 @@ def _opacity(region: "Region", highlight: "tuple[int, int] | None") -> float:
     if region.group is None:
         return DIM_STANDALONE
     return 1.0 if (region.group, region.phase) == tuple(highlight) else DIM_OTHER_PHASE
+
+
+def _region_colors(regions: list["Region"]) -> list[str]:
+    """Colours by name, neighbours within a lane (standalone, or one alias
+    phase) kept distinct."""
+    lanes: dict[tuple[Any, Any], list[int]] = {}
+    for i, r in enumerate(regions):
+        lanes.setdefault((r.group, r.phase), []).append(i)
+    out = [""] * len(regions)
+    for members in lanes.values():
+        members.sort(key=lambda i: regions[i].offset)
+        for i, c in zip(members, distinct_colors([regions[i].name for i in members])):
+            out[i] = c
+    return out
 
 
 def label_positions(regions: list["Region"], span: float) -> list[str]:
@@ -71,7 +86,7 @@ def _bar(name: str, legend: str, regions: list["Region"], plan: "LayoutPlan", sc
         "constraintext": "inside",
         "cliponaxis": True,
         "marker": {
-            "color": [color or color_for(r.name) for r in regions],
+            "color": [color] * len(regions) if color else _region_colors(regions),
             "opacity": [_opacity(r, highlight) for r in regions],
             "line": {"width": 0.5, "color": "white"},
             "pattern": {"shape": pattern, "fgcolor": "white", "size": 6, "solidity": 0.25},
@@ -136,7 +151,8 @@ def region_traces(plan: "LayoutPlan", scale: float = 1.0,
         "marker": {
             "symbol": ["triangle-up" if r.kind == "barrier" else "diamond" for r in small],
             "color": [KIND_COLORS[r.kind] for r in small],
-            "size": 10,
+            "size": MARKER_PX,
+            "line": {"width": 1, "color": "white"},
         },
         "showlegend": False,
         "cliponaxis": False,

@@ -61,7 +61,7 @@ def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None
     fig.update_layout(
         shapes=shapes, annotations=annotations, barmode="overlay", height=300 * len(parts) + 80,
         margin={"l": 60, "r": 20, "t": 60, "b": 90}, font=base["font"], plot_bgcolor="white",
-        paper_bgcolor="white", legend={**base["legend"], "y": -0.12 if len(parts) > 1 else -0.25},
+        paper_bgcolor="white", legend={**base["legend"], "yref": "paper", "yanchor": "top", "y": -0.12 if len(parts) > 1 else -0.25},
         hovermode="closest", hoverlabel=base["hoverlabel"], uniformtext=base["uniformtext"],
     )
     return fig

@@ -1,12 +1,16 @@
 """Colours, text escaping and axis ticks shared by every figure.
 
-Colours come from a hash of the region name, so a region keeps its colour
-when a control changes the layout around it (colouring by index would
-reshuffle every colour on each update).
+Colours come from the region name, so a region keeps its colour when a
+control changes the layout around it (colouring by index would reshuffle
+every colour on each update). Numbered siblings (``acc0``, ``acc1``,
+``smem_a0`` ...) are the common case of names that differ by one character:
+their stem picks a palette entry and the number steps through the palette
+from there, so siblings do not share a colour.
 """
 
 from __future__ import annotations
 
+import re
 import zlib
 from functools import lru_cache
 
@@ -14,6 +18,7 @@ __all__ = [
     "PALETTE",
     "KIND_COLORS",
     "color_for",
+    "distinct_colors",
     "plain",
     "kib_ticks",
     "fmt_units",
@@ -42,10 +47,34 @@ KIND_COLORS = {
 }
 
 
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+_SIBLING_STEP = 8  # palette entries between x0 and x1: the pairs that far apart contrast most
+
+
+def _palette_index(name: str) -> int:
+    match = _NUMBERED.match(name)
+    stem, number = (match.group(1), int(match.group(2))) if match else (name, 0)
+    return (zlib.crc32(stem.encode("utf-8", "surrogatepass")) + _SIBLING_STEP * number) % len(PALETTE)
+
+
 @lru_cache(maxsize=65536)
 def color_for(name: str) -> str:
-    """A colour that depends only on ``name`` (stable across runs and updates)."""
-    return PALETTE[zlib.crc32(name.encode("utf-8", "surrogatepass")) % len(PALETTE)]
+    """A colour that depends only on ``name`` (stable across runs and updates);
+    ``x0``, ``x1``, ... get different palette entries."""
+    return PALETTE[_palette_index(name)]
+
+
+def distinct_colors(names: list[str]) -> list[str]:
+    """:func:`color_for` of each name, except that a name whose colour equals
+    the previous one's takes the next palette entry, so neighbouring blocks
+    (``names`` in address order) never merge into one."""
+    out: list[str] = []
+    for name in names:
+        color = color_for(name)
+        if out and color == out[-1]:
+            color = PALETTE[(_palette_index(name) + 1) % len(PALETTE)]
+        out.append(color)
+    return out
 
 
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})

@@ -56,9 +56,11 @@ def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) ->
         },
     ]
     annotations = [
-        {
-            "xref": "x", "yref": "y", "x": alloc, "y": LANES, "yanchor": "bottom", "xanchor": "center",
-            "showarrow": False, "text": f"tcgen05.alloc {alloc} cols", "visible": bool(alloc),
+        {   # above the plot area, clear of the group labels that sit over the band,
+            # and on the side of the line where it fits
+            "xref": "x", "yref": "y domain", "x": alloc, "y": 1.0, "yanchor": "bottom",
+            "xanchor": "right" if alloc > 0.6 * span else "left", "showarrow": False,
+            "text": f"tcgen05.alloc {alloc} cols", "visible": bool(alloc),
             "font": {"color": KIND_COLORS["alloc"], "size": 12},
         },
     ]
@@ -66,8 +68,8 @@ def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) ->
         "title": {"text": title, "x": 0.01, "xanchor": "left",
                   "subtitle": {"text": _subtitle(plan), "font": {"size": 12, "color": "#546e7a"}}},
         "barmode": "overlay",
-        "height": 300,
-        "margin": {"l": 50, "r": 20, "t": 80, "b": 50},
+        "height": 320,
+        "margin": {"l": 50, "r": 20, "t": 80, "b": 75},
         "font": {"family": FONT, "size": 12},
         "plot_bgcolor": "white",
         "paper_bgcolor": "white",
@@ -82,7 +84,9 @@ def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) ->
         },
         "shapes": shapes,
         "annotations": annotations,
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0, "font": {"size": 11}},
+        # at the bottom edge of the figure, under the axis title rather than over it
+        "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.01, "x": 0,
+                   "font": {"size": 11}},
         "hovermode": "closest",
         "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
         "uniformtext": {"minsize": 9, "mode": "hide"},

@@ -1,0 +1,69 @@
+"""Fit the explorer's maps to the width they are given on the page.
+
+plotly's ``FigureWidget`` draws its figure as soon as its view is made, before
+the view is on the page: with no width to measure it falls back to 700 px,
+and text it could not measure lands in the wrong place (a subtitle above its
+title). This invisible helper, one per explorer, measures the explorer's
+width in the browser once it is on the page and whenever it changes, and
+syncs it to Python, where the explorer redraws its maps at that width through
+the widgets' normal update path (the browser's own plotly instance is not
+reachable from outside the figure widget).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["make_fitter", "EXPLORER_CLASS"]
+
+EXPLORER_CLASS = "smemviz-explorer"
+
+_ESM = """
+const EXPLORER = "%s";
+
+export default {
+  render({ model, el }) {
+    el.style.display = "none";
+    let stopped = false;
+    let observer = null;
+    const report = (root) => {
+      const width = Math.floor(root.getBoundingClientRect().width);
+      if (width < 100 || Math.abs(width - model.get("width")) < 3) return;  // hidden, or no real change
+      model.set("width", width);
+      model.save_changes();
+    };
+    const start = () => {
+      if (stopped) return;
+      const root = el.closest("." + EXPLORER);
+      if (!root) { requestAnimationFrame(start); return; }  // not on the page yet
+      observer = new ResizeObserver(() => report(root));
+      observer.observe(root);
+    };
+    start();
+    return () => { stopped = true; if (observer) observer.disconnect(); };
+  },
+};
+""" % EXPLORER_CLASS
+
+
+@lru_cache(maxsize=1)
+def _fitter_class() -> Any | None:
+    try:
+        import anywidget
+        import traitlets
+    except ImportError:
+        return None
+
+    class MapFitter(anywidget.AnyWidget):
+        _esm = _ESM
+        width = traitlets.Int(0).tag(sync=True)  # the explorer's width in CSS pixels; 0 until measured
+
+    return MapFitter
+
+
+def make_fitter() -> Any | None:
+    """The helper widget, or ``None`` where anywidget is missing (the maps
+    then keep plotly's default width)."""
+    cls = _fitter_class()
+    return cls() if cls is not None else None
