@@ -44,11 +44,13 @@ def smem_title(page) -> str:
 
 
 def wait_for_title_change(page, old: str, timeout_s: float = 30.0) -> tuple[str, float]:
-    """The SMEM map's new title and how long it took to appear."""
+    """The SMEM map's new title and how long it took to appear. The page keeps
+    the frame time it was first seen in ``window.__smemvizSeen`` (``performance.now()``)."""
     t0 = time.perf_counter()
     handle = page.wait_for_function(
         "(old) => { const t = document.querySelector('.js-plotly-plot .gtitle');"
-        " return t && t.textContent !== old ? t.textContent : null; }",
+        " if (!t || t.textContent === old) return null;"
+        " window.__smemvizSeen = performance.now(); return t.textContent; }",
         arg=old, timeout=timeout_s * 1000, polling="raf",
     )
     return handle.json_value(), time.perf_counter() - t0
