@@ -13,6 +13,7 @@ import ipywidgets  # noqa: E402
 import smemviz  # noqa: E402
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware  # noqa: E402
 from smemviz.explorer import Explorer, explore  # noqa: E402
+from smemviz.explorer._fit import EXPLORER_CLASS  # noqa: E402
 from smemviz.explorer._panels import MAX_TABLE_ROWS  # noqa: E402
 
 EVIL = "<script>alert(1)</script>"
@@ -233,3 +234,49 @@ def test_export_buttons_write_files_or_say_why(tmp_path, monkeypatch):
     ex.export_path.value = str(tmp_path / "missing-dir" / "x")
     ex.export_buttons["json"].click()
     assert "Could not write" in ex.message.value
+
+
+def test_updates_carry_only_the_changed_leaf_paths(monkeypatch):
+    from smemviz.explorer._sync import changed_paths
+
+    assert changed_paths({"title": {"text": "a", "x": 0}}, {"title": {"text": "b", "x": 0}}) == {"title.text": "b"}
+    assert changed_paths({"annotations": [{"text": "a"}, {"text": "c"}]},
+                         {"annotations": [{"text": "a"}, {"text": "d"}]}) == {"annotations[1].text": "d"}
+    assert changed_paths({"x": [1, 2], "gone": 1}, {"x": [1, 3]}) == {"x": [1, 3], "gone": None}
+    ex = gemm()
+    sent = []
+    monkeypatch.setattr(ex.smem_widget, "_send_update_msg",
+                        lambda restyle_data, relayout_data, **k: sent.append((restyle_data, relayout_data)))
+    ex.controls["stages"].value = 3
+    (restyle, relayout), = sent
+    assert "title.text" in relayout and "title" not in relayout
+    assert "xaxis.range" not in relayout  # the capacity span did not change
+    assert "base" in restyle
+
+
+def test_the_width_measured_in_the_browser_is_kept_across_updates():
+    ex = gemm()
+    assert ex._fitter is not None and EXPLORER_CLASS in ex._dom_classes
+    ex._fitter.width = 1208
+    assert ex.smem_widget.layout.width == ex.tmem_widget.layout.width == 1200
+    assert ex.bank_widget.layout.width < 1200
+    ex.controls["stages"].value = 3
+    assert ex.smem_widget.layout.width == 1200
+    ex._fitter.width = 120  # a collapsed output: left alone
+    assert ex.smem_widget.layout.width == 1200
+
+
+def test_usage_tables_list_every_region_of_both_memories():
+    def two_accumulators(stages=2):
+        s, _ = build_gemm_layout(stages)
+        t = TmemAllocator()
+        t.add(TmemAllocation("acc0", 256))
+        t.add(TmemAllocation("acc1", 256))
+        return s, t
+
+    ex = explore(two_accumulators, stages=(1, 3))
+    table = ex.table.value
+    assert "TMEM allocations" in table and "acc0" in table and "acc1" in table
+    for r in ex.smem_plan.regions:
+        assert r.name in table
+    assert f"{ex.smem_plan.region('smem_b1').offset:,}" in table

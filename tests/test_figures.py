@@ -282,3 +282,43 @@ def test_figures_read_a_computed_cutlass_allocator():
     tm.compute_layout()
     tfig = tmem_figure(tm)
     assert list(traces(tfig)["data"].x) == [96] and tfig.layout.shapes[1].x0 == 128
+
+
+def test_numbered_siblings_and_neighbours_get_different_colours():
+    assert color_for("acc0") != color_for("acc1")
+    assert len({color_for(f"smem_a{i}") for i in range(8)}) == 8
+    t = TmemAllocator()
+    t.add(TmemAllocation("acc0", 256))
+    t.add(TmemAllocation("acc1", 256))
+    t.compute_layout()
+    data = traces(tmem_figure(t))["data"]
+    assert data.marker.color[0] != data.marker.color[1]
+    # two names whose own colours collide still differ when they touch
+    names = [f"n{i}" for i in range(200)]
+    a, b = next((x, y) for x in names for y in names if x < y and color_for(x) == color_for(y))
+    s = SmemAllocator()
+    s.add(SmemAllocation(a, 1024, 128))
+    s.add(SmemAllocation(b, 1024, 128))
+    s.compute_layout()
+    colors = traces(smem_figure(s))["data"].marker.color
+    assert colors[0] == color_for(a) and colors[1] != colors[0]
+
+
+def test_only_bars_wide_enough_carry_a_label():
+    s = SmemAllocator()
+    s.add(SmemAllocation("big_tile", 65536, 1024))
+    for i in range(50):
+        s.add(SmemAllocation(f"tiny{i}", 16, 16))
+    s.compute_layout()
+    data = traces(smem_figure(s))["data"]
+    pos = dict(zip(data.text, data.textposition))
+    assert pos["big_tile"] == "inside"
+    assert all(pos[f"tiny{i}"] == "none" for i in range(50))
+    assert len(data.text) == 51  # every region keeps its name (hover, tests), drawn or not
+
+
+def test_tmem_alloc_note_sits_above_the_plot_area():
+    fig = tmem_figure(tmem_layout())
+    note = fig.layout.annotations[0]
+    assert note.yref == "y domain" and note.y == 1.0 and note.yanchor == "bottom"
+    assert "tcgen05.alloc 256 cols" in note.text

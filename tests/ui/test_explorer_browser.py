@@ -50,6 +50,17 @@ def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
         # escaped names show as text, not markup
         labels = page.locator(".js-plotly-plot").first.locator(".trace.bars text").all_text_contents()
         assert "epi" in labels
+        # the maps fill the explorer's width, and every subtitle sits under its title
+        fit = page.evaluate(
+            "() => Array.from(document.querySelectorAll('.smemviz-explorer .js-plotly-plot')).slice(0, 2).map(gd => {"
+            " const t = gd.querySelector('.gtitle').getBoundingClientRect();"
+            " const s = gd.querySelector('.gtitle-subtitle').getBoundingClientRect();"
+            " return [gd._fullLayout.width, gd.closest('.smemviz-explorer').getBoundingClientRect().width,"
+            " t.top, s.top]; })")
+        assert len(fit) == 2, fit
+        for plot_width, explorer_width, title_top, subtitle_top in fit:
+            assert plot_width >= 0.95 * explorer_width - 10 and plot_width > 700, fit
+            assert subtitle_top > title_top, fit
         page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "explorer-browser.png"), full_page=True)
         assert not page.locator(".smemviz-error").count()
