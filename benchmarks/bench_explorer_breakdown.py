@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "ui"))
@@ -130,7 +131,7 @@ def summarize(moves: list[dict[str, float]]) -> None:
         ("press -> page receives the SMEM update", "ws_in"),
         ("page receives -> SMEM plotly_afterplot", "plotly"),
         ("press -> SMEM afterplot", "afterplot"),
-        ("press -> title in DOM (the benchmark's number)", "title"),
+        ("press -> title seen by Playwright (end to end)", "title"),
         ("long tasks on the main thread (sum, press -> title)", "longtasks"),
     ]
     print(f"breakdown, median of {len(moves)} moves:")
@@ -138,7 +139,7 @@ def summarize(moves: list[dict[str, float]]) -> None:
         print(f"  {label:<62} {med(key)}")
 
 
-def one_move(page, handle, key: str, debug: bool = False):
+def one_move(page: Any, handle: Any, key: str, debug: bool = False) -> tuple[dict[str, float], list, float]:
     page.evaluate("() => { window.__T = []; }")
     page.evaluate(HOOK_PLOTLY)
     before = smem_title(page)
