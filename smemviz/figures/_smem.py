@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .._cutlass_interop import as_plan
 from ._bars import LABEL_Y, SLOT_Y, region_traces
 from ._spec import FigureSpec
-from ._style import FONT, KIND_COLORS, fmt_units, kib_ticks
+from ._style import FONT, KIND_COLORS, map_layout, fmt_units, kib_ticks
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
@@ -76,12 +76,7 @@ def smem_spec(plan: "LayoutPlan", arch: Any = None,
         },
         "shapes": shapes,
         "annotations": annotations,
-        # at the bottom edge of the figure, under the axis title rather than over it
-        "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.01, "x": 0,
-                   "font": {"size": 11}},
-        "hovermode": "closest",
-        "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
-        "uniformtext": {"minsize": 9, "mode": "hide"},
+        **map_layout(),
     }
     meta = {"capacity": cap, "span": span}
     return FigureSpec(region_traces(plan, 1.0, highlight, span), layout, meta)

@@ -36,6 +36,17 @@ PALETTE: tuple[str, ...] = (
 )
 
 # Fixed colours for what is not user data, so it never blends with it.
+def map_layout() -> dict:
+    """Layout settings both memory maps share (a fresh dict each call)."""
+    return {
+        # at the bottom edge of the figure, under the axis title rather than over it
+        "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.01, "x": 0,
+                   "font": {"size": 11}},
+        "hovermode": "closest",
+        "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
+        "uniformtext": {"minsize": 9, "mode": "hide"},
+    }
+
 KIND_COLORS = {
     "barrier": "#37474f",
     "tmem_ptr": "#6a1b9a",

@@ -10,7 +10,7 @@ from .. import hardware
 from .._cutlass_interop import as_plan
 from ._bars import LABEL_Y, SLOT_Y, region_traces
 from ._spec import FigureSpec
-from ._style import FONT, KIND_COLORS
+from ._style import FONT, KIND_COLORS, map_layout
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
@@ -84,12 +84,7 @@ def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) ->
         },
         "shapes": shapes,
         "annotations": annotations,
-        # at the bottom edge of the figure, under the axis title rather than over it
-        "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.01, "x": 0,
-                   "font": {"size": 11}},
-        "hovermode": "closest",
-        "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
-        "uniformtext": {"minsize": 9, "mode": "hide"},
+        **map_layout(),
     }
     return FigureSpec(region_traces(plan, float(LANES), highlight, span), layout,
                       {"alloc_columns": alloc, "span": span})
