@@ -72,6 +72,31 @@ def test_moving_a_slider_rebuilds_and_updates_in_place():
     assert "tcgen05.alloc(256)" in ex.tmem_widget.layout.title.text
 
 
+def test_in_a_running_loop_the_panels_follow_the_maps_once():
+    """Where an event loop runs (a kernel), the maps update at once and the
+    text panels once, after the last of several quick moves."""
+    import asyncio
+
+    from smemviz.explorer import _widget
+
+    ex = gemm()
+    fig = ex.smem_widget
+    tables: list[str] = []
+    ex.table.observe(lambda change: tables.append(change["new"]), names="value")
+
+    async def drag() -> None:
+        for stages in (3, 4, 5):
+            ex.controls["stages"].value = stages
+            assert f"{ex.smem_plan.total:,} B" in fig.layout.title.text  # the map: at once
+        assert not tables and "smem_b4" not in ex.table.value  # the panels: not yet
+        assert f"{ex.smem_plan.total:,} B" not in ex.summary.value
+        await asyncio.sleep(_widget.PANEL_DELAY_S * 2)
+
+    asyncio.run(drag())
+    assert len(tables) == 1 and "smem_b4" in ex.table.value
+    assert f"{ex.smem_plan.total:,} B" in ex.summary.value
+
+
 def test_one_update_message_per_map(monkeypatch):
     ex = gemm()
     sent = {"smem": 0, "tmem": 0}

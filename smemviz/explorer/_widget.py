@@ -5,10 +5,16 @@ copies the new figure specs into the existing ``FigureWidget`` objects inside
 one ``batch_update()`` each, so the browser gets one message per map. A
 builder error or an over-capacity layout is reported in the message area and
 the last good layout stays on screen.
+
+Inside a running kernel the text panels (totals, usage table) follow the maps
+after ``PANEL_DELAY_S``: the browser redraws the maps first instead of
+rebuilding a large table in between, and a slider dragged through several
+values rebuilds the table once. Without an event loop they update at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import traceback
 from typing import Any, Callable
@@ -33,6 +39,7 @@ ALL_PHASES = "all phases"
 MIN_WIDTH = 300  # narrower reports (a collapsed output) leave the maps alone
 WIDGET_MARGIN = 8  # px between the explorer's edge and a map's (ipywidgets margins)
 TAB_INSET = 34  # px the tab panel's border and padding take from the bank view
+PANEL_DELAY_S = 0.2  # about one map redraw in the browser
 _EMPTY_SMEM = LayoutPlan("smem", ())
 _EMPTY_TMEM = LayoutPlan("tmem", ())
 
@@ -68,6 +75,7 @@ class Explorer(widgets.VBox):
         self.last_error: str | None = None
         self._busy = False
         self._stale_tabs = {0: True, 1: True}
+        self._panels_timer: asyncio.TimerHandle | None = None
 
         plans = self._build() if self._builder else to_plans(target)
         arch_name = hardware.get_arch(arch).name if arch is not None else _default_arch(plans)
@@ -202,8 +210,24 @@ class Explorer(widgets.VBox):
             self._smem_live.show(smem_spec(smem, self.arch, hl_smem))
         if tmem is not None:
             self._tmem_live.show(tmem_spec(tmem, hl_tmem))
-        self.summary.value = summary_html(smem, tmem)
         self._stale_tabs = {0: True, 1: True}
+        self._schedule_panels()
+
+    def _schedule_panels(self) -> None:
+        """Update the text panels now, or after the maps where a kernel's loop runs."""
+        if self._panels_timer is not None:
+            self._panels_timer.cancel()
+            self._panels_timer = None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._update_panels()
+            return
+        self._panels_timer = loop.call_later(PANEL_DELAY_S, self._update_panels)
+
+    def _update_panels(self) -> None:
+        self._panels_timer = None
+        self.summary.value = summary_html(self._with_arch(self.smem_plan), self.tmem_plan)
         self._refresh_details()
 
     def _refresh_details(self) -> None:
