@@ -22,9 +22,22 @@ EXPLORER_CLASS = "smemviz-explorer"
 _ESM = """
 const EXPLORER = "%s";
 
+// Each map's drawing box has a fixed size: as a containment boundary, the
+// text measurements plotly makes while redrawing lay out that box only, not
+// the whole notebook page.
+const CONTAIN_ID = "smemviz-contain-maps";
+function containMaps() {
+  if (document.getElementById(CONTAIN_ID)) return;
+  const style = document.createElement("style");
+  style.id = CONTAIN_ID;
+  style.textContent = "." + EXPLORER + " .js-plotly-plot .svg-container { contain: strict; }";
+  document.head.appendChild(style);
+}
+
 export default {
   render({ model, el }) {
     el.style.display = "none";
+    containMaps();
     let stopped = false;
     let observer = null;
     const report = (root) => {

@@ -61,6 +61,15 @@ def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
         for plot_width, explorer_width, title_top, subtitle_top in fit:
             assert plot_width >= 0.95 * explorer_width - 10 and plot_width > 700, fit
             assert subtitle_top > title_top, fit
+        # each map's drawing box is a layout boundary of its own, and as big as its plot (nothing clipped)
+        boxes = page.evaluate(
+            "() => Array.from(document.querySelectorAll('.smemviz-explorer .js-plotly-plot .svg-container'))"
+            ".slice(0, 2).map(c => { const r = c.getBoundingClientRect();"
+            " const svg = c.querySelector('svg.main-svg').getBoundingClientRect();"
+            " return [getComputedStyle(c).contain, r.width, r.height, svg.width, svg.height]; })")
+        assert len(boxes) == 2, boxes
+        for contain, width, height, svg_width, svg_height in boxes:
+            assert contain == "strict" and abs(width - svg_width) < 2 and abs(height - svg_height) < 2, boxes
         page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "explorer-browser.png"), full_page=True)
         assert not page.locator(".smemviz-error").count()
