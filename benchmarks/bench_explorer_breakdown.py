@@ -126,7 +126,7 @@ def summarize(moves: list[dict[str, float]]) -> None:
         ("press -> kernel receives the value", "kernel_in"),
         ("  builder (user code)", "builder"),
         ("  builder end -> SMEM update message sent", "to_send"),
-        ("  SMEM message -> callback done (TMEM map, summary, table)", "rest"),
+        ("  SMEM message -> callback done (TMEM map; panels follow later)", "rest"),
         ("press -> kernel callback done", "callback_done"),
         ("press -> page receives the SMEM update", "ws_in"),
         ("page receives -> SMEM plotly_afterplot", "plotly"),
