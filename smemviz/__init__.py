@@ -59,11 +59,28 @@ __all__ = [
 ]  # the lazy names stay out of __all__, so ``import *`` never needs the extras
 
 
+# lazy module -> the extra that installs what it needs
+_EXTRAS = {
+    "smemviz.figures": "viz",
+    "smemviz.explorer": "viz",
+    "smemviz.export": "export",
+    "smemviz.kernel": "cutlass",
+}
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'smemviz' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    try:
+        imported = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        extra = _EXTRAS.get(module, "all")
+        raise ModuleNotFoundError(
+            f"smemviz.{name} needs {exc.name or 'a missing package'}: pip install 'smemviz[{extra}]'",
+            name=exc.name,
+        ) from exc
+    value = getattr(imported, name)
     globals()[name] = value
     return value
 

@@ -13,7 +13,7 @@ BLOCKER = textwrap.dedent(
     class Block(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path=None, target=None):
             if name.split(".")[0] in BLOCKED:
-                raise ModuleNotFoundError(f"No module named {name!r} (blocked)")
+                raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
     sys.meta_path.insert(0, Block())
     """
 )
@@ -61,3 +61,25 @@ def test_trace_time_calls_explain_the_missing_dsl():
     )
     assert proc.returncode == 0, proc.stderr
     assert "MSG: this needs the CuTe DSL: pip install 'smemviz[cutlass]'" in proc.stdout
+
+
+def test_views_without_their_extras_say_which_extra_to_install():
+    proc = run(
+        """
+        import smemviz
+        s = smemviz.SmemAllocator(); s.add(smemviz.SmemAllocation("a", 64)); s.compute_layout()
+        import smemviz.kernel
+        for call in (lambda: smemviz.smem_figure(s), lambda: smemviz.explore(s),
+                     lambda: smemviz.kernel.compile_probe(s, arch="sm_90a")):
+            try:
+                call()
+            except ImportError as exc:
+                print("MSG:", exc)
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("MSG:")]
+    assert len(lines) == 3, proc.stdout
+    assert "pip install 'smemviz[viz]'" in lines[0]
+    assert "smemviz.explore needs ipywidgets: pip install 'smemviz[viz]'" in lines[1]
+    assert "smemviz[cutlass]" in lines[2]

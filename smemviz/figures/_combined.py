@@ -6,7 +6,7 @@ from typing import Any
 
 from .._cutlass_interop import as_plan
 from ._smem import smem_spec
-from ._spec import FigureSpec
+from ._spec import FigureSpec, require_plotly
 from ._tmem import tmem_spec
 
 __all__ = ["layout_figure"]
@@ -44,6 +44,7 @@ def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None
         parts.append((spec, spec.layout["title"]["text"]))
     if not parts:
         raise ValueError("layout_figure needs an SMEM plan, a TMEM plan or both; got neither")
+    require_plotly()
     from plotly.subplots import make_subplots
 
     fig = make_subplots(rows=len(parts), cols=1, subplot_titles=[t for _, t in parts], vertical_spacing=0.22)

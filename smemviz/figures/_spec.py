@@ -21,6 +21,14 @@ class FigureSpec:
     meta: dict[str, Any] = field(default_factory=dict)  # facts for callers, not drawn
 
     def to_figure(self) -> Any:
-        import plotly.graph_objects as go
-
+        go = require_plotly()
         return go.Figure(data=self.traces, layout=self.layout)
+
+
+def require_plotly() -> Any:
+    """``plotly.graph_objects``, or an ImportError that says which extra installs it."""
+    try:
+        import plotly.graph_objects as go
+    except ImportError as exc:
+        raise ImportError(f"smemviz figures need plotly ({exc}); pip install 'smemviz[viz]'") from exc
+    return go

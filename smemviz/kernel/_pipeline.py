@@ -9,6 +9,7 @@ from typing import Any
 
 from .._allocation import SmemAllocation
 from .._allocator import SmemAllocator
+from ._emit import require_cutlass
 from ._compile import CompiledKernel, compile_host, plan_key
 from ._device import require_gpu
 
@@ -56,6 +57,7 @@ def compile_pipeline(
     allocator: SmemAllocator, resource: StagedCopyResource, n_tiles: int = 64, arch: str = "sm_90a"
 ) -> CompiledKernel:
     """Compile the staged-copy kernel for ``arch`` (no GPU needed); cached by layout."""
+    require_cutlass()
     import cutlass
     from cutlass.cute.runtime import make_fake_tensor
 

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._emit import require_cutlass
 from .._cutlass_interop import as_plan
 from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
 from ._device import GpuInfo, require_gpu
@@ -50,6 +51,7 @@ def compile_probe(obj: Any, arch: str = "sm_90a", *, threads: int = DEFAULT_THRE
     The result's ``dynamic_smem_bytes`` is what the launch requests; for a
     correct bridge it equals ``plan.unified_bytes``. Cached by the plan.
     """
+    require_cutlass()
     plan = _smem_plan(obj)
     if plan.unified_bytes > 0:
         plan.check(arch)

@@ -9,6 +9,7 @@ from typing import Any
 
 from .._allocation import SmemAllocation
 from .._allocator import SmemAllocator
+from ._emit import require_cutlass
 from .._cutlass_interop import as_plan
 from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
 from ._device import WrongGpuError, require_gpu
@@ -49,6 +50,7 @@ def compile_tmem(tmem: Any, smem: SmemAllocator | None = None, arch: str = "sm_1
     ``smem`` is an SMEM allocator with a TMEM-pointer slot (``add_tmem_ptr``);
     by default one holding only the slot.
     """
+    require_cutlass()
     import cutlass
     from cutlass.cute.runtime import make_fake_tensor
 
