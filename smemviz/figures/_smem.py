@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .._cutlass_interop import as_plan
 from ._bars import LABEL_Y, SLOT_Y, region_traces
 from ._spec import FigureSpec
-from ._style import FONT, KIND_COLORS, map_layout, fmt_units, kib_ticks
+from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
@@ -57,14 +57,7 @@ def smem_spec(plan: "LayoutPlan", arch: Any = None,
         },
     ]
     layout: dict[str, Any] = {
-        "title": {"text": title, "subtitle": {"text": subtitle, "font": {"size": 12, "color": "#546e7a"}},
-                  "x": 0.01, "xanchor": "left"},
-        "barmode": "overlay",
-        "height": 320,
-        "margin": {"l": 30, "r": 20, "t": 80, "b": 75},
-        "font": {"family": FONT, "size": 12},
-        "plot_bgcolor": "white",
-        "paper_bgcolor": "white",
+        **map_layout(title, subtitle, margin_left=30),
         "xaxis": {
             "title": {"text": "SMEM address (ticks in KiB)"},
             "range": [0, span * 1.01], "tickvals": tickvals, "ticktext": ticktext,
@@ -76,7 +69,6 @@ def smem_spec(plan: "LayoutPlan", arch: Any = None,
         },
         "shapes": shapes,
         "annotations": annotations,
-        **map_layout(),
     }
     meta = {"capacity": cap, "span": span}
     return FigureSpec(region_traces(plan, 1.0, highlight, span), layout, meta)

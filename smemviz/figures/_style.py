@@ -36,9 +36,17 @@ PALETTE: tuple[str, ...] = (
 )
 
 # Fixed colours for what is not user data, so it never blends with it.
-def map_layout() -> dict:
+def map_layout(title: str, subtitle: str, margin_left: int) -> dict:
     """Layout settings both memory maps share (a fresh dict each call)."""
     return {
+        "title": {"text": title, "subtitle": {"text": subtitle, "font": {"size": 12, "color": "#546e7a"}},
+                  "x": 0.01, "xanchor": "left"},
+        "barmode": "overlay",
+        "height": 320,
+        "margin": {"l": margin_left, "r": 20, "t": 80, "b": 75},
+        "font": {"family": FONT, "size": 12},
+        "plot_bgcolor": "white",
+        "paper_bgcolor": "white",
         # at the bottom edge of the figure, under the axis title rather than over it
         "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.01, "x": 0,
                    "font": {"size": 11}},

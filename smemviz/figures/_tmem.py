@@ -10,7 +10,7 @@ from .. import hardware
 from .._cutlass_interop import as_plan
 from ._bars import LABEL_Y, SLOT_Y, region_traces
 from ._spec import FigureSpec
-from ._style import FONT, KIND_COLORS, map_layout
+from ._style import KIND_COLORS, map_layout
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
@@ -65,14 +65,7 @@ def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) ->
         },
     ]
     layout: dict[str, Any] = {
-        "title": {"text": title, "x": 0.01, "xanchor": "left",
-                  "subtitle": {"text": _subtitle(plan), "font": {"size": 12, "color": "#546e7a"}}},
-        "barmode": "overlay",
-        "height": 320,
-        "margin": {"l": 50, "r": 20, "t": 80, "b": 75},
-        "font": {"family": FONT, "size": 12},
-        "plot_bgcolor": "white",
-        "paper_bgcolor": "white",
+        **map_layout(title, _subtitle(plan), margin_left=50),
         "xaxis": {
             "title": {"text": "TMEM column"}, "range": [0, span * 1.01],
             "tickvals": list(range(0, span + 1, 32 if span <= 512 else 64)),
@@ -84,7 +77,6 @@ def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) ->
         },
         "shapes": shapes,
         "annotations": annotations,
-        **map_layout(),
     }
     return FigureSpec(region_traces(plan, float(LANES), highlight, span), layout,
                       {"alloc_columns": alloc, "span": span})
