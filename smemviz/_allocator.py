@@ -45,7 +45,9 @@ class _BaseAllocator:
 
     _memory = "smem"
     _unit = "B"
-    _what = "SMEM"
+    # the allocation class this allocator owns, and its field check (set by subclasses)
+    _own_type: type = object
+    _check_fields: Callable[[Any], None] = staticmethod(lambda alloc: None)
 
     def __init__(self, arch: "str | int | hardware.Arch | None" = None) -> None:
         self._arch = hardware.get_arch(arch) if arch is not None else None
@@ -609,7 +611,6 @@ class TmemAllocator(_BaseAllocator):
 
     _memory = "tmem"
     _unit = "cols"
-    _what = "TMEM"
     _requirements_hook = "get_tmem_requirements"
 
     def __init__(self, arch: "str | int | hardware.Arch | None" = None) -> None:
