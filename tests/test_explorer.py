@@ -305,3 +305,20 @@ def test_usage_tables_list_every_region_of_both_memories():
     for r in ex.smem_plan.regions:
         assert r.name in table
     assert f"{ex.smem_plan.region('smem_b1').offset:,}" in table
+
+
+def test_the_maps_are_figure_widgets_drawn_by_the_map_view():
+    """Python sees plotly FigureWidgets; the browser gets plotly.js (the
+    version the installed plotly ships) and the explorer's map view."""
+    import plotly
+    import plotly.graph_objects as go
+
+    ex = gemm()
+    for fig in (ex.smem_widget, ex.tmem_widget, ex.bank_widget):
+        assert isinstance(fig, go.FigureWidget)
+        assert type(fig).__name__ == "MapFigureWidget"
+    module = ex.smem_widget._esm
+    bundled = (plotly.__path__[0] + "/package_data/plotly.min.js")
+    with open(bundled, encoding="utf-8") as f:
+        assert f.read(2000) in module
+    assert "export default" in module and "_py2js_update" in module

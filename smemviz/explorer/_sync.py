@@ -61,9 +61,9 @@ class LiveFigure:
     """A ``FigureWidget`` plus the spec it shows, to send only differences."""
 
     def __init__(self, spec: FigureSpec) -> None:
-        import plotly.graph_objects as go
+        from ._map_widget import map_widget_class
 
-        self.widget = go.FigureWidget(spec.to_figure())
+        self.widget = map_widget_class()(spec.to_figure())
         self._traces = [dict(t) for t in spec.traces]
         self._layout = dict(spec.layout)
         self._width: int | None = None  # measured in the browser; specs leave the width to plotly

@@ -1,0 +1,58 @@
+"""The explorer's live maps: plotly ``FigureWidget`` objects with a leaner view.
+
+On the Python side nothing changes: a :class:`MapFigureWidget` is a
+``go.FigureWidget`` (same data, layout, update methods and callbacks). In the
+browser it is drawn by ``map_view.js``, which applies the widget's update
+messages straight to the plotly graph. plotly's own view also diffs the whole
+drawn figure after every redraw and sends plotly's defaults back to Python;
+for a map of a few hundred bars that is a sizeable share of each redraw,
+paid before the frame shows, and none of it is needed here.
+
+The view's module is plotly.js itself (the copy shipped with the plotly
+package, so the same version plotly's own widget bundles) followed by the
+view code: like plotly's widget it needs no network.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MapFigureWidget", "map_widget_class"]
+
+_VIEW = Path(__file__).with_name("map_view.js")
+
+
+def view_module() -> str:
+    """plotly.js, bound to ``Plotly`` without a global, then the view."""
+    import plotly
+
+    plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    return "\n".join([
+        "// plotly.js as a CommonJS module, so it is bound here rather than found globally",
+        "const module = { exports: {} };",
+        plotly_js.read_text(encoding="utf-8"),
+        "const Plotly = module.exports;",
+        _VIEW.read_text(encoding="utf-8"),
+    ])
+
+
+@lru_cache(maxsize=1)
+def map_widget_class() -> type:
+    """The widget class, made on first use (plotly is imported only then)."""
+    import plotly.graph_objects as go
+
+    class MapFigureWidget(go.FigureWidget):
+        """A plotly ``FigureWidget`` drawn by smemviz's map view."""
+
+        _esm = view_module()
+
+    MapFigureWidget.__module__ = __name__
+    return MapFigureWidget
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MapFigureWidget":
+        return map_widget_class()
+    raise AttributeError(name)

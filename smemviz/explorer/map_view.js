@@ -1,0 +1,321 @@
+// The explorer's map view: draws a plotly FigureWidget's figure with the
+// plotly.js bundled in front of this code (bound to `Plotly`) and applies the
+// widget's update messages straight to the graph.
+//
+// It speaks FigureWidget's message protocol (the _py2js_* / _js2py_* traits),
+// so the Python object stays a plotly FigureWidget. What it leaves out is the
+// round of work plotly's own view does after every redraw: diffing the whole
+// drawn figure against the widget's copy and sending plotly's defaults back
+// to Python. Updates are acknowledged with empty deltas once the frame is
+// painted, which keeps FigureWidget's edit bookkeeping (on_edits_completed)
+// working.
+
+const UNDEFINED = "_undefined_"; // plotly's wire form of "leave this trace alone"
+const INTERNAL = "_doNotReportToPy"; // marks our own edits, so their events are not echoed
+const TYPED = {
+  int8: Int8Array, int16: Int16Array, int32: Int32Array,
+  uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array,
+  float32: Float32Array, float64: Float64Array,
+};
+
+// -- wire format -> plain values --------------------------------------------------
+
+function typedArray(v) {
+  const Kind = TYPED[v.dtype];
+  if (!Kind) return v;
+  const view = v.buffer;
+  return new Kind(view.buffer, view.byteOffset, view.byteLength / Kind.BYTES_PER_ELEMENT);
+}
+
+// Undefined markers become `undefined`, numpy buffers typed arrays; containers
+// are copied only where something inside them changed.
+function fromPy(v) {
+  if (v === UNDEFINED) return undefined;
+  if (v === null || typeof v !== "object") return v;
+  if (v.buffer instanceof DataView && typeof v.dtype === "string") return typedArray(v);
+  let out = v;
+  for (const key of Object.keys(v)) {
+    const item = v[key];
+    if (item === UNDEFINED || (item !== null && typeof item === "object")) {
+      const plain = fromPy(item);
+      if (plain !== item) {
+        if (out === v) out = Array.isArray(v) ? v.slice() : { ...v };
+        out[key] = plain;
+      }
+    }
+  }
+  return out;
+}
+
+// -- the model's copy of the figure ----------------------------------------------
+// Views made later (the output shown again) draw the figure as it is now, so
+// every update is also applied to the model's _widget_data/_widget_layout,
+// in place, as plotly's own widget does.
+
+function pathKeys(path) {
+  const keys = [];
+  for (const part of String(path).split(".")) {
+    const m = part.match(/^([^[\]]*)((?:\[\d+\])*)$/);
+    if (!m) { keys.push(part); continue; }
+    if (m[1]) keys.push(m[1]);
+    for (const idx of m[2].matchAll(/\[(\d+)\]/g)) keys.push(Number(idx[1]));
+  }
+  return keys;
+}
+
+function setPath(target, path, value) {
+  if (value === undefined) return;
+  const keys = pathKeys(path);
+  let obj = target;
+  for (let i = 0; i < keys.length - 1; i++) {
+    const key = keys[i];
+    if (obj[key] === null || typeof obj[key] !== "object") {
+      if (value === null) return; // nothing there to reset
+      obj[key] = typeof keys[i + 1] === "number" ? [] : {};
+    }
+    obj = obj[key];
+  }
+  const last = keys[keys.length - 1];
+  if (value !== null) obj[last] = value;
+  else if (Array.isArray(obj) && typeof last === "number") obj.splice(last, 1);
+  else delete obj[last];
+}
+
+function traceIndexes(indexes, data) {
+  if (indexes === null || indexes === undefined) return data.map((_, i) => i);
+  return Array.isArray(indexes) ? indexes : [indexes];
+}
+
+function applyRestyle(data, restyle, indexes) {
+  const traces = traceIndexes(indexes, data);
+  for (const [path, values] of Object.entries(restyle || {})) {
+    if (path === INTERNAL) continue;
+    traces.forEach((t, k) => {
+      const v = Array.isArray(values) ? values[k % values.length] : values;
+      if (data[t]) setPath(data[t], path, v);
+    });
+  }
+}
+
+function applyRelayout(layout, relayout) {
+  for (const [path, value] of Object.entries(relayout || {})) {
+    if (path !== INTERNAL) setPath(layout, path, value);
+  }
+}
+
+function removeProps(obj, props) {
+  for (const keys of props || []) {
+    let o = obj;
+    for (let i = 0; o && i < keys.length - 1; i++) o = o[keys[i]];
+    if (o) delete o[keys[keys.length - 1]];
+  }
+}
+
+function moveItems(list, from, to) {
+  const moving = from.map((i) => list[i]);
+  const rest = list.filter((_, i) => !from.includes(i));
+  const order = to.map((t, k) => [t, moving[k]]).sort((a, b) => a[0] - b[0]);
+  for (const [t, item] of order) rest.splice(t, 0, item);
+  list.splice(0, list.length, ...rest);
+}
+
+const MESSAGES = [
+  "_py2js_update", "_py2js_restyle", "_py2js_relayout", "_py2js_addTraces",
+  "_py2js_deleteTraces", "_py2js_moveTraces", "_py2js_animate",
+  "_py2js_removeLayoutProps", "_py2js_removeTraceProps",
+];
+
+function applyToModel(model, name, msg) {
+  const data = model.get("_widget_data");
+  const layout = model.get("_widget_layout");
+  switch (name) {
+    case "_py2js_update":
+      applyRestyle(data, msg.style_data, msg.style_traces);
+      applyRelayout(layout, msg.layout_data);
+      break;
+    case "_py2js_restyle": applyRestyle(data, msg.restyle_data, msg.restyle_traces); break;
+    case "_py2js_relayout": applyRelayout(layout, msg.relayout_data); break;
+    case "_py2js_addTraces": data.push(...msg.trace_data); break;
+    case "_py2js_deleteTraces":
+      [...msg.delete_inds].sort((a, b) => b - a).forEach((i) => data.splice(i, 1));
+      break;
+    case "_py2js_moveTraces": moveItems(data, msg.current_trace_inds, msg.new_trace_inds); break;
+    case "_py2js_animate":
+      traceIndexes(msg.style_traces, data).forEach((t, k) => {
+        for (const [path, v] of Object.entries((msg.style_data || [])[k] || {})) setPath(data[t], path, v);
+      });
+      applyRelayout(layout, msg.layout_data);
+      break;
+    case "_py2js_removeLayoutProps": removeProps(layout, msg.remove_props); break;
+    case "_py2js_removeTraceProps": removeProps(data[msg.remove_trace] || {}, msg.remove_props); break;
+  }
+}
+
+// -- drawing -------------------------------------------------------------------------
+
+function clone(v) {
+  return typeof structuredClone === "function" ? structuredClone(v) : JSON.parse(JSON.stringify(v));
+}
+
+function drawToGraph(gd, name, msg) {
+  const marked = (obj) => ({ ...(obj || {}), [INTERNAL]: true });
+  switch (name) {
+    case "_py2js_update":
+      return Plotly.update(gd, marked(msg.style_data), marked(msg.layout_data),
+        traceIndexes(msg.style_traces, gd.data));
+    case "_py2js_restyle":
+      return Plotly.restyle(gd, marked(msg.restyle_data), traceIndexes(msg.restyle_traces, gd.data));
+    case "_py2js_relayout": return Plotly.relayout(gd, marked(msg.relayout_data));
+    case "_py2js_addTraces": return Plotly.addTraces(gd, clone(msg.trace_data));
+    case "_py2js_deleteTraces": return Plotly.deleteTraces(gd, msg.delete_inds);
+    case "_py2js_moveTraces": return Plotly.moveTraces(gd, msg.current_trace_inds, msg.new_trace_inds);
+    case "_py2js_animate":
+      return Plotly.animate(gd, {
+        data: msg.style_data, layout: msg.layout_data, traces: traceIndexes(msg.style_traces, gd.data),
+      }, msg.animation_opts);
+    default: return null; // the remove messages only tidy the model's copy
+  }
+}
+
+function afterPaint(fn) {
+  requestAnimationFrame(() => setTimeout(fn, 0));
+}
+
+function newViewId() {
+  return Math.random().toString(36).slice(2) + Date.now().toString(36);
+}
+
+// -- user interaction -> Python ----------------------------------------------------
+
+function deviceState(event) {
+  if (!event) return null;
+  return {
+    ctrl: event.ctrlKey, alt: event.altKey, shift: event.shiftKey, meta: event.metaKey,
+    button: event.button, buttons: event.buttons,
+  };
+}
+
+function pointsMessage(type, data) {
+  const points = (data && data.points) || [];
+  const msg = {
+    event_type: type,
+    points: {
+      trace_indexes: points.map((p) => p.curveNumber),
+      point_indexes: points.map((p) => (p.pointNumber !== undefined ? p.pointNumber : p.pointIndex)),
+      xs: points.map((p) => (p.x === undefined ? null : p.x)),
+      ys: points.map((p) => (p.y === undefined ? null : p.y)),
+    },
+    device_state: deviceState(data && data.event),
+    selector: null,
+  };
+  if (data && data.range) {
+    msg.selector = { type: "box", selector_state: { xrange: data.range.x, yrange: data.range.y } };
+  } else if (data && data.lassoPoints) {
+    msg.selector = { type: "lasso", selector_state: { xs: data.lassoPoints.x, ys: data.lassoPoints.y } };
+  }
+  return msg;
+}
+
+function isInternal(...objs) {
+  return objs.some((o) => o && o[INTERNAL]);
+}
+
+function wireEvents(gd, model, viewId) {
+  const send = (trait, value) => { model.set(trait, value); model.save_changes(); };
+  gd.on("plotly_restyle", (ev) => {
+    if (!ev || isInternal(ev[0])) return;
+    send("_js2py_restyle", { style_data: ev[0], style_traces: ev[1], source_view_id: viewId });
+  });
+  gd.on("plotly_relayout", (ev) => {
+    if (!ev || isInternal(ev)) return;
+    const relayout = { ...ev };
+    delete relayout.lastInputTime;
+    if (Object.keys(relayout).length) send("_js2py_relayout", { relayout_data: relayout, source_view_id: viewId });
+  });
+  gd.on("plotly_update", (ev) => {
+    if (!ev || isInternal(ev.data, ev.layout)) return;
+    send("_js2py_update", { style_data: ev.data, style_traces: null, layout_data: ev.layout, source_view_id: viewId });
+  });
+  for (const type of ["plotly_click", "plotly_hover", "plotly_unhover", "plotly_selected", "plotly_deselect"]) {
+    gd.on(type, (ev) => send("_js2py_pointsCallback", pointsMessage(type, ev)));
+  }
+}
+
+// -- the widget --------------------------------------------------------------------
+
+export default {
+  initialize({ model }) {
+    for (const name of MESSAGES) {
+      model.on(`change:${name}`, () => {
+        const msg = model.get(name);
+        if (msg) applyToModel(model, name, clone(fromPy(msg)));
+      });
+    }
+  },
+
+  render({ model, el }) {
+    const gd = document.createElement("div");
+    el.appendChild(gd);
+    const viewId = newViewId();
+    let drawn = false;
+    let stopped = false;
+    let resizeFrame = 0;
+
+    const acknowledge = (msg) => {
+      afterPaint(() => {
+        if (stopped) return;
+        if (msg.trace_edit_id !== undefined) {
+          model.set("_js2py_traceDeltas", { trace_deltas: [], trace_edit_id: msg.trace_edit_id });
+        }
+        if (msg.layout_edit_id !== undefined) {
+          model.set("_js2py_layoutDelta", { layout_delta: {}, layout_edit_id: msg.layout_edit_id });
+        }
+        model.save_changes();
+      });
+    };
+
+    for (const name of MESSAGES) {
+      model.on(`change:${name}`, () => {
+        const raw = model.get(name);
+        if (!raw || !drawn) return; // before the first draw, the model's copy is what gets drawn
+        const msg = fromPy(raw);
+        if (msg.source_view_id && msg.source_view_id === viewId) return;
+        const done = drawToGraph(gd, name, msg);
+        if (done) Promise.resolve(done).then(() => acknowledge(msg), (err) => console.error("smemviz map:", err));
+      });
+    }
+
+    // Without a fixed width the figure follows its container.
+    const observer = new ResizeObserver(() => {
+      if (!drawn || gd.layout.width || resizeFrame) return;
+      resizeFrame = requestAnimationFrame(() => {
+        resizeFrame = 0;
+        if (!stopped && el.isConnected) Plotly.Plots.resize(gd);
+      });
+    });
+
+    // Draw once on the page, so plotly can measure its container and texts.
+    let tries = 0;
+    const draw = () => {
+      if (stopped) return;
+      if (!el.isConnected && tries++ < 300) { requestAnimationFrame(draw); return; }
+      const data = clone(fromPy(model.get("_widget_data")));
+      const layout = clone(fromPy(model.get("_widget_layout")));
+      if (!layout.height) layout.height = 360; // as plotly's own widget does
+      const config = { ...(fromPy(model.get("_config")) || {}) };
+      Plotly.newPlot(gd, data, layout, config).then(() => {
+        drawn = true;
+        wireEvents(gd, model, viewId);
+        observer.observe(el);
+      });
+    };
+    draw();
+
+    return () => {
+      stopped = true;
+      observer.disconnect();
+      if (resizeFrame) cancelAnimationFrame(resizeFrame);
+      Plotly.purge(gd);
+    };
+  },
+};
