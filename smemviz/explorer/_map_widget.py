@@ -48,6 +48,25 @@ def map_widget_class() -> type:
 
         _esm = view_module()
 
+        def update_browser_first(self, restyle_data: dict, relayout_data: dict, trace_indexes: list[int]) -> None:
+            """``plotly_update`` with the message sent before the Python-side
+            figure is updated: the browser starts redrawing while Python
+            catches up. The values must be valid already (the explorer's
+            specs are: the static figures validate the same specs)."""
+            send = getattr(self, "_send_update_msg", None)
+            apply = getattr(self, "_perform_plotly_update", None)
+            if send is None or apply is None:  # plotly's internals moved: the plain way
+                self.plotly_update(restyle_data=restyle_data, relayout_data=relayout_data,
+                                   trace_indexes=trace_indexes)
+                return
+            send(restyle_data=restyle_data, relayout_data=relayout_data, trace_indexes=trace_indexes)
+            restyled, relaid, indexes = apply(restyle_data=restyle_data, relayout_data=relayout_data,
+                                              trace_indexes=trace_indexes)
+            if restyled:
+                self._dispatch_trace_change_callbacks(restyled, indexes)
+            if relaid:
+                self._dispatch_layout_change_callbacks(relaid)
+
     MapFigureWidget.__module__ = __name__
     return MapFigureWidget
 

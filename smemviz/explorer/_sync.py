@@ -97,5 +97,5 @@ class LiveFigure:
         self._layout = dict(layout)
         if not restyle and not relayout:
             return False
-        self.widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=list(range(n)))
+        self.widget.update_browser_first(restyle, relayout, list(range(n)))
         return True
