@@ -322,3 +322,18 @@ def test_the_maps_are_figure_widgets_drawn_by_the_map_view():
     with open(bundled, encoding="utf-8") as f:
         assert f.read(2000) in module
     assert "export default" in module and "_py2js_update" in module
+
+
+def test_live_maps_show_a_fixed_key_instead_of_plotly_legends():
+    """plotly's legend is redrawn on every update; the explorer's maps carry an
+    HTML key instead, while the exported figures keep their legends."""
+    ex = gemm()
+    for fig in (ex.smem_widget, ex.tmem_widget):
+        assert fig.layout.showlegend is False
+    ex.controls["stages"].value = 3
+    assert ex.smem_widget.layout.showlegend is False  # updates keep it off
+    keys = [w.value for box in (ex._smem_box, ex._tmem_box) for w in box.children
+            if isinstance(w, ipywidgets.HTML)]
+    assert "smemviz-key-smem" in keys[0] and "pipeline mbarriers" in keys[0] and "capacity" in keys[0]
+    assert "smemviz-key-tmem" in keys[1] and "tcgen05.alloc" in keys[1]
+    assert smemviz.smem_figure(ex.smem_plan).layout.showlegend is not False

@@ -8,12 +8,12 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from ..figures._style import fmt_units
+from ..figures._style import KIND_COLORS, PALETTE, fmt_units
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
 
-__all__ = ["summary_html", "message_html", "tables_html", "usage_table_html", "MAX_TABLE_ROWS"]
+__all__ = ["summary_html", "message_html", "tables_html", "usage_table_html", "key_html", "MAX_TABLE_ROWS"]
 
 _BOX = "padding:6px 10px;border-radius:4px;margin:4px 0;font-size:13px;line-height:1.4;"
 _STYLES = {
@@ -29,6 +29,46 @@ def message_html(text: str, level: str = "error") -> str:
         return ""
     body = escape(text).replace("\n", "<br>")
     return f"<div class='smemviz-message smemviz-{level}' style='{_STYLES[level]}'>{body}</div>"
+
+
+_SWATCH = "display:inline-block;width:22px;height:12px;vertical-align:-1px;margin-right:5px;"
+_GLYPH = "display:inline-block;width:22px;text-align:center;margin-right:5px;"
+
+
+def _key_items(memory: str) -> list[tuple[str, str]]:
+    """(swatch HTML, meaning) pairs for one map, in the order they appear on it."""
+    stripes = ", ".join(f"{c} {i * 33}% {(i + 1) * 33}%" for i, c in enumerate(PALETTE[:3]))
+    hatch = (f"background:repeating-linear-gradient(45deg,#90a4ae 0 2px,{KIND_COLORS['padding']} 2px 6px)")
+    lanes = (f"background:linear-gradient({PALETTE[7]} 0 50%, {PALETTE[4]} 50% 100%);"
+             f"box-shadow:inset 0 0 0 1.5px {KIND_COLORS['group']}")
+    items = [
+        (f"<span style='{_SWATCH}background:linear-gradient(90deg, {stripes})'></span>", "regions, a colour each"),
+        (f"<span style='{_SWATCH}{lanes}'></span>", "alias group: one lane per phase"),
+        (f"<span style='{_SWATCH}{hatch}'></span>", "padding"),
+    ]
+    if memory == "smem":
+        items += [
+            (f"<span style='{_GLYPH}color:{KIND_COLORS['barrier']}'>&#9650;</span>", "pipeline mbarriers"),
+            (f"<span style='{_GLYPH}color:{KIND_COLORS['tmem_ptr']}'>&#9670;</span>", "TMEM-pointer slot"),
+            (f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['capacity']}'></span>",
+             "capacity of the chosen arch"),
+        ]
+    else:
+        items += [
+            (f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['alloc']}'></span>",
+             "columns tcgen05.alloc asks for"),
+            (f"<span style='{_SWATCH}height:0;border-top:2px solid {KIND_COLORS['capacity']}'></span>",
+             "512 columns"),
+        ]
+    return items
+
+
+def key_html(memory: str) -> str:
+    """The fixed key under a map (the live maps have no plotly legend)."""
+    cells = "".join(f"<span style='margin-right:18px;white-space:nowrap'>{sw}{text}</span>"
+                    for sw, text in _key_items(memory))
+    return (f"<div class='smemviz-key smemviz-key-{memory}' "
+            f"style='font-size:12px;color:#37474f;margin:0 0 6px 12px;line-height:1.8'>{cells}</div>")
 
 
 def _line(plan: "LayoutPlan") -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..figures._spec import FigureSpec
 
-__all__ = ["LiveFigure", "changed_paths"]
+__all__ = ["LiveFigure", "changed_paths", "without_legend"]
 
 _MISSING = object()
 
@@ -57,16 +57,38 @@ def _same_shape_records(before: Any, value: Any) -> bool:
             and all(isinstance(v, dict) for v in value) and all(isinstance(b, dict) for b in before))
 
 
-class LiveFigure:
-    """A ``FigureWidget`` plus the spec it shows, to send only differences."""
+NO_LEGEND_MARGIN_B = 50  # px under the plot: tick labels and the axis title
 
-    def __init__(self, spec: FigureSpec) -> None:
+
+def without_legend(spec: FigureSpec) -> FigureSpec:
+    """``spec`` with plotly's legend off and its room given back.
+
+    The explorer shows a fixed HTML key under each map instead: plotly
+    redraws its legend (and measures its texts) on every update, a
+    noticeable part of each redraw inside JupyterLab.
+    """
+    layout = {**spec.layout, "showlegend": False}
+    layout["margin"] = {**layout.get("margin", {}), "b": NO_LEGEND_MARGIN_B}
+    return FigureSpec(spec.traces, layout, spec.meta)
+
+
+class LiveFigure:
+    """A ``FigureWidget`` plus the spec it shows, to send only differences.
+
+    ``legend=False`` draws every spec without plotly's legend."""
+
+    def __init__(self, spec: FigureSpec, *, legend: bool = True) -> None:
         from ._map_widget import map_widget_class
 
+        self._legend = legend
+        spec = self._prepared(spec)
         self.widget = map_widget_class()(spec.to_figure())
         self._traces = [dict(t) for t in spec.traces]
         self._layout = dict(spec.layout)
         self._width: int | None = None  # measured in the browser; specs leave the width to plotly
+
+    def _prepared(self, spec: FigureSpec) -> FigureSpec:
+        return spec if self._legend else without_legend(spec)
 
     def set_width(self, width: int) -> bool:
         """Draw at ``width`` pixels from now on; whether anything was sent."""
@@ -85,6 +107,7 @@ class LiveFigure:
         """
         from plotly.basedatatypes import Undefined
 
+        spec = self._prepared(spec)
         n = len(self._traces)
         if len(spec.traces) != n:
             raise ValueError(f"figure has {n} traces, the new spec {len(spec.traces)}: not the same map")

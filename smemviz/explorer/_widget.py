@@ -31,7 +31,7 @@ from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
 from ._inputs import Plans, to_plans
 from ._sync import LiveFigure
-from ._panels import message_html, summary_html, tables_html
+from ._panels import key_html, message_html, summary_html, tables_html
 
 __all__ = ["Explorer", "explore"]
 
@@ -92,8 +92,8 @@ class Explorer(widgets.VBox):
         # built from the first layout, so the widgets' initial state is complete
         # before any browser sees them; later changes travel as updates
         first_smem, first_tmem = plans if plans != (None, None) else (None, None)
-        self._smem_live = LiveFigure(smem_spec(first_smem or _EMPTY_SMEM, arch_name))
-        self._tmem_live = LiveFigure(tmem_spec(first_tmem or _EMPTY_TMEM))
+        self._smem_live = LiveFigure(smem_spec(first_smem or _EMPTY_SMEM, arch_name), legend=False)
+        self._tmem_live = LiveFigure(tmem_spec(first_tmem or _EMPTY_TMEM), legend=False)
         self._bank_live = LiveFigure(bank_spec(first_smem or _EMPTY_SMEM))
         self.smem_widget = self._smem_live.widget
         self.tmem_widget = self._tmem_live.widget
@@ -111,8 +111,10 @@ class Explorer(widgets.VBox):
         )
         # column boxes stretch the figures to the full width, which the fitter
         # then hands to plotly once the maps are on the page
-        self._smem_box = widgets.VBox([self.smem_widget], layout=widgets.Layout(width="100%"))
-        self._tmem_box = widgets.VBox([self.tmem_widget], layout=widgets.Layout(width="100%"))
+        self._smem_box = widgets.VBox([self.smem_widget, widgets.HTML(key_html("smem"))],
+                                      layout=widgets.Layout(width="100%"))
+        self._tmem_box = widgets.VBox([self.tmem_widget, widgets.HTML(key_html("tmem"))],
+                                      layout=widgets.Layout(width="100%"))
         self._fitter = make_fitter()
         super().__init__([bar, self.message, self.summary, self._smem_box, self._tmem_box,
                           self.details, export_box, *([self._fitter] if self._fitter is not None else [])])
