@@ -1,13 +1,11 @@
 """Fit the explorer's maps to the width they are given on the page.
 
-plotly's ``FigureWidget`` draws its figure as soon as its view is made, before
-the view is on the page: with no width to measure it falls back to 700 px,
-and text it could not measure lands in the wrong place (a subtitle above its
-title). This invisible helper, one per explorer, measures the explorer's
-width in the browser once it is on the page and whenever it changes, and
-syncs it to Python, where the explorer redraws its maps at that width through
-the widgets' normal update path (the browser's own plotly instance is not
-reachable from outside the figure widget).
+This invisible helper, one per explorer, measures the explorer's width in
+the browser once it is on the page and whenever it changes, and syncs it to
+Python, where the explorer sets it as each map's width through the widgets'
+normal update path: the maps fill the explorer and follow it when it is
+resized, and the Python-side figures hold the width they are drawn at. It
+also makes each map's drawing box a CSS containment boundary.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Keep a live ``FigureWidget`` in step with a :class:`~smemviz.figures.FigureSpec`:
-each update is one ``plotly_update`` call (one message to the browser)
-carrying only the leaf properties that changed, as dotted paths.
+each update is one ``Plotly.update`` message to the browser carrying only the
+leaf properties that changed, as dotted paths (sent before the Python-side
+figure is updated, see ``MapFigureWidget.update_browser_first``).
 
 Leaf paths matter in the browser: plotly.js decides how much to redraw from
 the attributes it is given. A whole ``title`` or ``annotations`` object
@@ -10,7 +11,7 @@ phase highlight) only restyles the bars.
 
 Going through plotly's property objects (``trace.update(...)``) validates
 every array element and walks plotly's object tree per nested key: about
-half a second per update at 1,000 regions. ``plotly_update`` stores plain
+half a second per update at 1,000 regions. The update message stores plain
 values, so the specs must be valid already: the same specs build the static
 figures, where plotly validates them (and the tests build those).
 """

@@ -1,10 +1,10 @@
 """The explorer widget: controls, both maps, totals, usage table, exports.
 
 A control change calls the builder again, turns its result into plans and
-copies the new figure specs into the existing ``FigureWidget`` objects inside
-one ``batch_update()`` each, so the browser gets one message per map. A
-builder error or an over-capacity layout is reported in the message area and
-the last good layout stays on screen.
+sends each map's changes to its existing ``FigureWidget`` as one batched
+update (one message per map, SMEM first). A builder error or an
+over-capacity layout is reported in the message area and the last good
+layout stays on screen.
 
 Inside a running kernel the text panels (totals, usage table) follow the maps
 after ``PANEL_DELAY_S``: the browser redraws the maps first instead of

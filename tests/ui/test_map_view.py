@@ -266,3 +266,19 @@ def test_clicks_and_zooms_reach_python(page):
     _replay(page, [("_py2js_relayout", echoed[-1])])  # its own zoom, back from Python: left alone
     assert page.evaluate("() => window.redraws") == 0
     assert not errors, errors
+
+
+def test_hovering_a_block_shows_its_hover_text(page):
+    """Hover labels come from plotly.js itself; the view keeps them working."""
+    page, errors = page
+    fig = go.Figure(go.Bar(x=[40, 60], y=[0.5, 0.5], base=[0, 40], orientation="h",
+                           hovertext=["<b>smem_a0</b><br>offset 0 (0x0)", "<b>smem_b0</b><br>offset 40 (0x28)"],
+                           hovertemplate="%{hovertext}<extra></extra>"),
+                    layout={"width": 800, "height": 300, "margin": {"l": 40, "r": 20, "t": 20, "b": 40}})
+    _start(page, map_widget_class()(fig))
+    box = page.locator(".trace.bars .point path").nth(1).bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    label = page.locator(".hoverlayer .hovertext")
+    label.wait_for(timeout=5000)
+    assert "smem_b0" in label.text_content() and "0x28" in label.text_content()
+    assert not errors, errors
