@@ -64,7 +64,7 @@ for _name, _fig in (("smem", ex.smem_widget), ("tmem", ex.tmem_widget)):
             _T.append((name + " sent", time.time()))
             return r
         return send
-    _fig._send_update_msg = _wrap(_fig._send_update_msg, _name)
+    _fig.send = _wrap(_fig.send, _name)  # the map update message
 _orig_refresh = ex.refresh
 def _timed_refresh():
     _orig_refresh()
@@ -93,7 +93,7 @@ window.WebSocket = function (...args) {
   };
   ws.addEventListener('message', (ev) => {
     const t = text(ev.data);
-    if (t.includes('_py2js_update') && !t.includes('"_py2js_update":null')) stamp('ws in update', size(ev.data));
+    if (t.includes('smemviz_update') || (t.includes('_py2js_update') && !t.includes('"_py2js_update":null'))) stamp('ws in update', size(ev.data));
     else if (t.includes('"comm_msg"')) stamp('ws in other comm', size(ev.data));
   });
   return ws;

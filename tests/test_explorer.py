@@ -3,6 +3,8 @@ and check what the figures, the message area and the tables now hold."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("ipywidgets")
@@ -101,13 +103,15 @@ def test_one_update_message_per_map(monkeypatch):
     ex = gemm()
     sent = {"smem": 0, "tmem": 0}
     for key, fig in (("smem", ex.smem_widget), ("tmem", ex.tmem_widget)):
-        original = fig._send_update_msg
+        original = fig.send
 
-        def counting(*args, _key=key, _orig=original, **kwargs):
+        def counting(content, *args, _key=key, _orig=original, **kwargs):
             sent[_key] += 1
-            return _orig(*args, **kwargs)
+            return _orig(content, *args, **kwargs)
 
-        monkeypatch.setattr(fig, "_send_update_msg", counting)
+        monkeypatch.setattr(fig, "send", counting)
+        # plotly's own update path (four state messages) is not taken
+        monkeypatch.setattr(fig, "_send_update_msg", lambda *a, **k: pytest.fail("plotly's update path used"))
     ex.controls["tile_n"].value = 64
     assert sent == {"smem": 1, "tmem": 1}
     ex.controls["stages"].value = 3  # TMEM does not change: nothing sent for it
@@ -270,10 +274,12 @@ def test_updates_carry_only_the_changed_leaf_paths(monkeypatch):
     assert changed_paths({"x": [1, 2], "gone": 1}, {"x": [1, 3]}) == {"x": [1, 3], "gone": None}
     ex = gemm()
     sent = []
-    monkeypatch.setattr(ex.smem_widget, "_send_update_msg",
-                        lambda restyle_data, relayout_data, **k: sent.append((restyle_data, relayout_data)))
+    monkeypatch.setattr(ex.smem_widget, "send", sent.append)
     ex.controls["stages"].value = 3
-    (restyle, relayout), = sent
+    (message,) = sent
+    restyle, relayout = message["style_data"], message["layout_data"]
+    json.dumps(message)  # plain JSON: no plotly objects on the wire
+    assert "_undefined_" in restyle["base"]  # traces whose bases did not change are left alone
     assert "title.text" in relayout and "title" not in relayout
     assert "xaxis.range" not in relayout  # the capacity span did not change
     assert "base" in restyle

@@ -38,6 +38,20 @@ def view_module() -> str:
     ])
 
 
+UPDATE_MESSAGE = "smemviz_update"  # the custom message map_view.js applies like _py2js_update
+
+
+def _wire_restyle(restyle: dict) -> dict:
+    """plotly's ``Undefined`` (leave this trace alone) in its wire form."""
+    from plotly.basedatatypes import Undefined
+
+    return {path: [UNDEFINED_WIRE if v is Undefined else v for v in values] if isinstance(values, list) else values
+            for path, values in restyle.items()}
+
+
+UNDEFINED_WIRE = "_undefined_"
+
+
 @lru_cache(maxsize=1)
 def map_widget_class() -> type:
     """The widget class, made on first use (plotly is imported only then)."""
@@ -49,17 +63,21 @@ def map_widget_class() -> type:
         _esm = view_module()
 
         def update_browser_first(self, restyle_data: dict, relayout_data: dict, trace_indexes: list[int]) -> None:
-            """``plotly_update`` with the message sent before the Python-side
-            figure is updated: the browser starts redrawing while Python
-            catches up. The values must be valid already (the explorer's
-            specs are: the static figures validate the same specs)."""
-            send = getattr(self, "_send_update_msg", None)
+            """``plotly_update``, with the change sent to the browser first, as
+            one custom message, and the Python-side figure updated after.
+
+            plotly's own path sends four state messages per update (two edit
+            counters, the update, its reset), each a task for the server and
+            the page before the redraw starts; the map view needs only the
+            update. The values must be valid already (the explorer's specs
+            are: the static figures validate the same specs)."""
             apply = getattr(self, "_perform_plotly_update", None)
-            if send is None or apply is None:  # plotly's internals moved: the plain way
+            if apply is None:  # plotly's internals moved: the plain way
                 self.plotly_update(restyle_data=restyle_data, relayout_data=relayout_data,
                                    trace_indexes=trace_indexes)
                 return
-            send(restyle_data=restyle_data, relayout_data=relayout_data, trace_indexes=trace_indexes)
+            self.send({UPDATE_MESSAGE: True, "style_data": _wire_restyle(restyle_data),
+                       "layout_data": relayout_data, "style_traces": trace_indexes})
             restyled, relaid, indexes = apply(restyle_data=restyle_data, relayout_data=relayout_data,
                                               trace_indexes=trace_indexes)
             if restyled:

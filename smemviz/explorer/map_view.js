@@ -11,6 +11,7 @@
 // working.
 
 const UNDEFINED = "_undefined_"; // plotly's wire form of "leave this trace alone"
+const UPDATE_MESSAGE = "smemviz_update"; // a custom message that is a _py2js_update
 const INTERNAL = "_doNotReportToPy"; // marks our own edits, so their events are not echoed
 const TYPED = {
   int8: Int8Array, int16: Int16Array, int32: Int32Array,
@@ -245,6 +246,9 @@ function wireEvents(gd, model, viewId) {
 
 export default {
   initialize({ model }) {
+    model.on("msg:custom", (msg) => {
+      if (msg && msg[UPDATE_MESSAGE]) applyToModel(model, "_py2js_update", clone(fromPy(msg)));
+    });
     for (const name of MESSAGES) {
       model.on(`change:${name}`, () => {
         const msg = model.get(name);
@@ -284,6 +288,12 @@ export default {
         if (done) Promise.resolve(done).then(() => acknowledge(msg), (err) => console.error("smemviz map:", err));
       });
     }
+
+    model.on("msg:custom", (msg) => {
+      if (!msg || !msg[UPDATE_MESSAGE] || !drawn) return;
+      const done = drawToGraph(gd, "_py2js_update", fromPy(msg));
+      if (done) Promise.resolve(done).catch((err) => console.error("smemviz map:", err));
+    });
 
     // Without a fixed width the figure follows its container.
     const observer = new ResizeObserver(() => {

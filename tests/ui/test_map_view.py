@@ -53,6 +53,7 @@ async ([src, state]) => {
     off() {}
     save_changes() { this.sent.push(this.pending); this.pending = {}; }
     push(k, v) { this.s[k] = revive(v); for (const cb of this.h["change:" + k] || []) cb(); }
+    custom(msg) { for (const cb of this.h["msg:custom"] || []) cb(msg, []); }
   }
   const model = new Model(revive(state));
   view.initialize({model});
@@ -157,7 +158,10 @@ def _start(page, widget) -> None:
 
 def _replay(page, messages) -> None:
     for name, msg in messages:
-        page.evaluate("async ([k, v]) => { T.model.push(k, v); await T.frame(); await T.frame(); }", [name, msg])
+        if name == "custom":
+            page.evaluate("async (m) => { T.model.custom(m); await T.frame(); await T.frame(); }", msg)
+        else:
+            page.evaluate("async ([k, v]) => { T.model.push(k, v); await T.frame(); await T.frame(); }", [name, msg])
 
 
 def _drawn(page, index: int = 0) -> dict:
@@ -281,4 +285,22 @@ def test_hovering_a_block_shows_its_hover_text(page):
     label = page.locator(".hoverlayer .hovertext")
     label.wait_for(timeout=5000)
     assert "smem_b0" in label.text_content() and "0x28" in label.text_content()
+    assert not errors, errors
+
+
+def test_the_explorers_update_message_reaches_the_drawn_figure(page):
+    """The explorer sends its updates as one custom message per map; views
+    drawn before and after it show the same figure as Python."""
+    page, errors = page
+    w = make_widget()
+    custom = []
+    w.send = lambda content, buffers=None: custom.append(("custom", json.loads(json.dumps(content))))
+    _start(page, w)
+    w.update_browser_first({"base": [[5, 6, 7], Undefined], "marker.color": [Undefined, "green"]},
+                           {"title.text": "explorer update", "xaxis.range": [0, 20]}, [0, 1])
+    assert len(custom) == 1
+    _replay(page, custom)
+    _check_same(page, w)
+    page.evaluate("async () => { T.addView(); for (let i = 0; i < 100 && !T.graph(T.views[1].el); i++) await T.frame(); await T.frame(); }")
+    _check_same(page, w, index=1)
     assert not errors, errors
