@@ -343,3 +343,17 @@ def test_live_maps_show_a_fixed_key_instead_of_plotly_legends():
     assert "smemviz-key-smem" in keys[0] and "pipeline mbarriers" in keys[0] and "capacity" in keys[0]
     assert "smemviz-key-tmem" in keys[1] and "tcgen05.alloc" in keys[1]
     assert smemviz.smem_figure(ex.smem_plan).layout.showlegend is not False
+
+
+def test_live_figures_also_drive_a_plain_figure_widget(monkeypatch):
+    """With plotly's own FigureWidget (the browser benchmark's baseline) the
+    updates go through plotly_update and still land in the figure."""
+    import plotly.graph_objects as go
+
+    from smemviz.explorer import _map_widget
+
+    monkeypatch.setattr(_map_widget, "map_widget_class", lambda: go.FigureWidget)
+    ex = gemm()
+    assert type(ex.smem_widget) is go.FigureWidget
+    ex.controls["stages"].value = 3
+    assert len(data_trace(ex.smem_widget).base) == 6 and f"{ex.smem_plan.total:,} B" in ex.smem_widget.layout.title.text

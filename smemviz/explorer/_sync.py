@@ -121,5 +121,9 @@ class LiveFigure:
         self._layout = dict(layout)
         if not restyle and not relayout:
             return False
-        self.widget.update_browser_first(restyle, relayout, list(range(n)))
+        update = getattr(self.widget, "update_browser_first", None)
+        if update is not None:
+            update(restyle, relayout, list(range(n)))
+        else:  # a plain FigureWidget
+            self.widget.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=list(range(n)))
         return True
