@@ -4,7 +4,8 @@ map's update message, for 10, 100, 1,000 and 5,000 regions.
 Target: <= 30 ms at 1,000 regions. The builder returns layouts computed
 beforehand, so the number is the explorer's own work (figure specs, diff,
 message, totals, table); the time to compute a layout from allocations is
-printed beside it.
+printed beside it. The baseline, measured in the same run, is the same
+explorer on plotly's own FigureWidget, updated through ``plotly_update``.
 
     python benchmarks/bench_explorer.py [--repeat 20] [--browser]
 
@@ -47,7 +48,21 @@ def make_layout(n: int, size: int) -> SmemAllocator:
     return s
 
 
-def bench(n: int, repeat: int) -> dict[str, float]:
+def _explorer(plans: dict, n: int, steps: tuple[int, ...], baseline: bool) -> "smemviz.explorer.Explorer":
+    from smemviz.explorer import _map_widget
+
+    original = _map_widget.map_widget_class
+    if baseline:
+        import plotly.graph_objects as go
+
+        _map_widget.map_widget_class = lambda: go.FigureWidget
+    try:
+        return smemviz.explore(lambda n, size: plans[size], n=ipywidgets.fixed(n), size=list(steps))
+    finally:
+        _map_widget.map_widget_class = original
+
+
+def bench(n: int, repeat: int, baseline: bool = False) -> dict[str, float]:
     steps = SMALL_STEPS if n > 1000 else SIZE_STEPS
     plans = {size: make_layout(n, size).plan for size in steps}
     t0 = time.perf_counter()
@@ -55,16 +70,17 @@ def bench(n: int, repeat: int) -> dict[str, float]:
         make_layout(n, size).plan
     core_ms = (time.perf_counter() - t0) / len(steps) * 1000
 
-    ex = smemviz.explore(lambda n, size: plans[size], n=ipywidgets.fixed(n), size=list(steps))
+    ex = _explorer(plans, n, steps, baseline)
     fig = ex.smem_widget
     sent: list[float] = []
-    original = fig._send_update_msg
+    hook = "_send_update_msg" if baseline else "send"  # where the update message leaves
+    original = getattr(fig, hook)
 
     def record(*args, **kwargs):
         sent.append(time.perf_counter())
         return original(*args, **kwargs)
 
-    fig._send_update_msg = record
+    setattr(fig, hook, record)
     to_message, whole = [], []
     for k in range(repeat):
         value = steps[(k + 1) % len(steps)]
@@ -92,12 +108,15 @@ def main() -> None:
     args = ap.parse_args()
     print(f"python {sys.version.split()[0]}, plotly {__import__('plotly').__version__}, "
           f"ipywidgets {ipywidgets.__version__}; median of {args.repeat}")
-    print(f"{'regions':>8}  {'to message':>11}  {'whole callback':>15}  {'compute_layout+plan':>20}")
+    print(f"{'regions':>8}  {'to message':>11}  {'whole callback':>15}  {'compute_layout+plan':>20}"
+          f"  {'baseline: to message / callback':>32}  {'ratio (callback)':>16}")
     for n in SIZES:
         r = bench(n, args.repeat)
+        b = bench(n, args.repeat, baseline=True)
         mark = "  (target <= 30 ms)" if n == 1000 else ""
         print(f"{r['regions']:>8}  {r['to_message_ms']:>8.1f} ms  {r['callback_ms']:>12.1f} ms"
-              f"  {r['core_layout_ms']:>17.1f} ms{mark}")
+              f"  {r['core_layout_ms']:>17.1f} ms  {b['to_message_ms']:>18.1f} / {b['callback_ms']:>6.1f} ms"
+              f"  {r['callback_ms'] / b['callback_ms']:>16.2f}{mark}")
     if args.browser:
         script = Path(__file__).with_name("bench_explorer_browser.py")
         subprocess.run([sys.executable, str(script)], check=True)
