@@ -39,6 +39,7 @@ def view_module() -> str:
 
 
 UPDATE_MESSAGE = "smemviz_update"  # the custom message map_view.js applies like _py2js_update
+UNDEFINED_WIRE = "_undefined_"  # plotly's wire form of Undefined
 
 
 def _wire_restyle(restyle: dict) -> dict:
@@ -48,8 +49,6 @@ def _wire_restyle(restyle: dict) -> dict:
     return {path: [UNDEFINED_WIRE if v is Undefined else v for v in values] if isinstance(values, list) else values
             for path, values in restyle.items()}
 
-
-UNDEFINED_WIRE = "_undefined_"
 
 
 @lru_cache(maxsize=1)

@@ -8,7 +8,9 @@
 // drawn figure against the widget's copy and sending plotly's defaults back
 // to Python. Updates are acknowledged with empty deltas once the frame is
 // painted, which keeps FigureWidget's edit bookkeeping (on_edits_completed)
-// working.
+// working. The explorer's own updates come as one custom message each
+// (UPDATE_MESSAGE), applied like _py2js_update; they carry no edit ids, so
+// there is nothing to acknowledge.
 
 const UNDEFINED = "_undefined_"; // plotly's wire form of "leave this trace alone"
 const UPDATE_MESSAGE = "smemviz_update"; // a custom message that is a _py2js_update
