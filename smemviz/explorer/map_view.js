@@ -268,6 +268,7 @@ export default {
     let resizeFrame = 0;
 
     const acknowledge = (msg) => {
+      if (msg.trace_edit_id === undefined && msg.layout_edit_id === undefined) return; // nothing to report
       afterPaint(() => {
         if (stopped) return;
         if (msg.trace_edit_id !== undefined) {
@@ -280,22 +281,16 @@ export default {
       });
     };
 
-    for (const name of MESSAGES) {
-      model.on(`change:${name}`, () => {
-        const raw = model.get(name);
-        if (!raw || !drawn) return; // before the first draw, the model's copy is what gets drawn
-        const msg = fromPy(raw);
-        if (msg.source_view_id && msg.source_view_id === viewId) return;
-        const done = drawToGraph(gd, name, msg);
-        if (done) Promise.resolve(done).then(() => acknowledge(msg), (err) => console.error("smemviz map:", err));
-      });
-    }
-
-    model.on("msg:custom", (msg) => {
-      if (!msg || !msg[UPDATE_MESSAGE] || !drawn) return;
-      const done = drawToGraph(gd, "_py2js_update", fromPy(msg));
-      if (done) Promise.resolve(done).catch((err) => console.error("smemviz map:", err));
-    });
+    // One message from Python, drawn; before the first draw the model's copy is what gets drawn.
+    const apply = (name, raw) => {
+      if (!raw || !drawn) return;
+      const msg = fromPy(raw);
+      if (msg.source_view_id && msg.source_view_id === viewId) return;
+      const done = drawToGraph(gd, name, msg);
+      if (done) Promise.resolve(done).then(() => acknowledge(msg), (err) => console.error("smemviz map:", err));
+    };
+    for (const name of MESSAGES) model.on(`change:${name}`, () => apply(name, model.get(name)));
+    model.on("msg:custom", (msg) => { if (msg && msg[UPDATE_MESSAGE]) apply("_py2js_update", msg); });
 
     // Without a fixed width the figure follows its container.
     const observer = new ResizeObserver(() => {

@@ -164,6 +164,12 @@ def _replay(page, messages) -> None:
             page.evaluate("async ([k, v]) => { T.model.push(k, v); await T.frame(); await T.frame(); }", [name, msg])
 
 
+def _add_view(page) -> None:
+    """A second view of the same model, drawn (the output shown again)."""
+    page.evaluate("async () => { T.addView(); for (let i = 0; i < 100 && !T.graph(T.views[1].el); i++) await T.frame();"
+                  " await T.frame(); }")
+
+
 def _drawn(page, index: int = 0) -> dict:
     return page.evaluate(
         "(i) => { const gd = T.graph(T.views[i].el); return T.plain({data: gd.data, layout: gd.layout}); }", index)
@@ -217,7 +223,7 @@ def test_every_python_edit_reaches_the_drawn_figure(page):
     assert page.evaluate("() => T.graph(T.views[0].el).querySelector('.gtitle').textContent") == "moved"
 
     # a view made now (the output shown again) draws the figure as it is now
-    page.evaluate("async () => { T.addView(); for (let i = 0; i < 100 && !T.graph(T.views[1].el); i++) await T.frame(); await T.frame(); }")
+    _add_view(page)
     _check_same(page, w, index=1)
     assert not errors, errors
 
@@ -301,6 +307,6 @@ def test_the_explorers_update_message_reaches_the_drawn_figure(page):
     assert len(custom) == 1
     _replay(page, custom)
     _check_same(page, w)
-    page.evaluate("async () => { T.addView(); for (let i = 0; i < 100 && !T.graph(T.views[1].el); i++) await T.frame(); await T.frame(); }")
+    _add_view(page)
     _check_same(page, w, index=1)
     assert not errors, errors
