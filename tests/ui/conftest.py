@@ -85,8 +85,11 @@ def jupyterlab(tmp_path_factory):
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Headless Chromium for one test module: closed at the module's end, so
+    Playwright's event loop does not outlive the browser tests (code that
+    checks for a running loop, like the explorer's panels, sees none after)."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     sync_api = pytest.importorskip("playwright.sync_api")
