@@ -90,8 +90,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=[100, 1000, 10000])
     args = parser.parse_args()
 
-    import smemviz
     from cutlass.experimental.task_scheduling import memory as reference
+
+    import smemviz
 
     print(f"{'N':>6} {'what':<14} {'smemviz ms':>11} {'CUTLASS ms':>11} {'ratio':>6}"
           f" {'median ratio':>13}   (ms: best of {args.repeats})")

@@ -48,7 +48,7 @@ def make_layout(n: int, size: int) -> SmemAllocator:
     return s
 
 
-def _explorer(plans: dict, n: int, steps: tuple[int, ...], baseline: bool) -> "smemviz.explorer.Explorer":
+def _explorer(plans: dict, n: int, steps: tuple[int, ...], baseline: bool) -> smemviz.explorer.Explorer:
     from smemviz.explorer import _map_widget
 
     original = _map_widget.map_widget_class
@@ -67,7 +67,7 @@ def bench(n: int, repeat: int, baseline: bool = False) -> dict[str, float]:
     plans = {size: make_layout(n, size).plan for size in steps}
     t0 = time.perf_counter()
     for size in steps:
-        make_layout(n, size).plan
+        _ = make_layout(n, size).plan
     core_ms = (time.perf_counter() - t0) / len(steps) * 1000
 
     ex = _explorer(plans, n, steps, baseline)

@@ -22,8 +22,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -101,9 +102,9 @@ def main() -> int:
 
     for ext in ("svg", "png", "pdf"):
         smemviz.export(plan, out / f"warmup.{ext}")
-        rows.append((f"{ext.upper()}, warm", *median_of(lambda: smemviz.export(plan, out / f"l.{ext}"), args.repeats)))
+        rows.append((f"{ext.upper()}, warm", *median_of(lambda ext=ext: smemviz.export(plan, out / f"l.{ext}"), args.repeats)))
     for ext in ("html", "json", "md"):
-        rows.append((ext.upper(), *median_of(lambda: smemviz.export(plan, out / f"l.{ext}"), args.repeats)))
+        rows.append((ext.upper(), *median_of(lambda ext=ext: smemviz.export(plan, out / f"l.{ext}"), args.repeats)))
 
     if args.compare_kaleido_default:
         stop_renderer()

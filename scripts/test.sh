@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Set up .venv (see bootstrap.sh) and run the whole test suite.
+# Set up .venv (see bootstrap.sh), lint (ruff), type-check (mypy), and run the whole test suite.
 # GPU-launch tests skip themselves on a machine without an NVIDIA GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
+echo "ruff (lint)..."; .venv/bin/python -m ruff check .
+echo "mypy (types)..."; .venv/bin/python -m mypy
 exec .venv/bin/python -m pytest "$@"

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from ._dtypes import dtype_bytes, dtype_name
 
 __all__ = ["SmemAllocation", "TmemAllocation", "ResourceContext"]
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -35,7 +35,7 @@ def check_name(name: Any, what: str) -> None:
         raise ValueError(f"{what} name must not be empty")
 
 
-def check_smem_fields(alloc: "SmemAllocation") -> None:
+def check_smem_fields(alloc: SmemAllocation) -> None:
     """Raise ``TypeError``/``ValueError`` naming the allocation if a field is bad."""
     # fast path for the common untyped case: this runs for every allocation on
     # every add() and compute_layout()
@@ -56,7 +56,7 @@ def check_smem_fields(alloc: "SmemAllocation") -> None:
     _check_smem_fields_slowly(alloc)
 
 
-def _check_smem_fields_slowly(alloc: "SmemAllocation") -> None:
+def _check_smem_fields_slowly(alloc: SmemAllocation) -> None:
     check_name(alloc.name, "SMEM allocation")
     name = alloc.name
     if not _is_int(alloc.size_bytes):
@@ -134,7 +134,7 @@ class SmemAllocation:
         )
 
 
-def check_tmem_fields(alloc: "TmemAllocation") -> None:
+def check_tmem_fields(alloc: TmemAllocation) -> None:
     if type(alloc.num_columns) is int and alloc.num_columns > 0 and type(alloc.name) is str and alloc.name:
         return
     check_name(alloc.name, "TMEM allocation")

@@ -18,8 +18,8 @@ call leaves the allocator as it was, and the result is an immutable
 from __future__ import annotations
 
 import warnings
-from operator import attrgetter
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
 
 from . import hardware
 from ._allocation import (
@@ -43,13 +43,13 @@ def _label(obj: Any) -> str:
 class _BaseAllocator:
     """Declaration bookkeeping and layout shared by the SMEM and TMEM allocators."""
 
-    _memory = "smem"
+    _memory: Literal["smem", "tmem"] = "smem"
     _unit = "B"
     # the allocation class this allocator owns, and its field check (set by subclasses)
     _own_type: type = object
     _check_fields: Callable[[Any], None] = staticmethod(lambda alloc: None)
 
-    def __init__(self, arch: "str | int | hardware.Arch | None" = None) -> None:
+    def __init__(self, arch: str | int | hardware.Arch | None = None) -> None:
         self._arch = hardware.get_arch(arch) if arch is not None else None
         self._allocations: list[Any] = []
         self._added: set[int] = set()
@@ -336,7 +336,7 @@ class SmemAllocator(_BaseAllocator):
     does not fit that architecture's per-block shared memory.
     """
 
-    def __init__(self, arch: "str | int | hardware.Arch | None" = None) -> None:
+    def __init__(self, arch: str | int | hardware.Arch | None = None) -> None:
         super().__init__(arch)
         self._barrier_resources: list[Any] = []
         self._barrier_groups: list[Any] = []
@@ -364,8 +364,11 @@ class SmemAllocator(_BaseAllocator):
 
     _own_type = SmemAllocation
     _check_fields = staticmethod(check_smem_fields)
-    _size = staticmethod(attrgetter("size_bytes"))
-    _align = staticmethod(attrgetter("alignment"))
+    def _size(self, alloc: Any) -> int:
+        return int(alloc.size_bytes)
+
+    def _align(self, alloc: Any) -> int:
+        return int(alloc.alignment)
 
     def _check_capacity_before_commit(self, total: int) -> None:
         if self._arch is None:
@@ -493,7 +496,7 @@ class SmemAllocator(_BaseAllocator):
         """Bytes of the one SMEM array: data rounded up to 8, then barriers."""
         return self.plan.unified_bytes
 
-    def check_capacity(self, arch: "str | int | hardware.Arch | None" = None):
+    def check_capacity(self, arch: str | int | hardware.Arch | None = None):
         """Raise :class:`CapacityError` if the layout does not fit ``arch``;
         otherwise return the :class:`CapacityCheck`."""
         return self.plan.check(arch)
@@ -609,11 +612,11 @@ class TmemAllocator(_BaseAllocator):
     The kernel passes :attr:`tcgen05_alloc_columns` to ``tcgen05.alloc``.
     """
 
-    _memory = "tmem"
+    _memory: Literal["smem", "tmem"] = "tmem"
     _unit = "cols"
     _requirements_hook = "get_tmem_requirements"
 
-    def __init__(self, arch: "str | int | hardware.Arch | None" = None) -> None:
+    def __init__(self, arch: str | int | hardware.Arch | None = None) -> None:
         super().__init__(arch)
         if self._arch is not None and not self._arch.has_tmem:
             raise ValueError(f"{self._arch.name} ({self._arch.family}) has no tensor memory")
@@ -633,7 +636,8 @@ class TmemAllocator(_BaseAllocator):
 
     _own_type = TmemAllocation
     _check_fields = staticmethod(check_tmem_fields)
-    _size = staticmethod(attrgetter("num_columns"))
+    def _size(self, alloc: Any) -> int:
+        return int(alloc.num_columns)
 
     def _check_capacity_before_commit(self, total: int) -> None:
         if total > hardware.TMEM_COLUMNS:

@@ -33,7 +33,7 @@ def plan_from_cutlass(allocator: Any, arch: str | None = None) -> LayoutPlan:
     if not getattr(allocator, "_layout_computed", False):
         raise LayoutStateError(f"call compute_layout() on the CUTLASS {type(allocator).__name__} first")
     is_tmem = type(allocator).__name__.startswith("Tmem")
-    aliased = getattr(allocator, "_aliased_ids", set())
+    aliased: set[int] = getattr(allocator, "_aliased_ids", set())
     seen: set[int] = set()
     standalone = []
     for a in allocator._allocations:

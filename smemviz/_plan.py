@@ -11,9 +11,10 @@ Group and phase indices are 0-based in the data; views show them 1-based.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 from . import hardware
 from ._errors import CapacityError
@@ -265,7 +266,7 @@ class LayoutPlan:
 
     # -- capacity ------------------------------------------------------------
 
-    def capacity(self, arch: "str | int | hardware.Arch | None" = None) -> CapacityCheck:
+    def capacity(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
         """Compare with ``arch`` (default: the plan's own arch, else sm_90 / sm_100)."""
         a = hardware.get_arch(arch or self.arch or ("sm_100" if self.memory == "tmem" else "sm_90"))
         if self.memory == "smem":
@@ -274,10 +275,10 @@ class LayoutPlan:
             used, limit = self.data_total, a.tmem_columns
         return CapacityCheck(a.name, self.memory, used, limit, self.unit, self._largest_blocks)
 
-    def fits(self, arch: "str | int | hardware.Arch | None" = None) -> bool:
+    def fits(self, arch: str | int | hardware.Arch | None = None) -> bool:
         return self.capacity(arch).fits
 
-    def check(self, arch: "str | int | hardware.Arch | None" = None) -> CapacityCheck:
+    def check(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
         """Raise :class:`CapacityError` when the layout does not fit ``arch``."""
         result = self.capacity(arch)
         if not result.fits:
@@ -312,7 +313,7 @@ class LayoutPlan:
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "LayoutPlan":
+    def from_dict(cls, data: dict[str, Any]) -> LayoutPlan:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise ValueError(f"not a smemviz layout plan (expected schema {SCHEMA!r})")
         version = data.get("version")
@@ -339,7 +340,7 @@ class LayoutPlan:
             raise ValueError(f"malformed layout plan: {exc}") from None
 
     @classmethod
-    def from_json(cls, text: str) -> "LayoutPlan":
+    def from_json(cls, text: str) -> LayoutPlan:
         return cls.from_dict(json.loads(text))
 
     # -- display -------------------------------------------------------------

@@ -13,11 +13,11 @@ __all__ = ["text_report", "html_report", "markdown_report"]
 _KIND_MARK = {"data": "", "barrier": " [mbarrier]", "tmem_ptr": " [tmem ptr]"}
 
 
-def _title(plan: "LayoutPlan") -> tuple[str, str]:
+def _title(plan: LayoutPlan) -> tuple[str, str]:
     return ("smem-layout", "SMEM Usage Report") if plan.memory == "smem" else ("tmem-layout", "TMEM Usage Report")
 
 
-def text_report(plan: "LayoutPlan") -> str:
+def text_report(plan: LayoutPlan) -> str:
     """The usage table: one row per region in address order, alias groups, totals."""
     tag, title = _title(plan)
     unit = plan.unit
@@ -60,7 +60,7 @@ def text_report(plan: "LayoutPlan") -> str:
     return "\n".join(lines) + "\n"
 
 
-def markdown_report(plan: "LayoutPlan") -> str:
+def markdown_report(plan: LayoutPlan) -> str:
     """The usage table as GitHub-flavoured Markdown."""
     unit = plan.unit
 
@@ -86,7 +86,7 @@ def markdown_report(plan: "LayoutPlan") -> str:
     return "\n".join(out)
 
 
-def _summary(plan: "LayoutPlan", html: bool) -> str:
+def _summary(plan: LayoutPlan, html: bool) -> str:
     unit = plan.unit
     parts = [f"total {plan.unified_bytes} {unit}"]
     if plan.memory == "smem" and plan.barrier_bytes:
@@ -102,12 +102,12 @@ def _summary(plan: "LayoutPlan", html: bool) -> str:
     return escape(text) if html else text
 
 
-def html_report(plan: "LayoutPlan") -> str:
+def html_report(plan: LayoutPlan) -> str:
     """A compact HTML table for notebooks; every name is escaped."""
     unit = plan.unit
     rows = []
     for r in plan.regions:
-        group = "" if r.group is None else f"G{r.group + 1}·P{r.phase + 1}"
+        group = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
         typed = f"{r.dtype} × {r.count}" if r.dtype else ""
         rows.append(
             "<tr>"

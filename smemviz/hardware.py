@@ -106,7 +106,7 @@ _ALIASES = {
 _ARCH_RE = re.compile(r"^(?:sm_?)?(\d{2,3})[af]?$")
 
 
-def get_arch(arch: "str | int | Arch") -> Arch:
+def get_arch(arch: str | int | Arch) -> Arch:
     """Resolve ``"sm_90a"``, ``"sm100"``, ``90``, ``"hopper"`` or an :class:`Arch`."""
     if isinstance(arch, Arch):
         return arch

@@ -49,9 +49,10 @@ import difflib
 import json
 import re
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Literal
 
 from . import hardware
 from ._allocation import SmemAllocation, TmemAllocation
@@ -203,21 +204,21 @@ class LayoutSpec:
     def has_tmem(self) -> bool:
         return bool(self.tmem)
 
-    def smem_allocator(self, arch: "str | int | hardware.Arch | None" = None) -> SmemAllocator:
+    def smem_allocator(self, arch: str | int | hardware.Arch | None = None) -> SmemAllocator:
         """A computed :class:`SmemAllocator`; with ``arch`` it refuses a layout
         that does not fit (``CapacityError``), like ``SmemAllocator(arch)``."""
         allocator = self._declare_smem(SmemAllocator(arch))
         allocator.compute_layout()
         return allocator
 
-    def tmem_allocator(self, arch: "str | int | hardware.Arch | None" = None) -> TmemAllocator:
+    def tmem_allocator(self, arch: str | int | hardware.Arch | None = None) -> TmemAllocator:
         """A computed :class:`TmemAllocator` (``CapacityError`` beyond 512 columns)."""
         allocator = self._declare_tmem(TmemAllocator(arch))
         allocator.compute_layout()
         return allocator
 
     def plans(
-        self, arch: "str | int | hardware.Arch | None" = None
+        self, arch: str | int | hardware.Arch | None = None
     ) -> tuple[LayoutPlan | None, LayoutPlan | None]:
         """``(smem_plan, tmem_plan)``, ``None`` for a memory the file leaves empty.
 
@@ -255,7 +256,7 @@ class LayoutSpec:
 # -- reading -----------------------------------------------------------------------
 
 
-def load_layout(path: "str | Path") -> LayoutSpec:
+def load_layout(path: str | Path) -> LayoutSpec:
     """Read a ``.toml`` or ``.json`` layout file (:class:`LayoutFileError` if bad)."""
     p = Path(path)
     fmt = _format_of(p)
@@ -276,7 +277,7 @@ def parse_layout(text: str, *, format: FileFormat = "toml", source: str = "<stri
     """Parse layout-file text; ``source`` names it in error messages."""
     if format == "toml":
         data = _parse_toml(text, source)
-        locate = _TomlLocator(text)
+        locate: _TomlLocator | _JsonLocator = _TomlLocator(text)
     elif format == "json":
         data = _parse_json(text, source)
         locate = _JsonLocator(text)
@@ -443,7 +444,7 @@ def _json_positions(text: str) -> dict[KeyPath, int]:
                 key = json.loads(text[i:end])
                 stack[-1][2] = key
                 stack[-1][3] = False
-                positions[(*stack[-1][1], key)] = i
+                positions[tuple(stack[-1][1]) + (key,)] = i
             else:
                 value_starts(i)
                 if stack and stack[-1][0] == "object":
@@ -679,13 +680,13 @@ class _Reader:
         if spec.tmem_ptr is not None:
             self.core(("tmem_ptr",), lambda: smem.add_tmem_ptr(allocs[spec.tmem_ptr]))
         for i, phases in enumerate(spec.smem_aliases):
-            self.core(("smem_alias", i, "phases"), lambda: smem.add_alias_group([[allocs[n] for n in p] for p in phases]))
+            self.core(("smem_alias", i, "phases"), lambda phases=phases: smem.add_alias_group([[allocs[n] for n in p] for p in phases]))
         tmem = TmemAllocator()
         tallocs = {e.name: e.allocation() for e in spec.tmem}
-        for a in tallocs.values():
-            tmem.add(a)
+        for t in tallocs.values():
+            tmem.add(t)
         for i, phases in enumerate(spec.tmem_aliases):
-            self.core(("tmem_alias", i, "phases"), lambda: tmem.add_alias_group([[tallocs[n] for n in p] for p in phases]))
+            self.core(("tmem_alias", i, "phases"), lambda phases=phases: tmem.add_alias_group([[tallocs[n] for n in p] for p in phases]))
 
 
 def _describe(value: Any) -> str:

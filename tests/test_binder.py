@@ -19,7 +19,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from test_notebooks import NOTEBOOKS, check_executed
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import cutlass_alloc, replay, smem_programs, smemviz_alloc, tmem_programs
 
 import smemviz
-from strategies import cutlass_alloc, replay, smem_programs, smemviz_alloc, tmem_programs
 
 memory = pytest.importorskip("cutlass.experimental.task_scheduling.memory")
 pytestmark = pytest.mark.cutlass

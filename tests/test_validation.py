@@ -7,6 +7,7 @@ import copy
 import numbers
 
 import pytest
+from strategies import PipelineConfig, PipelineGroup, Resource
 
 from smemviz import (
     CapacityError,
@@ -16,7 +17,6 @@ from smemviz import (
     TmemAllocation,
     TmemAllocator,
 )
-from strategies import PipelineConfig, PipelineGroup, Resource
 
 
 @pytest.mark.parametrize(

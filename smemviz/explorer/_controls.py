@@ -5,7 +5,8 @@ a widget stays itself and ``fixed(v)`` passes ``v`` without a control."""
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["make_controls"]
 

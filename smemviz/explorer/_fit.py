@@ -11,51 +11,14 @@ also makes each map's drawing box a CSS containment boundary.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 __all__ = ["make_fitter", "EXPLORER_CLASS"]
 
-EXPLORER_CLASS = "smemviz-explorer"
+EXPLORER_CLASS = "smemviz-explorer"  # fit_width.js looks the explorer up by this class
 
-_ESM = """
-const EXPLORER = "%s";
-
-// Each map's drawing box has a fixed size: as a containment boundary, the
-// text measurements plotly makes while redrawing lay out that box only, not
-// the whole notebook page.
-const CONTAIN_ID = "smemviz-contain-maps";
-function containMaps() {
-  if (document.getElementById(CONTAIN_ID)) return;
-  const style = document.createElement("style");
-  style.id = CONTAIN_ID;
-  style.textContent = "." + EXPLORER + " .js-plotly-plot .svg-container { contain: strict; }";
-  document.head.appendChild(style);
-}
-
-export default {
-  render({ model, el }) {
-    el.style.display = "none";
-    containMaps();
-    let stopped = false;
-    let observer = null;
-    const report = (root) => {
-      const width = Math.floor(root.getBoundingClientRect().width);
-      if (width < 100 || Math.abs(width - model.get("width")) < 3) return;  // hidden, or no real change
-      model.set("width", width);
-      model.save_changes();
-    };
-    const start = () => {
-      if (stopped) return;
-      const root = el.closest("." + EXPLORER);
-      if (!root) { requestAnimationFrame(start); return; }  // not on the page yet
-      observer = new ResizeObserver(() => report(root));
-      observer.observe(root);
-    };
-    start();
-    return () => { stopped = true; if (observer) observer.disconnect(); };
-  },
-};
-""" % EXPLORER_CLASS
+_ESM = Path(__file__).with_name("fit_width.js")
 
 
 @lru_cache(maxsize=1)

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MapFigureWidget", "map_widget_class"]
+__all__ = ["MapFigureWidget", "map_widget_class"]  # noqa: F822 (MapFigureWidget is made on first access)
 
 _VIEW = Path(__file__).with_name("map_view.js")
 

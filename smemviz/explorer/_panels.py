@@ -71,7 +71,7 @@ def key_html(memory: str) -> str:
             f"style='font-size:12px;color:#37474f;margin:0 0 6px 12px;line-height:1.8'>{cells}</div>")
 
 
-def _line(plan: "LayoutPlan") -> str:
+def _line(plan: LayoutPlan) -> str:
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
     if plan.memory == "smem":
@@ -93,7 +93,7 @@ def _line(plan: "LayoutPlan") -> str:
     return " · ".join(parts)
 
 
-def summary_html(smem: "LayoutPlan | None", tmem: "LayoutPlan | None") -> str:
+def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     """Totals and capacity, one line per memory."""
     lines = [_line(p) for p in (smem, tmem) if p is not None]
     return "<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines) + "</div>"
@@ -111,8 +111,8 @@ _PRE_STYLE = ("margin:2px 0 0 0;font-family:monospace;font-size:12px;line-height
 _NUMERIC = ("offset", "hex", "size", "end", "align", "pad before")
 
 
-def _rows(plan: "LayoutPlan", max_rows: int) -> list[tuple[str, ...]]:
-    rows = []
+def _rows(plan: LayoutPlan, max_rows: int) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
     for r in plan.regions[:max_rows]:
         where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
         typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
@@ -122,7 +122,7 @@ def _rows(plan: "LayoutPlan", max_rows: int) -> list[tuple[str, ...]]:
     return rows
 
 
-def usage_table_html(plan: "LayoutPlan", max_rows: int = MAX_TABLE_ROWS) -> str:
+def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
     """One line per region in address order (names escaped), at most ``max_rows``."""
     head = ("name", "kind", "offset", "hex", f"size ({plan.unit})", "end", "align", "pad before",
             "group·phase", "type")
@@ -145,7 +145,7 @@ def usage_table_html(plan: "LayoutPlan", max_rows: int = MAX_TABLE_ROWS) -> str:
     )
 
 
-def tables_html(smem: "LayoutPlan | None", tmem: "LayoutPlan | None") -> str:
+def tables_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     """The usage tables side by side (SMEM first), each scrolling on its own,
     so a short TMEM table is never pushed out of sight by a long SMEM one."""
     parts = [f"<div style='flex:0 1 auto;min-width:0'>{usage_table_html(p)}</div>" for p in (smem, tmem) if p is not None]

@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
@@ -25,13 +26,12 @@ from .. import hardware
 from .._errors import CapacityError
 from .._plan import LayoutPlan
 from ..figures import bank_spec, smem_spec, tmem_spec
-from ..figures._spec import FigureSpec
 from ._controls import make_controls
 from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
 from ._inputs import Plans, to_plans
-from ._sync import LiveFigure
 from ._panels import key_html, message_html, summary_html, tables_html
+from ._sync import LiveFigure
 
 __all__ = ["Explorer", "explore"]
 

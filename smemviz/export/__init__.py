@@ -22,9 +22,9 @@ from typing import Any
 from ._atomic import write_atomic
 from ._plans import PlanPair, resolve_plans
 from ._static import (
+    RENDER_TIMEOUT_S,
     BrowserNotFoundError,
     ExportTimeoutError,
-    RENDER_TIMEOUT_S,
     find_browser,
     start_renderer,
     stop_renderer,
@@ -56,7 +56,7 @@ _STATIC = (".svg", ".png", ".pdf")
 
 def export(
     obj: Any,
-    path: "str | Path",
+    path: str | Path,
     *,
     arch: Any = None,
     which: str = "both",

@@ -61,11 +61,13 @@ def find_browser() -> str:
                 f"needs Chrome or Chromium: {_INSTALL_HINT}"
             )
         return resolved
+    found = None
     try:
         from choreographer.browsers.chromium import Chromium
     except ImportError:  # pragma: no cover - choreographer ships with kaleido
-        Chromium = None
-    found = Chromium.find_browser(skip_local=False) if Chromium is not None else None
+        pass
+    else:
+        found = Chromium.find_browser(skip_local=False)
     if not found:
         for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"):
             found = shutil.which(name)
@@ -166,7 +168,7 @@ def _background_reload(base: type) -> type:
     if not hasattr(base, "_return_kaleido_tab"):
         return base
 
-    class _Kaleido(base):  # type: ignore[misc, valid-type]
+    class _Kaleido(base):
         async def _return_kaleido_tab(self, tab: Any) -> None:
             uses = self.__dict__.setdefault("_smemviz_uses", {})
             uses[id(tab)] = uses.get(id(tab), 0) + 1

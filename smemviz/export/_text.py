@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._plan import SCHEMA, SCHEMA_VERSION, LayoutPlan
+from .._plan import SCHEMA, LayoutPlan
 from .._report import markdown_report
 from ._plans import PlanPair
 

@@ -21,7 +21,7 @@ __all__ = ["bank_spec", "bank_figure"]
 MAX_NAMED_ROWS = 48  # beyond this, names only on hover
 
 
-def bank_spec(plan: "LayoutPlan") -> FigureSpec:
+def bank_spec(plan: LayoutPlan) -> FigureSpec:
     banks = hardware.SMEM_BANKS
     row_bytes = banks * hardware.SMEM_BANK_BYTES
     regions = [r for r in plan.regions if r.size]

@@ -35,7 +35,7 @@ WIDE_PLOT_PX = 2000
 MIN_CHAR_PX = 5.0  # a character at the 9 px minimum label size
 
 
-def _opacity(region: "Region", highlight: "tuple[int, int] | None") -> float:
+def _opacity(region: Region, highlight: tuple[int, int] | None) -> float:
     if highlight is None:
         return 1.0
     if region.group is None:
@@ -43,7 +43,7 @@ def _opacity(region: "Region", highlight: "tuple[int, int] | None") -> float:
     return 1.0 if (region.group, region.phase) == tuple(highlight) else DIM_OTHER_PHASE
 
 
-def _region_colors(regions: list["Region"]) -> list[str]:
+def _region_colors(regions: list[Region]) -> list[str]:
     """Colours by name, neighbours within a lane (standalone, or one alias
     phase) kept distinct."""
     lanes: dict[tuple[Any, Any], list[int]] = {}
@@ -57,13 +57,13 @@ def _region_colors(regions: list["Region"]) -> list[str]:
     return out
 
 
-def label_positions(regions: list["Region"], span: float) -> list[str]:
+def label_positions(regions: list[Region], span: float) -> list[str]:
     """``"inside"`` for a bar wide enough to hold its name, else ``"none"``."""
     per_px = max(span, 1) / WIDE_PLOT_PX
     return ["inside" if r.size >= (len(r.name) * MIN_CHAR_PX + 4) * per_px else "none" for r in regions]
 
 
-def _bar(name: str, legend: str, regions: list["Region"], plan: "LayoutPlan", scale: float, span: float,
+def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale: float, span: float,
          counts: dict[int, int], highlight: Any, color: str | None, pattern: str = "") -> dict[str, Any]:
     lanes = [lane_of(r, counts) for r in regions] if counts else None
     ys = [ln.center * scale for ln in lanes] if lanes else [0.5 * scale] * len(regions)
@@ -95,8 +95,8 @@ def _bar(name: str, legend: str, regions: list["Region"], plan: "LayoutPlan", sc
     }
 
 
-def region_traces(plan: "LayoutPlan", scale: float = 1.0,
-                  highlight: "tuple[int, int] | None" = None, span: float | None = None) -> list[dict[str, Any]]:
+def region_traces(plan: LayoutPlan, scale: float = 1.0,
+                  highlight: tuple[int, int] | None = None, span: float | None = None) -> list[dict[str, Any]]:
     """The block traces of one map, in :data:`TRACE_NAMES` order.
 
     ``scale`` maps the band ``[0, 1]`` onto the y axis (1 for SMEM, 128 lanes for TMEM);
@@ -197,7 +197,7 @@ def region_traces(plan: "LayoutPlan", scale: float = 1.0,
     ]
 
 
-def _group_hovers(plan: "LayoutPlan") -> list[str]:
+def _group_hovers(plan: LayoutPlan) -> list[str]:
     """One summary per alias group: span, each phase's size and first members."""
     members: dict[tuple[int, int], list[str]] = {}
     for r in plan.regions:

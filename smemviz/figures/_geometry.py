@@ -28,7 +28,7 @@ class Lane:
     count: int  # lanes in this span
 
 
-def lane_of(region: "Region", phase_counts: dict[int, int]) -> Lane:
+def lane_of(region: Region, phase_counts: dict[int, int]) -> Lane:
     """The lane a region is drawn in; ``phase_counts`` maps group -> phases."""
     if region.group is None:
         return Lane(0.5, 1.0, 0, 1)
@@ -38,11 +38,11 @@ def lane_of(region: "Region", phase_counts: dict[int, int]) -> Lane:
     return Lane((n - p - 0.5) / n, LANE_FILL / n, p, n)
 
 
-def phase_counts(plan: "LayoutPlan") -> dict[int, int]:
+def phase_counts(plan: LayoutPlan) -> dict[int, int]:
     return {g.index: len(g.phase_sizes) for g in plan.groups}
 
 
-def gaps(plan: "LayoutPlan", end: int | None = None) -> list[tuple[int, int]]:
+def gaps(plan: LayoutPlan, end: int | None = None) -> list[tuple[int, int]]:
     """Address ranges ``[start, stop)`` in ``[0, end)`` covered by no region of any phase."""
     end = plan.total if end is None else end
     out: list[tuple[int, int]] = []

@@ -18,11 +18,11 @@ __all__ = ["region_hover", "region_label"]
 _KIND_LINE = {"data": "", "barrier": "<br>pipeline mbarriers", "tmem_ptr": "<br>TMEM-pointer slot"}
 
 
-def region_label(region: "Region") -> str:
+def region_label(region: Region) -> str:
     return plain(region.name)
 
 
-def region_hover(region: "Region", plan: "LayoutPlan") -> str:
+def region_hover(region: Region, plan: LayoutPlan) -> str:
     """Name, offset (decimal and hex), size, end, alignment, padding before,
     dtype x count, group and phase (1-based), one per line."""
     r = region

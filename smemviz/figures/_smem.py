@@ -17,15 +17,15 @@ if TYPE_CHECKING:
 __all__ = ["smem_spec", "smem_figure"]
 
 
-def _smem_plan(obj: Any, arch: Any = None) -> "LayoutPlan":
+def _smem_plan(obj: Any, arch: Any = None) -> LayoutPlan:
     plan = as_plan(obj, arch=arch)
     if plan.memory != "smem":
         raise ValueError(f"smem_figure needs an SMEM layout, got a {plan.memory.upper()} one: {plan!r}")
     return plan
 
 
-def smem_spec(plan: "LayoutPlan", arch: Any = None,
-              highlight: "tuple[int, int] | None" = None) -> FigureSpec:
+def smem_spec(plan: LayoutPlan, arch: Any = None,
+              highlight: tuple[int, int] | None = None) -> FigureSpec:
     """The SMEM map of ``plan`` as plain data (see :class:`FigureSpec`)."""
     cap = plan.capacity(arch)
     span = max(plan.total, cap.limit, 1)
@@ -74,7 +74,7 @@ def smem_spec(plan: "LayoutPlan", arch: Any = None,
     return FigureSpec(region_traces(plan, 1.0, highlight, span), layout, meta)
 
 
-def _subtitle(plan: "LayoutPlan") -> str:
+def _subtitle(plan: LayoutPlan) -> str:
     parts = [f"{len(plan.regions)} regions", f"data {fmt_units(plan.data_total, 'B')}"]
     if plan.barrier_bytes:
         parts.append(f"barriers {plan.barrier_bytes:,} B")
@@ -85,7 +85,7 @@ def _subtitle(plan: "LayoutPlan") -> str:
     return " · ".join(parts)
 
 
-def smem_figure(obj: Any, arch: Any = None, *, highlight: "tuple[int, int] | None" = None) -> Any:
+def smem_figure(obj: Any, arch: Any = None, *, highlight: tuple[int, int] | None = None) -> Any:
     """The SMEM byte map of an allocator, a plan or a computed CUTLASS allocator.
 
     ``arch`` picks the capacity line (default: the plan's own arch, else sm_90);

@@ -20,14 +20,14 @@ __all__ = ["tmem_spec", "tmem_figure"]
 LANES = hardware.TMEM_LANES
 
 
-def _tmem_plan(obj: Any) -> "LayoutPlan":
+def _tmem_plan(obj: Any) -> LayoutPlan:
     plan = as_plan(obj)
     if plan.memory != "tmem":
         raise ValueError(f"tmem_figure needs a TMEM layout, got an {plan.memory.upper()} one: {plan!r}")
     return plan
 
 
-def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) -> FigureSpec:
+def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> FigureSpec:
     """The TMEM map of ``plan`` as plain data (see :class:`FigureSpec`)."""
     used = plan.data_total
     columns = hardware.TMEM_COLUMNS
@@ -82,14 +82,14 @@ def tmem_spec(plan: "LayoutPlan", highlight: "tuple[int, int] | None" = None) ->
                       {"alloc_columns": alloc, "span": span})
 
 
-def _subtitle(plan: "LayoutPlan") -> str:
+def _subtitle(plan: LayoutPlan) -> str:
     parts = [f"{len(plan.regions)} allocations, each across all {LANES} lanes"]
     if plan.alias_savings:
         parts.append(f"aliasing saves {plan.alias_savings} cols")
     return " · ".join(parts)
 
 
-def tmem_figure(obj: Any, *, highlight: "tuple[int, int] | None" = None) -> Any:
+def tmem_figure(obj: Any, *, highlight: tuple[int, int] | None = None) -> Any:
     """The TMEM column map of a TMEM allocator, a plan or a computed CUTLASS
     ``TmemAllocator``. Returns a ``plotly.graph_objects.Figure``."""
     return tmem_spec(_tmem_plan(obj), highlight).to_figure()

@@ -13,9 +13,10 @@ import re
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Hashable
+from typing import Any
 
 from ._emit import require_cutlass
 
@@ -62,7 +63,7 @@ class CompiledKernel:
         m = re.search(r"\.extern \.shared \.align (\d+) \.b8 \w+\[\]", self.ptx)
         return int(m.group(1)) if m else None
 
-    def write(self, folder: "str | Path") -> dict[str, Path]:
+    def write(self, folder: str | Path) -> dict[str, Path]:
         """Write ``<name>.<arch>.ptx`` and ``.cubin`` into ``folder``; return the paths."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)

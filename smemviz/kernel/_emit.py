@@ -31,7 +31,7 @@ def current_trace() -> Any:
     from cutlass._mlir import ir
 
     try:
-        return ir.Context.current
+        return ir.Context.current  # type: ignore[attr-defined]  # set by the DSL while tracing
     except ValueError:
         return None
 

@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._emit import require_cutlass
 from .._cutlass_interop import as_plan
-from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
-from ._device import GpuInfo, require_gpu
-from ._probe_plan import ProbeSchedule, RegionWrite, schedule_for
+from ._compile import CompiledKernel, compile_host, plan_key
+from ._device import require_gpu
+from ._emit import require_cutlass
+from ._probe_plan import ProbeSchedule, schedule_for
 
 __all__ = ["compile_probe", "probe", "ProbeResult", "RegionCheck"]
 

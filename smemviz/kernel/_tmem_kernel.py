@@ -58,7 +58,7 @@ class TmemTouchKernel:
             for c in cutlass.range(columns):
                 column = first + c
                 addr = prims.make_tmem_ptr_from_warp_row_col(tmem_base, warp, base_column + column, cutlass.Int32)
-                value = cutlass.Int32(((k + 1) << 24)) + cutlass.Int32(column) * 256 + cutlass.Int32(row)
+                value = cutlass.Int32((k + 1) << 24) + cutlass.Int32(column) * 256 + cutlass.Int32(row)
                 prims.tcgen05_st("32x32b", addr, value)
         prims.tcgen05_wait("store")
         for k in cutlass.range_constexpr(len(self.spans)):

@@ -7,7 +7,7 @@ Each builder returns a fresh allocator with its layout computed.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .. import hardware
 from .._allocation import SmemAllocation, TmemAllocation

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import write_notebook
 from explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change
 
