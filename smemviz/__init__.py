@@ -15,7 +15,7 @@ from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator
 from ._cutlass_interop import as_plan, plan_from_cutlass
-from ._errors import CapacityError, DslUnavailableError, LayoutStateError
+from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from .hardware import get_arch
 
@@ -51,6 +51,8 @@ __all__ = [
     "CapacityError",
     "LayoutStateError",
     "DslUnavailableError",
+    "DeclarationError",
+    "DeclarationTypeError",
     "plan_from_cutlass",
     "as_plan",
     "get_arch",
