@@ -56,7 +56,12 @@ def shown(text: Any) -> str:
     return "".join(c if c.isprintable() else _escape(c) for c in s)
 
 
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _escape(c: str) -> str:
+    if c in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[c]
     code = ord(c)
     if code < 0x100:
         return f"\\x{code:02x}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from ._names import shown
+
 if TYPE_CHECKING:
     from ._plan import LayoutPlan
 
@@ -22,7 +24,7 @@ def text_report(plan: LayoutPlan) -> str:
     tag, title = _title(plan)
     unit = plan.unit
     with_align = plan.memory == "smem"
-    labels = [r.name + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
+    labels = [shown(r.name) + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
     w = max([28, *map(len, labels)])  # the seed's 28, wider when a name needs it
     if with_align:
         hdr = f"  {'Name':<{w}} {'Size':>8}  {'Align':>5}  {'Offset':>8}  {'End':>8}"
@@ -40,7 +42,7 @@ def text_report(plan: LayoutPlan) -> str:
         for g in plan.groups:
             lines.append(f"  Alias group {g.index + 1} (offset {g.offset}, {g.size} {unit}):")
             for p in range(len(g.phase_sizes)):
-                parts = ", ".join(f"{r.name} ({r.size} {unit})" for r in plan.phase_regions(g.index, p))
+                parts = ", ".join(f"{shown(r.name)} ({r.size} {unit})" for r in plan.phase_regions(g.index, p))
                 lines.append(f"    Phase {p + 1}: {parts}")
     lines.append(rule)
     if plan.memory == "smem":
@@ -66,7 +68,7 @@ def markdown_report(plan: LayoutPlan) -> str:
 
     def cell(text: object) -> str:
         # names are user text: no raw HTML (Markdown viewers render it), no table breaks
-        return escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+        return escape(shown(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
     out = [
@@ -111,7 +113,7 @@ def html_report(plan: LayoutPlan) -> str:
         typed = f"{r.dtype} × {r.count}" if r.dtype else ""
         rows.append(
             "<tr>"
-            f"<td style='text-align:left'>{escape(r.name)}</td><td>{escape(r.kind)}</td>"
+            f"<td style='text-align:left'>{escape(shown(r.name))}</td><td>{escape(r.kind)}</td>"
             f"<td>{r.offset}</td><td>{r.size}</td><td>{r.end}</td><td>{r.alignment}</td>"
             f"<td>{r.padding_before}</td><td>{group}</td><td>{escape(typed)}</td>"
             "</tr>"

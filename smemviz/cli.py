@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from . import __version__, hardware
 from ._errors import CapacityError
+from ._names import shown
 from .layout_file import LayoutFileError, load_layout
 
 __all__ = ["main", "build_parser"]
@@ -118,14 +119,15 @@ def _load(file: str) -> Any:
     path = Path(file)
     if path.suffix.lower() == ".json" and path.is_file():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text)
+        except (OSError, ValueError, RecursionError):
             data = None  # load_layout reports it with the position
         if isinstance(data, dict) and "schema" in data:
             from .export import read_plans
 
             try:
-                return read_plans(json.dumps(data))
+                return read_plans(text)
             except (ValueError, TypeError) as exc:
                 raise LayoutFileError(str(exc), source=file) from None
     return load_layout(path)
@@ -173,7 +175,7 @@ def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
         out.write(to_markdown(pair))
     else:
         if pair.title:
-            out.write(f"{pair.title}\n\n")
+            out.write(f"{shown(pair.title)}\n\n")
         out.write("\n".join(p.report() for p in pair.plans))
     return EXIT_OK
 
@@ -187,10 +189,10 @@ def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     for plan in pair.plans:
         result = plan.capacity(pair.arch)
         if result.fits:
-            out.write(f"{args.file}: {result.message()}\n")
+            out.write(f"{shown(args.file)}: {result.message()}\n")
         else:
             failed += 1
-            sys.stderr.write(f"smemviz: error: {args.file}: {result.message()}\n")
+            sys.stderr.write(f"smemviz: error: {shown(args.file)}: {result.message()}\n")
     return EXIT_DOES_NOT_FIT if failed else EXIT_OK
 
 
@@ -198,7 +200,7 @@ _COMMANDS = {"render": _cmd_render, "report": _cmd_report, "check": _cmd_check}
 
 
 def _fail(message: str, code: int) -> int:
-    sys.stderr.write(f"smemviz: error: {message}\n")
+    sys.stderr.write(f"smemviz: error: {shown(message)}\n")  # one line, no control bytes
     return code
 
 

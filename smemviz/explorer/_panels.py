@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from .._names import shown
 from ..figures._style import KIND_COLORS, PALETTE, fmt_units
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def message_html(text: str, level: str = "error") -> str:
     """A coloured box holding ``text`` (plain text, escaped); empty for no message."""
     if not text:
         return ""
-    body = escape(text).replace("\n", "<br>")
+    body = "<br>".join(escape(shown(line)) for line in text.split("\n"))
     return f"<div class='smemviz-message smemviz-{level}' style='{_STYLES[level]}'>{body}</div>"
 
 
@@ -117,7 +118,7 @@ def _rows(plan: LayoutPlan, max_rows: int) -> list[tuple[str, ...]]:
         where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
         typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
         kind = "" if r.kind == "data" else ("mbarriers" if r.kind == "barrier" else "TMEM ptr")
-        rows.append((r.name, kind, f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}", f"{r.end:,}",
+        rows.append((shown(r.name), kind, f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}", f"{r.end:,}",
                      str(r.alignment), f"{r.padding_before:,}", where, typed))
     return rows
 

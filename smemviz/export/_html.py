@@ -14,6 +14,7 @@ import re
 from html import escape
 from typing import Any
 
+from .._names import shown
 from .._report import html_report
 from ._plans import PlanPair
 
@@ -46,7 +47,7 @@ def to_html(pair: PlanPair, figure: Any, *, title: str | None = None, version: s
     """The page as text. ``figure`` is a plotly figure (built by the caller)."""
     import plotly.io as pio
 
-    heading = title or pair.title or "Memory layout"
+    heading = shown(title or pair.title or "Memory layout")
     fragment = pio.to_html(
         figure,
         full_html=False,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._names import shown
 
-__all__ = ["LayoutFileError", "KeyPath", "key_text"]
+__all__ = ["LayoutFileError", "KeyPath", "key_text", "HugeInt"]
 
 KeyPath = tuple["str | int", ...]
 
@@ -40,6 +40,17 @@ class LayoutFileError(ValueError):
                 where += f":{self.column}"
         key = f"{shown(self.key)}: " if self.key else ""
         return f"{where}: {key}{shown(self.message)}"
+
+
+class HugeInt:
+    """A JSON integer literal too long to be a 64-bit integer, kept as its digits
+    so that the schema check refuses it at its key."""
+
+    def __init__(self, digits: str) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"<integer of {len(self.digits.lstrip('-'))} digits>"
 
 
 def key_text(path: KeyPath) -> str:

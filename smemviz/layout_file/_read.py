@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from ._error import KeyPath, LayoutFileError, key_text
+from ._error import HugeInt, KeyPath, LayoutFileError, key_text
 from ._locate import JsonLocator, Locator, TomlLocator, line_col
 from ._schema import MAX_DEPTH, LayoutSpec
 from ._validate import Reader
@@ -55,6 +55,7 @@ def parse_layout(text: str, *, format: FileFormat = "toml", source: str = "<stri
         raise ValueError(f"layout file format must be 'toml' or 'json', got {format!r}")
     too_deep = _path_deeper_than(data, MAX_DEPTH)
     if too_deep is not None:
+        too_deep = too_deep[:4]  # where it starts is enough
         pos = locate(too_deep)
         raise LayoutFileError(
             f"nested more than {MAX_DEPTH} levels deep",
@@ -138,8 +139,11 @@ def _parse_toml(text: str, source: str) -> dict[str, Any]:
         raise LayoutFileError(f"TOML syntax error: {msg}", source=source, line=line, column=col) from None
     except RecursionError:
         raise LayoutFileError(f"TOML nested more than {MAX_DEPTH} levels deep", source=source) from None
-    except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
-        raise LayoutFileError(f"TOML value refused: {exc}", source=source) from None
+    except ValueError:  # tomllib's one plain ValueError: an integer beyond Python's digit limit
+        raise LayoutFileError(
+            f"TOML integer literal longer than {sys.get_int_max_str_digits()} digits; integers must fit in 64 bits",
+            source=source,
+        ) from None
 
 
 # -- JSON ------------------------------------------------------------------------------
@@ -164,12 +168,18 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _parse_int(digits: str) -> int | HugeInt:
+    return HugeInt(digits) if len(digits) > 20 else int(digits)
+
+
 def _parse_json(text: str, source: str) -> Any:
     too_deep = _json_depth_error(text, source, MAX_DEPTH)
     if too_deep is not None:
         raise too_deep
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        return json.loads(
+            text, parse_constant=_reject_constant, parse_int=_parse_int, object_pairs_hook=_unique_keys
+        )
     except json.JSONDecodeError as exc:
         raise LayoutFileError(
             f"JSON syntax error: {exc.msg}", source=source, line=exc.lineno, column=exc.colno

@@ -13,7 +13,7 @@ from typing import Any
 from .. import hardware
 from .._allocator import SmemAllocator, TmemAllocator
 from .._names import first_unprintable
-from ._error import KeyPath, LayoutFileError, key_text
+from ._error import HugeInt, KeyPath, LayoutFileError, key_text
 from ._schema import (
     ALIAS_KEYS,
     GROUP_KEYS,
@@ -96,10 +96,12 @@ class Reader:
         return value
 
     def integer(self, value: Any, path: KeyPath) -> int:
+        if isinstance(value, HugeInt):
+            raise self.fail(path, f"integer of {len(value.digits.lstrip('-'))} digits does not fit in 64 bits")
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(path, f"expected an integer, got {_describe(value)}")
         if not _INT_MIN <= value <= _INT_MAX:
-            raise self.fail(path, f"integer {_describe(value)} does not fit in 64 bits")
+            raise self.fail(path, f"integer of {value.bit_length()} bits does not fit in 64 bits")
         return value
 
     def optional(self, table: dict[str, Any], path: KeyPath, key: str, check: Any, default: Any) -> Any:
@@ -261,6 +263,8 @@ def _describe(value: Any) -> str:
     """A short, one-line account of a parsed value, cheap however large it is."""
     kinds = {bool: "boolean", int: "integer", float: "float", str: "string", list: "array", dict: "table"}
     kind = kinds.get(type(value), type(value).__name__)
+    if isinstance(value, HugeInt):
+        return f"integer of {len(value.digits.lstrip('-'))} digits"
     if isinstance(value, (list, dict)):
         text = repr(value) if _is_flat_and_short(value) else f"of {len(value)} item{'' if len(value) == 1 else 's'}"
     elif isinstance(value, str):
