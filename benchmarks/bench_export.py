@@ -83,7 +83,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import smemviz
-    from smemviz.export import _figure, _plans, _static, find_browser, stop_renderer
+    from smemviz._export import _figure, _plans, _static, find_browser, stop_renderer
 
     plan = layout_200()
     out = Path(tempfile.mkdtemp(prefix="smemviz-bench-"))

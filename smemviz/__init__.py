@@ -31,7 +31,14 @@ _LAZY: dict[str, str] = {
     "explore": "smemviz.explorer",
     "Explorer": "smemviz.explorer",
     # exports, layout files
-    "export": "smemviz.export",
+    "export": "smemviz._export",
+    "EXPORT_FORMATS": "smemviz._export",
+    "read_plans": "smemviz._export",
+    "BrowserNotFoundError": "smemviz._export",
+    "ExportTimeoutError": "smemviz._export",
+    "find_browser": "smemviz._export",
+    "start_renderer": "smemviz._export",
+    "stop_renderer": "smemviz._export",
     "load_layout": "smemviz.layout_file",
     # kernel bridge (CuTe DSL)
     "probe": "smemviz.kernel",
@@ -63,7 +70,7 @@ __all__ = [
 _EXTRAS = {
     "smemviz.figures": "viz",
     "smemviz.explorer": "viz",
-    "smemviz.export": "export",
+    "smemviz._export": "export",
     "smemviz.kernel": "cutlass",
 }
 

@@ -251,7 +251,7 @@ def test_export_buttons_write_files_or_say_why(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ex.export_path.value = str(tmp_path / "layout")
     try:
-        import smemviz.export  # noqa: F401
+        import smemviz._export  # noqa: F401
     except ImportError:
         ex.export_buttons["json"].click()
         assert "could not be imported" in ex.message.value

@@ -15,7 +15,6 @@ The diagram comes from the same builders as the notebook views
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from ._text import read_plans
 __all__ = [
     "export",
     "FORMATS",
+    "EXPORT_FORMATS",
     "BrowserNotFoundError",
     "ExportTimeoutError",
     "find_browser",
@@ -51,6 +51,7 @@ FORMATS: dict[str, str] = {
     ".json": "layout plan, versioned schema",
     ".md": "usage table, Markdown",
 }
+EXPORT_FORMATS = FORMATS  # the name under which ``smemviz`` offers it
 _STATIC = (".svg", ".png", ".pdf")
 
 
@@ -124,16 +125,3 @@ def _require_plotly() -> None:
         import plotly  # noqa: F401
     except ImportError as exc:
         raise ImportError(f"HTML and image exports draw with plotly ({exc}); pip install 'smemviz[viz]'") from None
-
-
-class _CallableModule(type(sys.modules[__name__])):  # type: ignore[misc]
-    """Importing a submodule (``smemviz.export._static``) makes Python bind the
-    attribute ``smemviz.export`` to this package rather than to the function of
-    the same name; calling the package calls :func:`export`, so
-    ``smemviz.export(obj, path)`` works in either case."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Path:
-        return export(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
