@@ -14,8 +14,9 @@ from typing import Any
 from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator
-from ._cutlass_interop import as_plan, plan_from_cutlass
+from ._cutlass_interop import plan_from_cutlass
 from ._errors import CapacityError, DslUnavailableError, LayoutStateError
+from ._inputs import LayoutPair, as_layouts, as_plan
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from .hardware import get_arch
 
@@ -60,6 +61,8 @@ __all__ = [
     "DslUnavailableError",
     "plan_from_cutlass",
     "as_plan",
+    "as_layouts",
+    "LayoutPair",
     "get_arch",
     "hardware",
     "__version__",

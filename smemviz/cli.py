@@ -132,10 +132,10 @@ def _load(file: str) -> Any:
 
 
 def _plans(source: Any, arch: str | None, which: str) -> Any:
-    from ._export._plans import resolve_plans
+    from ._inputs import as_layouts
 
     try:
-        return resolve_plans(source, which=which, arch=arch)
+        return as_layouts(source, which=which, arch=arch)
     except CapacityError:
         raise
     except ValueError as exc:

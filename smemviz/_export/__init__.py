@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .._inputs import LayoutPair, as_layouts
 from ._atomic import write_atomic
-from ._plans import PlanPair, resolve_plans
 from ._static import (
     RENDER_TIMEOUT_S,
     BrowserNotFoundError,
@@ -85,9 +85,9 @@ def export(
         raise ValueError(f"cannot export to {str(out)!r}: unknown extension {ext or '(none)'!r}; supported: {supported}")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"cannot export to {str(out)!r}: folder {str(out.parent)!r} does not exist")
-    pair = resolve_plans(obj, which=which, arch=arch)
+    pair = as_layouts(obj, which=which, arch=arch)
     if title is not None:
-        pair = PlanPair(pair.smem, pair.tmem, title, pair.arch)
+        pair = LayoutPair(pair.smem, pair.tmem, title, pair.arch)
 
     if ext == ".json":
         from ._text import to_json

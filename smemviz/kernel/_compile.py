@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._emit import require_cutlass
+from .._emit import require_cutlass
 
 __all__ = ["CompiledKernel", "compile_host", "normalise_arch", "cache_info", "clear_cache"]
 

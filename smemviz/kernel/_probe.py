@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._cutlass_interop import as_plan
+from .._emit import require_cutlass
+from .._inputs import as_plan
 from ._compile import CompiledKernel, compile_host, plan_key
 from ._device import require_gpu
-from ._emit import require_cutlass
 from ._probe_plan import ProbeSchedule, schedule_for
 
 __all__ = ["compile_probe", "probe", "ProbeResult", "RegionCheck"]

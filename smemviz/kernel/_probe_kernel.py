@@ -13,7 +13,7 @@ from typing import Any
 import cutlass
 import cutlass.cute as cute
 
-from . import _emit
+from .. import _emit
 from ._probe_plan import ProbeSchedule
 
 __all__ = ["SmemProbeKernel", "INFO_WORDS"]
