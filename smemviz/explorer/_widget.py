@@ -50,7 +50,7 @@ def _default_arch(plans: Plans) -> str:
     for plan in plans:
         if plan is not None and plan.arch:
             return plan.arch
-    return "sm_100" if tmem is not None else "sm_90"
+    return hardware.default_arch("tmem" if tmem is not None else "smem").name
 
 
 class Explorer(widgets.VBox):
@@ -172,7 +172,7 @@ class Explorer(widgets.VBox):
         for plan in plans:
             if plan is None:
                 continue
-            cap = plan.capacity(self.arch if plan.memory == "smem" else "sm_100")
+            cap = plan.capacity(self.arch if plan.memory == "smem" else hardware.default_arch("tmem"))
             if not cap.fits:
                 problems.append(cap.message())
         return "\n".join(problems) or None
