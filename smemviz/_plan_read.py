@@ -14,7 +14,8 @@ from dataclasses import fields
 from typing import Any
 
 from . import hardware
-from ._plan import _KINDS, SCHEMA, SCHEMA_VERSION, AliasGroup, LayoutPlan, Region, _align_up
+from ._plan import _KINDS, SCHEMA, SCHEMA_VERSION, AliasGroup, LayoutPlan, Region
+from ._units import align_up
 
 __all__ = ["plan_from_dict"]
 
@@ -197,7 +198,7 @@ def _check_totals(plan: LayoutPlan) -> None:
         if barriers or plan.barrier_bytes or any(r.kind == "tmem_ptr" for r in plan.regions):
             raise _fail("regions", "a TMEM plan holds no mbarriers and no TMEM-pointer slot")
         return
-    start = _align_up(plan.data_total, hardware.MBARRIER_ALIGNMENT)
+    start = align_up(plan.data_total, hardware.MBARRIER_ALIGNMENT)
     for r in barriers:
         if r.offset < start:
             raise _fail("regions", f"mbarriers {r.name!r} at {r.offset} start inside the data (before {start})")

@@ -11,7 +11,7 @@ import pytest
 
 from smemviz import LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
 from smemviz.cli import main
-from smemviz.export import read_plans
+from smemviz._export import read_plans
 
 
 @pytest.fixture(scope="module")
