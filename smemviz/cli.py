@@ -133,15 +133,17 @@ def _load(file: str) -> Any:
     return load_layout(path)
 
 
-def _plans(source: Any, arch: str | None, which: str) -> Any:
+def _plans(source: Any, args: argparse.Namespace) -> Any:
+    """The file's layouts; what it cannot show (e.g. ``--which tmem`` of an SMEM-only
+    file) is a usage error naming the file."""
     from ._inputs import as_layouts
 
     try:
-        return as_layouts(source, which=which, arch=arch)
+        return as_layouts(source, which=args.which, arch=args.arch)
     except CapacityError:
         raise
     except ValueError as exc:
-        raise _UsageError(str(exc)) from None
+        raise _UsageError(f"{args.file}: {exc}") from None
 
 
 # -- commands ----------------------------------------------------------------------
@@ -156,7 +158,7 @@ def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
             f"cannot write {args.output!r}: unknown extension {target.suffix or '(none)'!r}; "
             f"supported: {', '.join(FORMATS)}"
         )
-    _plans(source, args.arch, args.which)  # usage errors before any slow work
+    _plans(source, args)  # usage errors before any slow work
     written = export(
         source, target, arch=args.arch, which=args.which, width=args.width,
         height=args.height, scale=args.scale, title=args.title,
@@ -168,7 +170,7 @@ def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
 def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     from ._export._text import to_json, to_markdown
 
-    pair = _plans(source, args.arch, args.which)
+    pair = _plans(source, args)
     if args.format == "json":
         out.write(to_json(pair))
     elif args.format == "md":
@@ -181,7 +183,7 @@ def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
 
 
 def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
-    pair = _plans(source, args.arch, args.which)
+    pair = _plans(source, args)
     if pair.arch is None:
         raise _UsageError(f"{args.file}: no architecture to check against; pass --arch (e.g. --arch sm_100a) "
                           "or set 'arch' in the file")

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from smemviz import LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
-from smemviz.cli import main
 from smemviz._export import read_plans
+from smemviz.cli import main
 
 
 @pytest.fixture(scope="module")
