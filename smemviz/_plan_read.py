@@ -98,6 +98,10 @@ def _region(data: Any, where: str) -> Region:
     phase = _opt_int(d.get("phase"), f"{where}.phase")
     if (group is None) != (phase is None):
         raise _fail(where, "group and phase must be both set or both null")
+    dtype = _str(d.get("dtype"), f"{where}.dtype", optional=True)
+    count = _opt_int(d.get("count"), f"{where}.count", 1)
+    if (dtype is None) != (count is None):
+        raise _fail(where, "dtype and count must be both set or both null")
     others = {k: v for k, v in d.items() if k not in ("name", "kind", "offset", "size", "alignment", "group",
                                                       "phase", "padding_before", "dtype", "count", "index", "end")}
     return Region(
@@ -109,8 +113,8 @@ def _region(data: Any, where: str) -> Region:
         padding_before=_int(d.get("padding_before", 0), f"{where}.padding_before"),
         group=group,
         phase=phase,
-        dtype=_str(d.get("dtype"), f"{where}.dtype", optional=True),
-        count=_opt_int(d.get("count"), f"{where}.count", 1),
+        dtype=dtype,
+        count=count,
         index=_int(d.get("index", 0), f"{where}.index"),
         **others,
     )
