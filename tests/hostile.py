@@ -2,9 +2,10 @@
 TOML and JSON text, and byte-level mutations of them), and the settings that
 keep the CI budget small while a long run can be started by hand.
 
-``SMEMVIZ_FUZZ_EXAMPLES=N`` runs every fuzz test with N examples drawn at
-random (not derandomized) instead of the fixed-seed CI budget; see
-``scripts/fuzz_long.sh``.
+``SMEMVIZ_FUZZ_EXAMPLES=N`` runs every fuzz test with up to N examples drawn
+at random (not derandomized) instead of the fixed-seed CI budget; tests whose
+examples are slow (figures, HTML and SVG exports) take a stated share of N.
+See ``scripts/fuzz_long.sh``.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202
 RAW_CONTROL_OR_NEWLINE = re.compile(RAW_CONTROL.pattern[:-1] + "\n\r\t]")
 
 
-def fuzz_settings(ci_examples: int) -> settings:
-    """A fixed seed and ``ci_examples`` examples in CI; the long run's count
-    and fresh randomness when ``SMEMVIZ_FUZZ_EXAMPLES`` is set."""
+def fuzz_settings(ci_examples: int, long_share: float = 1.0) -> settings:
+    """A fixed seed and ``ci_examples`` examples in CI; fresh randomness and
+    ``long_share`` of the long run's count when ``SMEMVIZ_FUZZ_EXAMPLES`` is set."""
+    long_examples = max(ci_examples, int(LONG_RUN_EXAMPLES * long_share))
     return settings(
-        max_examples=LONG_RUN_EXAMPLES or ci_examples,
+        max_examples=long_examples if LONG_RUN_EXAMPLES else ci_examples,
         derandomize=not LONG_RUN_EXAMPLES,
         deadline=None,
         database=None,

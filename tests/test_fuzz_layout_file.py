@@ -81,7 +81,7 @@ def test_generated_documents_are_valid_or_one_clean_error(doc, fmt):
     parse_outcome(text, fmt, f"fuzz.{fmt}")
 
 
-@fuzz_settings(60)
+@fuzz_settings(60, long_share=0.1)
 @given(data=st.data(), fmt=st.sampled_from(["toml", "json"]))
 def test_deeply_nested_documents_are_refused(data, fmt):
     text = data.draw(deep_text(fmt))
@@ -169,7 +169,7 @@ def _cli_case(draw):
     return fmt, data, command, extra, out_ext
 
 
-@fuzz_settings(100)
+@fuzz_settings(100, long_share=0.25)
 @given(case=_cli_case())
 def test_cli_exits_0_1_or_2_with_one_clean_line(case):
     fmt, data, command, extra, out_ext = case

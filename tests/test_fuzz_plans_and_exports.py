@@ -139,7 +139,7 @@ def test_tampered_plans_are_refused_or_still_a_sound_layout(data):
         assert not RAW_CONTROL.search(text)
 
 
-@fuzz_settings(80)
+@fuzz_settings(80, long_share=0.25)
 @given(data=st.data())
 def test_cli_reads_tampered_plans_with_exit_0_1_or_2(data):
     plan = data.draw(computed_plans())
@@ -173,7 +173,7 @@ def plans_with_any_names(draw: Any) -> LayoutPlan:
     return LayoutPlan.from_dict(doc)
 
 
-@fuzz_settings(150)
+@fuzz_settings(150, long_share=0.25)
 @given(plan=plans_with_any_names())
 def test_text_views_of_any_name_hold_no_raw_control_characters(plan):
     for text in (text_report(plan), markdown_report(plan), html_report(plan), plan.capacity("sm_120").message()):
@@ -192,7 +192,7 @@ def _export_text(plan: LayoutPlan, ext: str, **kwargs: Any) -> str:
         return smemviz.export(plan, Path(folder) / f"out{ext}", **kwargs).read_text(encoding="utf-8")
 
 
-@fuzz_settings(60)
+@fuzz_settings(60, long_share=0.1)
 @given(plan=plans_with_any_names())
 def test_figure_data_of_any_name_holds_no_raw_control_characters(plan):
     pytest.importorskip("plotly")
@@ -202,7 +202,7 @@ def test_figure_data_of_any_name_holds_no_raw_control_characters(plan):
     assert not RAW_CONTROL.search(json.dumps(fig.to_plotly_json(), ensure_ascii=False))
 
 
-@fuzz_settings(8)
+@fuzz_settings(8, long_share=0.01)
 @given(plan=plans_with_any_names(), title=any_name)
 def test_html_export_of_any_name_holds_no_raw_control_characters(plan, title):
     pytest.importorskip("plotly")
@@ -213,7 +213,7 @@ def test_html_export_of_any_name_holds_no_raw_control_characters(plan, title):
 
 
 @pytest.mark.browser
-@fuzz_settings(3)
+@fuzz_settings(3, long_share=0.002)
 @given(plan=plans_with_any_names())
 def test_svg_export_of_any_name_is_valid_xml(plan, svg_renderer):
     svg = _export_text(plan, ".svg")
