@@ -21,8 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 FIRST_COMPILE_TARGET_S = 3.0
 CACHED_COMPILE_TARGET_S = 0.050
 

@@ -4,29 +4,25 @@ from __future__ import annotations
 
 import struct
 import zlib
-from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 
 import smemviz
 
+from ..helpers import EXAMPLES
+
 pytestmark = pytest.mark.browser
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def renderer():
     pytest.importorskip("plotly")
     pytest.importorskip("kaleido")
-    from smemviz._export import BrowserNotFoundError, find_browser, start_renderer, stop_renderer
+    from smemviz._export import start_renderer, stop_renderer
 
-    try:
-        find_browser()
-    except BrowserNotFoundError as exc:
-        pytest.skip(str(exc))
-    start_renderer()
+    start_renderer()  # the root conftest fails or skips this module's tests when there is no Chromium
     yield
     stop_renderer()
 
