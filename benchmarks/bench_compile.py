@@ -88,9 +88,6 @@ def main() -> int:
                 return 1
         numbers["launch_roundtrip_median_s"] = round(statistics.median(rounds), 6)
         numbers["launch_roundtrip_max_s"] = round(max(rounds), 6)
-        from smemviz.kernel._probe import LAUNCH_STATS
-
-        numbers["launch_paths"] = dict(LAUNCH_STATS)
 
     width = max(len(k) for k in numbers)
     for k, v in numbers.items():

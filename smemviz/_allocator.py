@@ -71,9 +71,6 @@ class _BaseAllocator:
     def _align(self, alloc: Any) -> int:
         return 1
 
-    def _requirements(self, resource: Any) -> list[Any]:
-        raise NotImplementedError
-
     # -- declaration -----------------------------------------------------------
 
     @property
