@@ -47,7 +47,7 @@ def fast_tab_reuse(base: type) -> type:
         async def _return_kaleido_tab(self, tab: Any) -> None:
             uses = self.__dict__.setdefault("_smemviz_uses", {})
             uses[id(tab)] = uses.get(id(tab), 0) + 1
-            if uses[id(tab)] % RELOAD_EVERY:
+            if uses[id(tab)] % RELOAD_EVERY:  # read at each use, so a test can lower it
                 await self.tabs_ready.put(tab)
                 return
 
