@@ -362,6 +362,7 @@ class SmemAllocator(_BaseAllocator):
 
     _own_type = SmemAllocation
     _check_fields = staticmethod(check_smem_fields)
+
     def _size(self, alloc: Any) -> int:
         return int(alloc.size_bytes)
 
@@ -634,6 +635,7 @@ class TmemAllocator(_BaseAllocator):
 
     _own_type = TmemAllocation
     _check_fields = staticmethod(check_tmem_fields)
+
     def _size(self, alloc: Any) -> int:
         return int(alloc.num_columns)
 
