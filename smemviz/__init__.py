@@ -18,9 +18,8 @@ from ._cutlass_interop import plan_from_cutlass
 from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
 from ._inputs import LayoutPair, as_layouts, as_plan
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
+from ._version import __version__
 from .hardware import get_arch
-
-__version__ = "0.1.0"
 
 # public name -> module that defines it; imported on first access
 _LAZY: dict[str, str] = {
