@@ -12,7 +12,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from hostile import RAW_CONTROL, fuzz_settings, hostile_ints, hostile_text, no_hang, scalars, unprintable_names
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -25,6 +24,8 @@ from smemviz import (
     TmemAllocator,
 )
 from smemviz._report import markdown_report, text_report
+
+from .hostile import RAW_CONTROL, fuzz_settings, hostile_ints, hostile_text, no_hang, scalars, unprintable_names
 
 
 def snapshot(alloc: Any) -> Any:

@@ -20,7 +20,15 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from hostile import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from smemviz import CapacityError, LayoutPlan
+from smemviz._report import markdown_report, text_report
+from smemviz.cli import main
+from smemviz.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout
+
+from .hostile import (
     RAW_CONTROL,
     RAW_CONTROL_OR_NEWLINE,
     deep_text,
@@ -31,13 +39,6 @@ from hostile import (
     to_json,
     to_toml,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
-from smemviz import CapacityError, LayoutPlan
-from smemviz._report import markdown_report, text_report
-from smemviz.cli import main
-from smemviz.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE_FILES = {p.suffix[1:]: p.read_bytes() for p in sorted(EXAMPLES.glob("*")) if p.suffix in (".toml", ".json")}

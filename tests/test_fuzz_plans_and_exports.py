@@ -5,8 +5,8 @@ tampering still describes a layout an allocator could produce, read back
 whole; an independent brute-force check confirms that nothing accepted has
 coexisting regions that overlap or totals that do not add up. Names of any
 text (control characters, bidi overrides, lone surrogates, markup) come out of
-every view (text, Markdown, HTML, JSON, figure data, SVG) with no raw control
-character, and SVG stays valid XML.
+every view (text, Markdown, HTML, JSON, figure data) with no raw control
+character (SVG: tests/ui/test_fuzz_svg.py).
 """
 
 from __future__ import annotations
@@ -18,18 +18,18 @@ import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
 import pytest
-from hostile import RAW_CONTROL, fuzz_settings, hostile_text, hostile_values, no_hang, unprintable_names
 from hypothesis import event, given
 from hypothesis import strategies as st
-from strategies import replay, smem_programs, smemviz_alloc, tmem_programs
 
 from smemviz import LayoutPlan, SmemAllocator, TmemAllocation, TmemAllocator
 from smemviz._export import read_plans
 from smemviz._report import html_report, markdown_report, text_report
 from smemviz.cli import main
+
+from .hostile import RAW_CONTROL, fuzz_settings, hostile_text, hostile_values, no_hang, unprintable_names
+from .strategies import replay, smem_programs, smemviz_alloc, tmem_programs
 
 
 @st.composite
@@ -179,13 +179,13 @@ def test_text_views_of_any_name_hold_no_raw_control_characters(plan):
     for text in (text_report(plan), markdown_report(plan), html_report(plan), plan.capacity("sm_120").message()):
         assert not RAW_CONTROL.search(text)
     for ext in (".json", ".md"):
-        text = _export_text(plan, ext)
+        text = export_text(plan, ext)
         assert not RAW_CONTROL.search(text)
         if ext == ".json":
             assert read_plans(text) == ((plan, None) if plan.memory == "smem" else (None, plan))
 
 
-def _export_text(plan: LayoutPlan, ext: str, **kwargs: Any) -> str:
+def export_text(plan: LayoutPlan, ext: str, **kwargs: Any) -> str:
     import smemviz
 
     with tempfile.TemporaryDirectory() as folder:
@@ -208,29 +208,5 @@ def test_html_export_of_any_name_holds_no_raw_control_characters(plan, title):
     pytest.importorskip("plotly")
     from plotly.offline import get_plotlyjs
 
-    page = _export_text(plan, ".html", title=title)
+    page = export_text(plan, ".html", title=title)
     assert not RAW_CONTROL.search(page.replace(get_plotlyjs(), ""))
-
-
-@pytest.mark.browser
-@fuzz_settings(3, long_share=0.002)
-@given(plan=plans_with_any_names())
-def test_svg_export_of_any_name_is_valid_xml(plan, svg_renderer):
-    svg = _export_text(plan, ".svg")
-    ElementTree.fromstring(svg)  # valid XML
-    assert not RAW_CONTROL.search(svg)
-
-
-@pytest.fixture(scope="module")
-def svg_renderer():
-    pytest.importorskip("plotly")
-    pytest.importorskip("kaleido")
-    from smemviz._export import BrowserNotFoundError, find_browser, start_renderer, stop_renderer
-
-    try:
-        find_browser()
-    except BrowserNotFoundError as exc:
-        pytest.skip(str(exc))
-    start_renderer()
-    yield
-    stop_renderer()
