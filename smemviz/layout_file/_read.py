@@ -128,6 +128,11 @@ def _parse_toml(text: str, source: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        if isinstance(getattr(exc, "lineno", None), int):  # Python 3.14+: the position as data
+            raise LayoutFileError(
+                f"TOML syntax error: {exc.msg}", source=source, line=exc.lineno, column=exc.colno
+            ) from None
+        # before 3.14 tomllib gives the position only inside its message
         msg = str(exc)
         line = col = None
         if m := _TOML_POS.search(msg):
