@@ -59,6 +59,7 @@ class _BaseAllocator:
         self._layout_computed = False
         self._total = 0
         self._plan: LayoutPlan | None = None
+        self._fixed: dict[int, tuple[int, int, int]] = {}  # id -> (offset, size, alignment) as computed
 
     # -- hooks ---------------------------------------------------------------
 
@@ -216,17 +217,20 @@ class _BaseAllocator:
             blocks.append((g_align, g_size, group))
         blocks.sort(key=_by_alignment_desc)
 
-        offsets: list[tuple[Any, int]] = []
+        offsets: list[tuple[Any, int, int, int]] = []
         cursor = 0
         for al, size, item in blocks:
             base = align_up(cursor, al)
-            offsets.append((item, base))
+            offsets.append((item, base, size, al))
             cursor = base + size
         total = cursor
         self._check_capacity_before_commit(total)
 
-        # commit: nothing below can fail
-        for item, base in offsets:
+        # commit: nothing below can fail. The placement is also kept apart from the
+        # (mutable) allocations, so the plan shows the layout as computed here even
+        # if an allocation is changed afterwards.
+        fixed: dict[int, tuple[int, int, int]] = {}
+        for item, base, size, al in offsets:
             if type(item) is list:
                 for phase in item:
                     c = base
@@ -234,9 +238,13 @@ class _BaseAllocator:
                         al = align_of(a)
                         c = align_up(c, al)
                         a.offset = c
-                        c += size_of(a)
+                        size = size_of(a)
+                        fixed[id(a)] = (c, size, al)
+                        c += size
             else:
                 item.offset = base
+                fixed[id(item)] = (base, size, al)
+        self._fixed = fixed
         self._total = total
         self._layout_computed = True
 
@@ -283,13 +291,15 @@ class _BaseAllocator:
         """The computed layout as an immutable :class:`LayoutPlan`."""
         self._require_layout("reading the plan")
         if self._plan is None:
+            fixed = self._fixed
             self._plan = build_plan(
                 self._memory,
                 [a for a in self._allocations if id(a) not in self._aliased],
                 self._alias_groups,
                 self._total,
-                size_of=self._size,
-                align_of=self._align,
+                size_of=lambda a: fixed[id(a)][1],
+                align_of=lambda a: fixed[id(a)][2],
+                offset_of=lambda a: fixed[id(a)][0],
                 barriers=self._barrier_entries(),
                 tmem_ptr=self._tmem_ptr(),
                 arch=self.arch,

@@ -359,16 +359,20 @@ def build_plan(
     *,
     size_of,
     align_of,
+    offset_of=None,
     barriers: Iterable[tuple[str, int]] = (),
     tmem_ptr: Any = None,
     arch: str | None = None,
     source: str = "smemviz",
 ) -> LayoutPlan:
-    """Assemble a plan from allocations whose ``offset`` is already set.
+    """Assemble a plan from allocations whose ``offset`` is already set
+    (or that ``offset_of`` places).
 
     Works for smemviz's allocations and for CUTLASS's alike (duck-typed).
     """
     from ._dtypes import dtype_name
+
+    off = offset_of or _offset_attr
 
     regions: list[Region] = []
     group_infos: list[AliasGroup] = []
@@ -378,12 +382,12 @@ def build_plan(
     # padding in front of each top-level block (standalone region or whole group), in address order
     tops: list[tuple[int, int, int, int]] = []  # (offset, size, kind 0=standalone 1=group, index)
     for i, a in enumerate(standalone):
-        tops.append((a.offset, size_of(a), 0, i))
+        tops.append((off(a), size_of(a), 0, i))
     group_offsets = []
     for gi, phases in enumerate(groups):
-        g_offset = min(a.offset for p in phases for a in p)
+        g_offset = min(off(a) for p in phases for a in p)
         group_offsets.append(g_offset)
-        g_size = max(max(a.offset + size_of(a) for a in p) for p in phases) - g_offset
+        g_size = max(max(off(a) + size_of(a) for a in p) for p in phases) - g_offset
         tops.append((g_offset, g_size, 1, gi))
     top_padding: dict[tuple[int, int], int] = {}
     cursor = 0
@@ -399,7 +403,7 @@ def build_plan(
         return Region(
             name=a.name,
             kind="tmem_ptr" if (tmem_ptr is not None and a is tmem_ptr) else "data",
-            offset=a.offset,
+            offset=off(a),
             size=size_of(a),
             alignment=align_of(a),
             padding_before=padding,
@@ -424,8 +428,8 @@ def build_plan(
             # the first member of each phase also sees the gap in front of the group
             cursor = g_offset - top_padding[(1, gi)]
             for a in phase:
-                regions.append(make(a, a.offset - cursor, gi, pi))
-                cursor = max(cursor, a.offset + size_of(a))
+                regions.append(make(a, off(a) - cursor, gi, pi))
+                cursor = max(cursor, off(a) + size_of(a))
                 index += 1
             phase_sizes.append(cursor - g_offset)
         group_infos.append(AliasGroup(gi, g_offset, max(phase_sizes), g_align, tuple(phase_sizes)))
@@ -460,3 +464,6 @@ def build_plan(
         source=source,
     )
 
+
+def _offset_attr(alloc: Any) -> int:
+    return alloc.offset

@@ -128,3 +128,19 @@ def test_cli_refuses_a_tampered_plan_with_exit_2(tmp_path, capsys, smem_doc, wha
         out, err = capsys.readouterr()
         assert out == "" and err.startswith(f"smemviz: error: {path}: malformed layout plan") and err.count("\n") == 1
     assert not (tmp_path / "o.md").exists()
+
+
+def test_an_allocation_changed_after_compute_layout_does_not_change_the_plan():
+    """Found by the API fuzz test: the plan was built on first use from the
+    allocations as they were then, so a size changed after compute_layout()
+    gave a plan with overlapping regions."""
+    alloc = SmemAllocator()
+    a, b = SmemAllocation("a", 64, 64), SmemAllocation("b", 64, 64)
+    alloc.add(a)
+    alloc.add_alias_group([[b], [SmemAllocation("c", 32, 32)]])
+    alloc.compute_layout()
+    a.size_bytes, a.alignment, a.offset, b.size_bytes = 2**63, 1, 5, 4096
+    plan = alloc.plan
+    assert (plan.region("a").offset, plan.region("a").size, plan.region("a").alignment) == (0, 64, 64)
+    assert plan.region("b").size == 64 and plan.groups[0].size == 64
+    assert LayoutPlan.from_dict(plan.to_dict()) == plan
