@@ -278,7 +278,8 @@ class Sm90Gemm:
             # -- consumers: mainloop ---------------------------------------------------
             cute.arch.setmaxregister_increase(CONSUMER_REGISTERS)
             ctid = tidx - WARPGROUP
-            thr_mma = tiled_mma.get_slice(ctid)
+            # WGMMA partitions the operands per warpgroup: slice by the warpgroup's first thread
+            thr_mma = tiled_mma.get_slice((warpgroup - 1) * WARPGROUP)
             tCsA = thr_mma.partition_A(sA)
             tCsB = thr_mma.partition_B(sB)
             tCrA = tiled_mma.make_fragment_A(tCsA)
