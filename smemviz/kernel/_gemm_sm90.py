@@ -28,10 +28,10 @@ from typing import Any
 
 import cutlass
 import cutlass.cute as cute
-import cutlass.utils as utils
 import cutlass.utils.hopper_helpers as sm90_utils
 from cutlass import pipeline
 from cutlass.pipeline import pipeline_init_arrive, pipeline_init_wait
+from cutlass.tensor_utils import LayoutEnum
 
 from ._gemm_common import SWIZZLE_128B_ALIGNMENT, GemmLayout
 
@@ -82,9 +82,9 @@ class Sm90Gemm:
     def __call__(self, a: cute.Tensor, b: cute.Tensor, c: cute.Tensor):
         ab_dtype = a.element_type
         c_dtype = c.element_type
-        a_major = utils.LayoutEnum.from_tensor(a)
-        b_major = utils.LayoutEnum.from_tensor(b)
-        c_major = utils.LayoutEnum.from_tensor(c)
+        a_major = LayoutEnum.from_tensor(a)
+        b_major = LayoutEnum.from_tensor(b)
+        c_major = LayoutEnum.from_tensor(c)
         self.c_major = c_major
         self.ab_dtype = ab_dtype
         self.c_dtype = c_dtype
