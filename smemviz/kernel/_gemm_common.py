@@ -35,6 +35,8 @@ __all__ = [
     "gemm_layout",
     "max_stages",
     "supported_configs",
+    "config_from_controls",
+    "gemm_allocator",
 ]
 
 GEMM_DTYPES = ("f16", "bf16")
@@ -264,3 +266,31 @@ def supported_configs(arch: str = "sm_90a") -> list[GemmConfig]:
         for (cm, cn) in GEMM_CLUSTERS
         for alias in (True, False)
     ]
+
+
+def config_from_controls(**controls) -> GemmConfig:
+    """A config from explorer-style controls: GemmConfig fields, ``stages=0`` meaning
+    the most that fit; other keys are refused by name."""
+    known = {f for f in GemmConfig.__dataclass_fields__}
+    unknown = sorted(set(controls) - known)
+    if unknown:
+        raise TypeError(f"GEMM control {unknown[0]!r} is not a GemmConfig field; fields: {', '.join(sorted(known))}")
+    if controls.get("stages") == 0:
+        controls["stages"] = None
+    return GemmConfig(**controls)
+
+
+def gemm_allocator(
+    dtype: str = "f16",
+    tile_n: int = 256,
+    cluster_m: int = 1,
+    stages: int = 0,
+    alias_epilogue: bool = True,
+    epi_stages: int = 2,
+) -> SmemAllocator:
+    """The GEMM's computed allocator, as an explorer builder (``stages=0``: the most that fit)."""
+    config = config_from_controls(
+        dtype=dtype, tile_n=tile_n, cluster_m=cluster_m, stages=stages,
+        alias_epilogue=alias_epilogue, epi_stages=epi_stages,
+    )
+    return gemm_layout(config).allocator
