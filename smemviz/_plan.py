@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from . import hardware
 from ._errors import CapacityError
+from ._units import align_up
 
 __all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION"]
 
@@ -94,7 +95,8 @@ class CapacityCheck:
     used: int
     limit: int
     unit: str
-    contributors: tuple[tuple[str, int], ...]  # largest top-level blocks, (label, size)
+    contributors: tuple[tuple[str, int, int], ...]  # largest top-level blocks: (label, size, alignment)
+    breakdown: str = ""  # how ``used`` adds up, e.g. "data 230400 B + barriers 112 B"
 
     @property
     def fits(self) -> bool:
@@ -113,22 +115,21 @@ class CapacityCheck:
         return 100.0 * self.used / self.limit if self.limit else float("inf")
 
     def message(self) -> str:
+        """The one wording of a capacity verdict, used by every error, report and view."""
         what = "SMEM" if self.memory == "smem" else "TMEM"
-        limit_kind = "per-block limit" if self.memory == "smem" else "column count"
+        unit = "B" if self.memory == "smem" else "columns"
         if self.limit == 0:
-            return f"{self.arch} has no {what}, but the layout needs {self.used} {self.unit}"
-        head = f"{what} layout needs {self.used} {self.unit}"
+            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
+        head = f"{what} layout needs {self.used} {unit}"
+        if self.breakdown:
+            head += f" ({self.breakdown})"
+        limit = (f"the {self.arch} per-block limit of {self.limit} B" if self.memory == "smem"
+                 else f"the {self.limit} columns of a CTA on {self.arch}")
         if self.fits:
-            return f"{head}: fits the {self.arch} {limit_kind} of {self.limit} {self.unit} ({self.percent:.1f}%)"
-        top = ", ".join(f"{label} ({size} {self.unit})" for label, size in self.contributors)
-        return (
-            f"{head}, which exceeds the {self.arch} {limit_kind} of {self.limit} {self.unit} "
-            f"by {self.overshoot} {self.unit}; largest: {top}"
-        )
-
-
-def _align_up(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
+            return f"{head}: fits {limit} ({self.percent:.1f}%)"
+        top = ", ".join(f"{label} ({size} {unit}" + (f", align {al})" if al > 1 else ")")
+                        for label, size, al in self.contributors)
+        return f"{head}, which exceeds {limit} by {self.overshoot} {unit}; largest: {top}"
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ class LayoutPlan:
         TMEM: the columns used."""
         if self.memory == "tmem":
             return self.data_total
-        return _align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
+        return align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
 
     @property
     def total(self) -> int:
@@ -255,8 +256,10 @@ class LayoutPlan:
         return list(self._blocks)
 
     @cached_property
-    def _largest_blocks(self) -> tuple[tuple[str, int], ...]:
-        return tuple(sorted(((label, size) for label, _, size in self._blocks), key=lambda b: -b[1])[:3])
+    def _largest_blocks(self) -> tuple[tuple[str, int, int], ...]:
+        aligned = [(r.name, r.size, r.alignment) for r in self.regions if r.group is None]
+        aligned += [(self.group_label(g.index), g.size, g.alignment) for g in self.groups]
+        return tuple(sorted(aligned, key=lambda b: -b[1])[:3])
 
     def group_label(self, index: int) -> str:
         phases = []
@@ -268,7 +271,7 @@ class LayoutPlan:
 
     def capacity(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
         """Compare with ``arch`` (default: the plan's own arch, else sm_90 / sm_100)."""
-        a = hardware.get_arch(arch or self.arch or ("sm_100" if self.memory == "tmem" else "sm_90"))
+        a = hardware.get_arch(arch or self.arch or hardware.default_arch(self.memory))
         if self.memory == "smem":
             used, limit = self.unified_bytes, a.smem_per_block
         else:
@@ -445,11 +448,11 @@ def build_plan(
     if memory == "smem":
         if base_alignment == 1:
             base_alignment = hardware.TMA_ALIGNMENT
-        start = _align_up(data_total, hardware.MBARRIER_ALIGNMENT)
+        start = align_up(data_total, hardware.MBARRIER_ALIGNMENT)
         cursor = start
         prev_end = data_total
         for name, nbytes in barriers:
-            off = _align_up(cursor, hardware.MBARRIER_ALIGNMENT)
+            off = align_up(cursor, hardware.MBARRIER_ALIGNMENT)
             regions.append(Region(
                 name=name, kind="barrier", offset=off, size=nbytes,
                 alignment=hardware.MBARRIER_ALIGNMENT, padding_before=off - prev_end,
