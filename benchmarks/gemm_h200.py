@@ -52,6 +52,17 @@ def _gpu() -> dict:
         return {"name": "unknown", "error": str(exc)}
 
 
+def _gpu_state() -> str:
+    """SM clock, power draw, temperature and active clock-limit reasons, as nvidia-smi reports them."""
+    try:
+        return subprocess.run(
+            ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active",
+             "--format=csv,noheader"], capture_output=True, text=True, timeout=30,
+        ).stdout.strip()
+    except Exception as exc:
+        return f"unknown ({exc})"
+
+
 def _versions() -> dict:
     import torch
 
@@ -131,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--commit", default=None, help="the commit the carried tree was copied from")
+    parser.add_argument(
+        "--data", choices=["randn", "ints"], default="randn",
+        help="random normal inputs, or random integers in [-2, 2] as CUTLASS's example draws them",
+    )
     args = parser.parse_args(argv)
 
     import torch
@@ -150,8 +165,12 @@ def main(argv: list[str] | None = None) -> int:
         for size in (int(s) for s in args.sizes.split(",")):
             problem = GemmProblem(size, size, size)
             g = torch.Generator(device="cuda").manual_seed(size)
-            a = torch.randn(size, size, generator=g, device="cuda").to(tdt)
-            b = torch.randn(size, size, generator=g, device="cuda").to(tdt)
+            if args.data == "randn":
+                a = torch.randn(size, size, generator=g, device="cuda").to(tdt)
+                b = torch.randn(size, size, generator=g, device="cuda").to(tdt)
+            else:
+                a = torch.randint(-2, 3, (size, size), generator=g, device="cuda").to(tdt)
+                b = torch.randint(-2, 3, (size, size), generator=g, device="cuda").to(tdt)
             ref = None
             candidates = {}
             meta = {}
@@ -175,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                 candidates.update(_cutlass_candidates(args.cutlass_example, dtype, a.unsqueeze(0), b.unsqueeze(0), c_ref.unsqueeze(0), log))
             del ref
             times = _time(candidates, args.iters, args.rounds, args.warmup)
+            log(f"{dtype} {size}^3 GPU state right after timing: {_gpu_state()}")
             for name, t in times.items():
                 row = {
                     "dtype": dtype, "m": size, "n": size, "k": size, "candidate": name,
@@ -203,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     record = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "gpu": _gpu(), "versions": _versions(), "commit": args.commit or _commit(), "command": command,
-        "method": f"interleaved rounds, {args.iters} launches per sample between CUDA events, median of {args.rounds} rounds after {args.warmup} warm-up launches each",
+        "data": args.data,
+        "method": f"{args.data} inputs; interleaved rounds, {args.iters} launches per sample between CUDA events, median of {args.rounds} rounds after {args.warmup} warm-up launches each",
         "rows": rows, "summary": summary, "log": log_lines,
     }
     out = Path(args.out)
