@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
 from .._emit import require_cutlass, resolve_dtype
+from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
 from ._gemm_common import GemmConfig, GemmLayout, gemm_layout
 
 __all__ = ["compile_gemm", "gemm_kernel"]
