@@ -100,7 +100,7 @@ def time_interleaved(
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
-def _why_not_run() -> str | None:
+def why_not_run() -> str | None:
     from ._device import current_gpu, torch_or_none
 
     if torch_or_none() is None:
@@ -111,6 +111,49 @@ def _why_not_run() -> str | None:
     if gpu.major != 9:
         return f"the GPU here is {gpu.name} ({gpu.arch}); this GEMM runs on sm_90 (Hopper)"
     return None
+
+
+def compile_measurement(config: GemmConfig, problem: GemmProblem) -> GemmMeasurement:
+    """The compile-only part: layout (or why it does not fit), requested SMEM, registers."""
+    from ._cubin import register_counts
+    from ._gemm import compile_gemm
+
+    try:
+        layout = gemm_layout(config)
+    except CapacityError as exc:
+        return GemmMeasurement(config, problem, reason=f"does not fit: {exc}")
+    t0 = time.perf_counter()
+    compiled = compile_gemm(layout.config)
+    regs = register_counts(compiled.cubin)
+    return GemmMeasurement(
+        layout.config, problem, stages=layout.stages, smem_planned=layout.unified_bytes,
+        smem_requested=compiled.dynamic_smem_bytes, registers=max(regs) if regs else None,
+        compile_seconds=time.perf_counter() - t0,
+    )
+
+
+def random_operands(dtype: str, problem: GemmProblem, seed: int = 0) -> tuple[Any, Any]:
+    """Random normal A (m x k) and B (n x k) on the GPU (batched when ``l > 1``)."""
+    import torch
+
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    batch = (problem.l,) if problem.l > 1 else ()
+    a = torch.randn((*batch, problem.m, problem.k), generator=g, device="cuda").to(dt)
+    b = torch.randn((*batch, problem.n, problem.k), generator=g, device="cuda").to(dt)
+    return a, b
+
+
+def prepare_checked(m: GemmMeasurement, a: Any, b: Any) -> tuple[Any, float]:
+    """A prepared launch of ``m``'s config on ``a``, ``b`` and its relative error against
+    an fp32 product (outputs poisoned with NaN first, so an unwritten one fails)."""
+    from ._gemm import prepare_gemm
+
+    prepared = prepare_gemm(a, b, m.config)
+    prepared.out.fill_(float("nan"))
+    out = prepared().float()
+    ref = a.float() @ b.float().transpose(-1, -2)
+    return prepared, float((out - ref).norm() / ref.norm())
 
 
 def measure_gemm(
@@ -127,49 +170,24 @@ def measure_gemm(
     launch it on random normal inputs of ``problem``, check it against an fp32
     product and time it. Never raises for a layout that does not fit: the
     measurement says so."""
-    from ._cubin import register_counts
-    from ._gemm import compile_gemm
-
     problem = problem or GemmProblem(4096, 4096, 4096)
-    try:
-        layout = gemm_layout(config)
-    except CapacityError as exc:
-        return GemmMeasurement(config, problem, reason=f"does not fit: {exc}")
-    t0 = time.perf_counter()
-    compiled = compile_gemm(layout.config)
-    compile_s = time.perf_counter() - t0
-    regs = register_counts(compiled.cubin)
-    base = GemmMeasurement(
-        layout.config, problem, stages=layout.stages, smem_planned=layout.unified_bytes,
-        smem_requested=compiled.dynamic_smem_bytes, registers=max(regs) if regs else None,
-        compile_seconds=compile_s,
-    )
-    why = "not asked to run" if not run else _why_not_run()
+    base = compile_measurement(config, problem)
+    if not base.fits:
+        return base
+    why = "not asked to run" if not run else why_not_run()
     if why is not None:
         return _replace(base, reason=why)
-
-    import torch
-
-    from ._gemm import prepare_gemm
-
-    dt = {"f16": torch.float16, "bf16": torch.bfloat16}[config.dtype]
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    shape = (problem.l,) if problem.l > 1 else ()
-    a = torch.randn((*shape, problem.m, problem.k), generator=g, device="cuda").to(dt)
-    b = torch.randn((*shape, problem.n, problem.k), generator=g, device="cuda").to(dt)
+    a, b = random_operands(config.dtype, problem, seed)
     t1 = time.perf_counter()
-    prepared = prepare_gemm(a, b, layout.config)
-    prepared.out.fill_(float("nan"))
-    out = prepared().float()
-    ref = a.float() @ b.float().transpose(-1, -2)
-    rel = float((out - ref).norm() / ref.norm())  # NaN (unwritten output) fails the check
-    del out, ref
+    prepared, rel = prepare_checked(base, a, b)
     t2 = time.perf_counter()
     ms = time_interleaved({"gemm": prepared}, iters=iters, rounds=rounds, warmup=warmup)["gemm"]
-    return _replace(
-        base, ran=True, median_ms=ms, tflops=problem.tflops(ms / 1e3), rel_err=rel,
-        timings={"prepare_and_check_s": t2 - t1, "timing_s": time.perf_counter() - t2},
-    )
+    return timed(base, ms, rel, {"prepare_and_check_s": t2 - t1, "timing_s": time.perf_counter() - t2})
+
+
+def timed(m: GemmMeasurement, ms: float, rel: float, timings: dict[str, float] | None = None) -> GemmMeasurement:
+    """``m`` with a run's median time and error filled in."""
+    return _replace(m, ran=True, median_ms=ms, tflops=m.problem.tflops(ms / 1e3), rel_err=rel, timings=timings or {})
 
 
 def _replace(m: GemmMeasurement, **changes: Any) -> GemmMeasurement:

@@ -8,13 +8,21 @@ import itertools
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from ._gemm_common import GemmConfig, GemmProblem
-from ._gemm_measure import GemmMeasurement, measure_gemm
+from ._gemm_measure import (
+    GemmMeasurement,
+    compile_measurement,
+    prepare_checked,
+    random_operands,
+    time_interleaved,
+    timed,
+    why_not_run,
+)
 
 __all__ = ["sweep", "SweepResult", "grid_configs"]
 
@@ -150,23 +158,52 @@ def sweep(
 
     Each config is compiled once (the compile cache keeps it for the next sweep);
     configs that do not fit are kept as rows that say so. On a Hopper GPU each is
-    launched, checked against torch and timed; elsewhere the rows hold the
-    requested SMEM and registers and the reason it did not run.
+    launched and checked against torch, then all are timed together in interleaved
+    rounds; elsewhere the rows hold the requested SMEM and registers and the
+    reason it did not run.
     """
     if configs is not None and grid:
         raise TypeError("sweep: give configs or a grid of field values, not both")
     todo = list(configs) if configs is not None else grid_configs(None, **grid)
     problem = problem or GemmProblem(4096, 4096, 4096)
     report: Progress | None = _text_progress if progress is True else (progress or None)
+    why = why_not_run() if run else "not asked to run"
+    steps = len(todo) * (2 if why is None else 1)
     rows: list[GemmMeasurement] = []
     for i, config in enumerate(todo):
         if report:
-            report(i, len(todo), config.label())
-        rows.append(measure_gemm(config, problem, run=run, iters=iters, rounds=rounds, warmup=warmup))
-    if report:
-        report(len(todo), len(todo), "done")
-    from ._device import current_gpu
+            report(i, steps, f"compile {config.label()}")
+        rows.append(compile_measurement(config, problem))
+    gpu_name = None
+    if why is None:
+        rows = _run_interleaved(rows, problem, report, len(todo), steps, iters, rounds, warmup)
+        from ._device import current_gpu
 
-    gpu = current_gpu()
-    return SweepResult(rows=tuple(m.row() for m in rows), problem=problem,
-                       gpu=gpu.name if gpu is not None and any(m.ran for m in rows) else None)
+        gpu = current_gpu()
+        gpu_name = gpu.name if gpu is not None else None
+    else:
+        rows = [replace(m, reason=why) if m.fits else m for m in rows]
+    if report:
+        report(steps, steps, "done")
+    return SweepResult(rows=tuple(m.row() for m in rows), problem=problem, gpu=gpu_name)
+
+
+def _run_interleaved(
+    rows: list[GemmMeasurement], problem: GemmProblem, report: Progress | None, done: int, steps: int,
+    iters: int, rounds: int, warmup: int,
+) -> list[GemmMeasurement]:
+    """Check every config that fits on shared inputs, then time them all in
+    interleaved rounds, so slow drifts of clock and power spread over all of them."""
+    inputs: dict[str, tuple[Any, Any]] = {}
+    prepared: dict[int, Any] = {}
+    errors: dict[int, float] = {}
+    for i, m in enumerate(rows):
+        if report:
+            report(done + i, steps, f"check {m.row()['label']}")
+        if not m.fits:
+            continue
+        if m.config.dtype not in inputs:
+            inputs[m.config.dtype] = random_operands(m.config.dtype, problem)
+        prepared[i], errors[i] = prepare_checked(m, *inputs[m.config.dtype])
+    times = time_interleaved({str(i): p for i, p in prepared.items()}, iters=iters, rounds=rounds, warmup=warmup)
+    return [timed(m, times[str(i)], errors[i]) if i in prepared else m for i, m in enumerate(rows)]
