@@ -291,6 +291,14 @@ class _BaseAllocator:
         """The computed layout as an immutable :class:`LayoutPlan`."""
         self._require_layout("reading the plan")
         if self._plan is None:
+            # offsets, sizes and alignments come from compute_layout(); names and
+            # types are read from the allocations, so they are checked again
+            own_type, check_fields = self._own_type, self._check_fields
+            for a in self.allocations:
+                if type(a) is own_type:
+                    check_fields(a)
+                else:
+                    self._check_alloc(a, "reading the plan")
             fixed = self._fixed
             self._plan = build_plan(
                 self._memory,

@@ -144,3 +144,14 @@ def test_an_allocation_changed_after_compute_layout_does_not_change_the_plan():
     assert (plan.region("a").offset, plan.region("a").size, plan.region("a").alignment) == (0, 64, 64)
     assert plan.region("b").size == 64 and plan.groups[0].size == 64
     assert LayoutPlan.from_dict(plan.to_dict()) == plan
+
+
+def test_a_name_broken_after_compute_layout_is_refused_when_the_plan_is_read():
+    alloc = TmemAllocator()
+    t = alloc.add(TmemAllocation("t", 32))
+    alloc.compute_layout()
+    t.name = ""
+    with pytest.raises(ValueError, match="name must not be empty"):
+        alloc.plan
+    t.name = "t2"
+    assert alloc.plan.region("t2").size == 32
