@@ -45,8 +45,6 @@ def _int(value: Any, where: str, minimum: int = 0) -> int:
         raise _fail(where, f"expected an integer, got {_brief(value)}")
     if value < minimum:
         raise _fail(where, f"must be >= {minimum}, got {_brief(value)}")
-    if value.bit_length() > 63:
-        raise _fail(where, f"does not fit in 64 bits ({value.bit_length()} bits)")
     return value
 
 

@@ -27,7 +27,7 @@ _KIND_WORD = {"data": "", "barrier": "mbarriers", "tmem_ptr": "TMEM ptr"}
 def region_cells(r: Region) -> tuple[str, ...]:
     """One region's row of the table, raw text (escape it for HTML/Markdown)."""
     where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
-    typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
+    typed = f"{shown(r.dtype)} × {r.count:,}" if r.dtype else ""
     return (shown(r.name), _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
             f"{r.end:,}", str(r.alignment), f"{r.padding_before:,}", where, typed)
 
