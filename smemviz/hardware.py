@@ -40,6 +40,7 @@ __all__ = [
     "arch_of_capability",
     "MAX_SMEM_BASE_ALIGNMENT",
     "tmem_alloc_columns",
+    "sm_count",
 ]
 
 KIB = 1024
@@ -192,3 +193,16 @@ def tmem_alloc_columns(columns: int) -> int:
     while n < columns:
         n *= 2
     return n
+
+
+# SMs of each arch's datacenter part (H100/H200 SXM: 132; B200: 148): the default size of a
+# persistent grid when no GPU is here to ask (a launch asks the GPU it runs on)
+_SM_COUNT = {"sm_90": 132, "sm_100": 148}
+
+
+def sm_count(arch: str | int | Arch) -> int:
+    """The SM count a persistent grid for ``arch`` assumes when compiling without a GPU."""
+    resolved = get_arch(arch)
+    if resolved.name not in _SM_COUNT:
+        raise ValueError(f"no SM count is recorded for {resolved.name}; known: {', '.join(_SM_COUNT)}")
+    return _SM_COUNT[resolved.name]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import hardware
 from .._emit import require_cutlass, resolve_dtype
 from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
 from ._gemm_common import GemmConfig, GemmLayout, gemm_layout
@@ -13,13 +14,19 @@ from ._gemm_common import GemmConfig, GemmLayout, gemm_layout
 __all__ = ["compile_gemm", "gemm_kernel"]
 
 
-def _kernel_for(layout: GemmLayout, arch: str) -> Any:
-    family = normalise_arch(arch)
-    if not family.startswith("sm_90"):
-        raise ValueError(f"smemviz's GEMM is written for Hopper (sm_90a); {family} has no kernel here yet")
-    from ._gemm_sm90 import Sm90Gemm
+def _kernel_for(layout: GemmLayout, arch: str, max_ctas: int | None = None) -> Any:
+    target = normalise_arch(arch)
+    if target.startswith("sm_90"):
+        from ._gemm_sm90 import Sm90Gemm
 
-    return Sm90Gemm(layout)
+        return Sm90Gemm(layout)
+    if target.startswith("sm_100"):
+        from ._gemm_sm100 import Sm100Gemm
+
+        return Sm100Gemm(layout, max_ctas=max_ctas or hardware.sm_count(target))
+    raise ValueError(
+        f"smemviz's GEMM is written for Hopper (sm_90a) and Blackwell (sm_100a); {target} has no kernel here yet"
+    )
 
 
 def gemm_kernel(config: GemmConfig) -> tuple[GemmLayout, Any]:
