@@ -115,6 +115,7 @@ class Sm100Gemm:
 
         tiled_mma = sm100_utils.make_trivial_tiled_mma(
             ab_dtype,
+            b.element_type,
             LayoutEnum.from_tensor(a).mma_major_mode(),
             LayoutEnum.from_tensor(b).mma_major_mode(),
             self.acc_dtype,
