@@ -136,3 +136,22 @@ def test_run_panel_with_the_real_runner_compiles_and_says_why_not_run():
     assert row["smem_requested"] == ex.smem_plan.unified_bytes
     assert "not run" in ex.run_panel.status.value
     assert list(ex.run_panel.plot.data[0].y) == []  # nothing timed, nothing plotted
+
+
+def test_register_reader_refuses_what_is_not_a_cubin():
+    from smemviz.kernel._cubin import register_counts
+
+    with pytest.raises(ValueError, match="not a 64-bit ELF"):
+        register_counts(b"PK\x03\x04 not an ELF file")
+
+
+@pytest.mark.cutlass
+def test_register_reader_agrees_between_configs_of_one_kernel_shape():
+    pytest.importorskip("cutlass")
+    from smemviz.kernel import compile_gemm
+    from smemviz.kernel._cubin import register_counts
+
+    counts = register_counts(compile_gemm(GemmConfig(tile_n=128)).cubin)
+    assert len(counts) == 1  # one kernel in the cubin
+    # 384 threads at launch must fit the 64K-register file before setmaxnreg moves them
+    assert counts[0] * 384 <= 65536
