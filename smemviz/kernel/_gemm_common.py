@@ -37,6 +37,7 @@ __all__ = [
     "supported_configs",
     "config_from_controls",
     "gemm_allocator",
+    "blackwell_gemm_allocators",
 ]
 
 GEMM_DTYPES = ("f16", "bf16")
@@ -369,3 +370,22 @@ def gemm_allocator(
         alias_epilogue=alias_epilogue, epi_stages=epi_stages,
     )
     return gemm_layout(config).allocator
+
+
+def blackwell_gemm_allocators(
+    dtype: str = "f16",
+    tile_n: int = 256,
+    stages: int = 0,
+    alias_epilogue: bool = False,
+    acc_stages: int = 2,
+    epi_stages: int = 2,
+) -> tuple[SmemAllocator, TmemAllocator]:
+    """The sm_100a GEMM's computed SMEM and TMEM allocators, as an explorer builder
+    (``stages=0``: the most that fit). Run it with ``gemm_runner(arch="sm_100a")``."""
+    config = config_from_controls(
+        dtype=dtype, tile_n=tile_n, stages=stages, alias_epilogue=alias_epilogue,
+        acc_stages=acc_stages, epi_stages=epi_stages, arch="sm_100a",
+    )
+    layout = gemm_layout(config)
+    assert layout.tmem is not None
+    return layout.allocator, layout.tmem
