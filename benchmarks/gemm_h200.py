@@ -40,6 +40,7 @@ SMEMVIZ_CONFIGS = [  # (tile_n, cluster_m, alias_epilogue)
 # Blackwell (--arch sm_100a): (tile_n, alias_epilogue, acc_stages), one CTA per cluster
 SMEMVIZ_CONFIGS_SM100 = [(256, False, 2), (256, True, 1), (128, False, 2)]
 CUTLASS_CONFIGS = [((128, 256), (2, 1)), ((128, 256), (1, 1)), ((128, 128), (2, 1))]
+CUTLASS_PERSISTENT_CONFIGS = [((128, 256), (2, 1)), ((128, 256), (1, 1))]
 
 
 def _gpu() -> dict:
@@ -85,8 +86,17 @@ def _commit() -> str:
         return "unknown"
 
 
-def _cutlass_candidates(path: str, dtype: str, a, b, c, log):
-    """Compiled launches of CUTLASS's Hopper example for each tile/cluster it accepts."""
+def _load_module(path: str, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cutlass_candidates(path: str, dtype: str, a, b, c, log, persistent: bool = False):
+    """Compiled launches of CUTLASS's Hopper example (or its persistent variant) for
+    each tile/cluster it accepts."""
     import cuda.bindings.driver as cuda_driver
     import cutlass
     import cutlass.cute as cute
@@ -94,19 +104,23 @@ def _cutlass_candidates(path: str, dtype: str, a, b, c, log):
 
     from smemviz.kernel._gemm import _cute_view
 
-    spec = importlib.util.spec_from_file_location("cutlass_dense_gemm_example", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _load_module(path, "cutlass_dense_gemm_persistent" if persistent else "cutlass_dense_gemm")
     stream = cuda_driver.CUstream(torch.cuda.current_stream().cuda_stream)
     views = (_cute_view(a), _cute_view(b), _cute_view(c))
     out = {}
-    for tile, cluster in CUTLASS_CONFIGS:
-        name = f"cutlass example {tile[0]}x{tile[1]} cl{cluster[0]}x{cluster[1]}"
+    for tile, cluster in CUTLASS_PERSISTENT_CONFIGS if persistent else CUTLASS_CONFIGS:
+        kind = "cutlass persistent" if persistent else "cutlass example"
+        name = f"{kind} {tile[0]}x{tile[1]} cl{cluster[0]}x{cluster[1]}"
         try:
-            kernel = module.HopperWgmmaGemmKernel(cutlass.Float32, tile, cluster)
-            compiled = cute.compile(kernel, *views, stream)
-            out[name] = lambda compiled=compiled: compiled(*views, stream)
+            if persistent:
+                kernel = module.HopperWgmmaGemmPersistentKernel(cutlass.Float32, tile, cluster, 1, True)
+                clusters = cutlass.utils.HardwareInfo().get_max_active_clusters(cluster[0] * cluster[1])
+                compiled = cute.compile(kernel, *views, clusters, stream)
+                out[name] = lambda compiled=compiled: compiled(*views, stream)
+            else:
+                kernel = module.HopperWgmmaGemmKernel(cutlass.Float32, tile, cluster)
+                compiled = cute.compile(kernel, *views, stream)
+                out[name] = lambda compiled=compiled: compiled(*views, stream)
         except Exception as exc:
             log(f"{name} ({dtype}): not run: {type(exc).__name__}: {str(exc)[:200]}")
     return out
@@ -140,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="8192,4096")
     parser.add_argument("--dtypes", default="f16,bf16")
     parser.add_argument("--cutlass-example", default=None, help="CUTLASS's Hopper dense_gemm.py (sm_90a only)")
+    parser.add_argument("--cutlass-persistent", default=None, help="CUTLASS's dense_gemm_persistent.py, timed too")
     parser.add_argument("--arch", default="sm_90a", choices=["sm_90a", "sm_100a"],
                         help="sm_100a times the Blackwell GEMM (results gemm_sm100.*) on a B200-class GPU")
     parser.add_argument("--iters", type=int, default=20)
@@ -201,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
             if args.cutlass_example:
                 c_ref = torch.empty(size, size, dtype=tdt, device="cuda")
                 candidates.update(_cutlass_candidates(args.cutlass_example, dtype, a.unsqueeze(0), b.unsqueeze(0), c_ref.unsqueeze(0), log))
+            if args.cutlass_persistent:
+                c_per = torch.empty(size, size, dtype=tdt, device="cuda")
+                candidates.update(_cutlass_candidates(
+                    args.cutlass_persistent, dtype, a.unsqueeze(0), b.unsqueeze(0), c_per.unsqueeze(0), log, persistent=True
+                ))
             del ref
             times = _time(candidates, args.iters, args.rounds, args.warmup)
             log(f"{dtype} {size}^3 GPU state right after timing: {_gpu_state()}")
@@ -218,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             sel = [r for r in rows if r["dtype"] == dtype and r["m"] == size]
             ours = max((r for r in sel if r["candidate"].startswith("smemviz")), key=lambda r: r["tflops"])
             torch_row = next(r for r in sel if r["candidate"] == "torch.matmul")
-            cut = [r for r in sel if r["candidate"].startswith("cutlass")]
+            cut = [r for r in sel if r["candidate"].startswith("cutlass example")]
             best_cut = max(cut, key=lambda r: r["tflops"]) if cut else None
             summary.append({
                 "dtype": dtype, "size": size, "smemviz_best": ours["candidate"], "smemviz_tflops": ours["tflops"],
