@@ -28,7 +28,8 @@ def test_sm100_gemm_compiles_on_the_plans(config):
     assert compiled.dynamic_smem_bytes == layout.unified_bytes
     assert compiled.smem_alignment() >= 1024
     # the Blackwell machinery: tcgen05 MMA into TMEM, TMEM loads, TMA in and out, no WGMMA
-    assert "tcgen05.mma.cta_group::1.kind::f16" in ptx and "wgmma" not in ptx
+    kind = "f8f6f4" if config.dtype == "f8e4m3" else "f16"
+    assert f"tcgen05.mma.cta_group::1.kind::{kind}" in ptx and "wgmma" not in ptx
     assert "tcgen05.ld.sync.aligned.32x32b" in ptx and "tcgen05.wait::ld" in ptx
     assert "tcgen05.relinquish_alloc_permit.cta_group::1" in ptx
     assert "cp.async.bulk.tensor.3d.shared::cta.global" in ptx
