@@ -39,7 +39,8 @@ from cutlass.cute.nvgpu import cpasync, tcgen05
 from cutlass.pipeline import pipeline_init_arrive, pipeline_init_wait
 from cutlass.tensor_utils import LayoutEnum
 
-from ._gemm_common import SWIZZLE_128B_ALIGNMENT, GemmLayout
+from ._gemm_common import GemmLayout
+from ._gemm_smem import LayoutMismatchError, check_region, staged_tensor
 
 __all__ = ["Sm100Gemm", "THREADS", "EPILOGUE_WARPS", "LOAD_WARP", "MMA_WARP", "LayoutMismatchError"]
 
@@ -53,10 +54,6 @@ TMEM_READY_BARRIER_ID = 1  # the epilogue warps and the MMA warp, after tcgen05.
 EPILOGUE_BARRIER_ID = 2  # the epilogue warps, around each TMA store
 # the MMA reads 16-deep k-blocks: four per 64-deep (128-byte) k-tile
 MMA_K = 16
-
-
-class LayoutMismatchError(ValueError):
-    """The DSL's staged layout needs a different size (or TMEM stride) than the plan gives a region."""
 
 
 class Sm100Gemm:
@@ -86,13 +83,6 @@ class Sm100Gemm:
         self.acc_pipeline = layout.acc_pipeline
 
     # -- host side -------------------------------------------------------------
-
-    def _check_region(self, alloc: Any, dtype: Any, staged: Any) -> None:
-        need = cute.cosize(staged) * dtype.width // 8
-        if need != alloc.size_bytes:
-            raise LayoutMismatchError(
-                f"{alloc.name}: the staged SMEM layout needs {need} B but the plan gives {alloc.size_bytes} B"
-            )
 
     def _check_accumulators(self, acc_one: Any) -> None:
         """One accumulator spans the plan's columns per buffer, and the buffers sit at the
@@ -127,9 +117,9 @@ class Sm100Gemm:
         b_staged = sm100_utils.make_smem_layout_b(tiled_mma, mma_tiler, ab_dtype, self.stages)
         epi_tile = sm100_utils.compute_epilogue_tile_shape(mma_tiler, False, self.c_layout, c_dtype)
         c_staged = sm100_utils.make_smem_layout_epi(c_dtype, self.c_layout, epi_tile, self.epi_stages)
-        self._check_region(self.layout.a, ab_dtype, a_staged)
-        self._check_region(self.layout.b, ab_dtype, b_staged)
-        self._check_region(self.layout.c, c_dtype, c_staged)
+        check_region(self.layout.a, ab_dtype, a_staged)
+        check_region(self.layout.b, ab_dtype, b_staged)
+        check_region(self.layout.c, c_dtype, c_staged)
 
         a_one = cute.slice_(a_staged, (None, None, None, 0))
         b_one = cute.slice_(b_staged, (None, None, None, 0))
@@ -150,15 +140,6 @@ class Sm100Gemm:
         ).launch(grid=[grid, 1, 1], block=[THREADS, 1, 1], cluster=(1, 1, 1), min_blocks_per_mp=1)
 
     # -- device side -------------------------------------------------------------
-
-    def _staged_tensor(self, alloc: Any, dtype: Any, staged: Any) -> Any:
-        """The plan's region ``alloc`` as a swizzled, staged tensor."""
-        count = alloc.size_bytes * 8 // dtype.width
-        view = self.allocator.get_as_type(alloc, dtype, count)
-        ptr = cute.make_ptr(
-            dtype, view.data_ptr().toint(), mem_space=cutlass.AddressSpace.smem, assumed_align=SWIZZLE_128B_ALIGNMENT
-        )
-        return cute.make_tensor(cute.recast_ptr(ptr, staged.inner, dtype=dtype), staged.outer)
 
     @cute.kernel
     def kernel(
@@ -189,9 +170,9 @@ class Sm100Gemm:
         self.allocator.assign_barrier_ptrs()
         slot = self.allocator.tmem_ptr_view()
         slot_ptr = cute.make_ptr(cutlass.Int32, slot.data_ptr().toint(), mem_space=cutlass.AddressSpace.smem)
-        sA = self._staged_tensor(self.layout.a, self.ab_dtype, a_staged)
-        sB = self._staged_tensor(self.layout.b, self.ab_dtype, b_staged)
-        sC = self._staged_tensor(self.layout.c, self.c_dtype, c_staged)
+        sA = staged_tensor(self.allocator, self.layout.a, self.ab_dtype, a_staged)
+        sB = staged_tensor(self.allocator, self.layout.b, self.ab_dtype, b_staged)
+        sC = staged_tensor(self.allocator, self.layout.c, self.c_dtype, c_staged)
 
         cta_layout_vmnk = cute.make_layout((1, 1, 1, 1))
         loads = pipeline.PipelineTmaUmma.create(
