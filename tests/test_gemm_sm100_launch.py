@@ -88,3 +88,16 @@ def test_the_runner_compiles_and_says_which_gpu_it_lacks(fake_gpu):
     assert m.smem_requested == gemm_layout(BLACKWELL).unified_bytes
     assert "NVIDIA H200" in m.reason and "sm_100a" in m.reason
     assert "not run" in m.summary()
+
+
+@pytest.mark.cutlass
+def test_a_blackwell_sweep_compiles_every_config_and_says_why_it_did_not_run(fake_gpu):
+    pytest.importorskip("cutlass")
+    from smemviz.kernel import GemmProblem, sweep
+    from smemviz.kernel._gemm_common import gemm_layout
+
+    configs = [BLACKWELL, GemmConfig(tile_n=128, alias_epilogue=True, arch="sm_100a")]
+    result = sweep(configs, GemmProblem(512, 512, 512), progress=False)
+    assert not result.ran
+    assert [r["smem_requested"] for r in result.rows] == [gemm_layout(c).unified_bytes for c in configs]
+    assert all("NVIDIA H200" in r["reason"] for r in result.rows)
