@@ -52,8 +52,6 @@ EPILOGUE_THREADS = 32 * len(EPILOGUE_WARPS)
 # named barriers (0 is __syncthreads)
 TMEM_READY_BARRIER_ID = 1  # the epilogue warps and the MMA warp, after tcgen05.alloc
 EPILOGUE_BARRIER_ID = 2  # the epilogue warps, around each TMA store
-# the MMA reads 16-deep k-blocks: four per 64-deep (128-byte) k-tile
-MMA_K = 16
 
 
 class Sm100Gemm:

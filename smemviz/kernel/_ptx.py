@@ -53,7 +53,7 @@ class PtxAddresses:
     mbarrier_inits: tuple[int, ...]
     tmem_slot: tuple[int, ...]  # SMEM offsets tcgen05.alloc writes the TMEM base to
     tmem_slot_reads: tuple[int, ...]  # SMEM offsets the TMEM base is read back from
-    tcgen05_alloc_columns: tuple[int, ...]
+    tcgen05_alloc_columns: tuple[int, ...]  # -1 where the count is not a constant
     tcgen05_dealloc_columns: tuple[int, ...]
     mma_accumulator_columns: frozenset[int]  # TMEM columns tcgen05.mma writes its D tile from
     epilogue_load_columns: frozenset[int]  # first TMEM columns tcgen05.ld reads from
