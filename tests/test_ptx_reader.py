@@ -3,6 +3,9 @@ that an address it cannot follow is reported, not guessed."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from smemviz.kernel._ptx import read_addresses
 
 PTX = """
@@ -51,3 +54,52 @@ def test_a_load_from_another_smem_byte_is_not_the_tmem_base():
     found = read_addresses(moved)
     assert found.mma_accumulator_columns == frozenset()
     assert any(u.startswith("tcgen05.mma") for u in found.unresolved)
+
+
+@st.composite
+def offset_chains(draw, stage_term: bool = False):
+    """PTX that reaches an SMEM byte through a chain of register adds (immediates and
+    registers holding constants), ending in an mbarrier.init with an immediate; with
+    ``stage_term`` the chain starts from the base plus a shifted run-time register."""
+    if stage_term:
+        lines = [
+            "\tmov.b32 \t%r100, __dynamic_shmem__0;",
+            f"\tshl.b32 \t%r101, %r102, {draw(st.integers(1, 14))};",
+            "\tadd.s32 \t%r1, %r100, %r101;",
+        ]
+    else:
+        lines = ["\tmov.b32 \t%r1, __dynamic_shmem__0;"]
+    total, reg = 0, 1
+    for _ in range(draw(st.integers(0, 6))):
+        step = draw(st.integers(0, 4096)) * 8
+        nxt = reg + 2
+        if draw(st.booleans()):
+            lines.append(f"\tadd.s32 \t%r{nxt}, %r{reg}, {step};")
+        else:
+            lines.append(f"\tmov.b32 \t%r{nxt - 1}, {step};")
+            lines.append(f"\tadd.s32 \t%r{nxt}, %r{reg}, %r{nxt - 1};")
+        total, reg = total + step, nxt
+    last = draw(st.integers(0, 512)) * 8
+    lines.append(f"\tmbarrier.init.shared.b64 \t[%r{reg}+{last}], %r0;" if last else f"\tmbarrier.init.shared.b64 \t[%r{reg}], %r0;")
+    return "\n".join(lines), total + last
+
+
+@given(offset_chains())
+def test_any_chain_of_constant_adds_resolves_to_its_sum(chain):
+    ptx, expected = chain
+    found = read_addresses(ptx)
+    assert found.mbarrier_inits == (expected,) and found.unresolved == ()
+
+
+@given(offset_chains(stage_term=True))
+def test_a_run_time_stage_term_keeps_the_constant_part(chain):
+    ptx, expected = chain
+    found = read_addresses(ptx)
+    assert found.mbarrier_inits == (expected,) and found.unresolved == ()
+
+
+@given(offset_chains())
+def test_a_chain_from_an_unknown_register_is_not_resolved(chain):
+    ptx, _ = chain
+    found = read_addresses(ptx.replace("mov.b32 \t%r1, __dynamic_shmem__0;", "ld.param.u32 \t%r1, [p];"))
+    assert found.mbarrier_inits == () and len(found.unresolved) == 1
