@@ -15,7 +15,7 @@ from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator
 from ._cutlass_interop import plan_from_cutlass
-from ._errors import CapacityError, DslUnavailableError, LayoutStateError
+from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
 from ._inputs import LayoutPair, as_layouts, as_plan
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from ._version import __version__
@@ -58,6 +58,8 @@ __all__ = [
     "CapacityError",
     "LayoutStateError",
     "DslUnavailableError",
+    "DeclarationError",
+    "DeclarationTypeError",
     "plan_from_cutlass",
     "as_plan",
     "as_layouts",
