@@ -34,6 +34,9 @@ __all__ = [
     "BARRIER_BYTES_PER_STAGE",
     "TMA_ALIGNMENT",
     "SWIZZLE_128B_ALIGNMENT",
+    "TMA_ROW_BYTES",
+    "WARPGROUP_THREADS",
+    "REGISTERS_PER_SM",
     "bank_of",
     "default_arch",
     "compile_target",
@@ -61,6 +64,9 @@ BARRIER_BYTES_PER_STAGE = MBARRIERS_PER_STAGE * MBARRIER_BYTES
 
 TMA_ALIGNMENT = 128
 SWIZZLE_128B_ALIGNMENT = 1024
+TMA_ROW_BYTES = 16  # a TMA tensor's strides (so its rows) are multiples of 16 bytes
+WARPGROUP_THREADS = 128  # wgmma and setmaxnreg act on 4 consecutive warps
+REGISTERS_PER_SM = 65536  # 32-bit registers; a CTA's threads x registers/thread must fit
 # the CuTe DSL aligns the dynamic shared-memory array to at most this (".align 1024" in PTX)
 MAX_SMEM_BASE_ALIGNMENT = 1024
 

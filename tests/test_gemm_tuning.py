@@ -148,10 +148,12 @@ def test_register_reader_refuses_what_is_not_a_cubin():
 @pytest.mark.cutlass
 def test_register_reader_agrees_between_configs_of_one_kernel_shape():
     pytest.importorskip("cutlass")
+    from smemviz import hardware
     from smemviz.kernel import compile_gemm
     from smemviz.kernel._cubin import register_counts
+    from smemviz.kernel._gemm_sm90 import THREADS
 
     counts = register_counts(compile_gemm(GemmConfig(tile_n=128)).cubin)
     assert len(counts) == 1  # one kernel in the cubin
-    # 384 threads at launch must fit the 64K-register file before setmaxnreg moves them
-    assert counts[0] * 384 <= 65536
+    # all threads at launch must fit the register file before setmaxnreg moves registers
+    assert counts[0] * THREADS <= hardware.REGISTERS_PER_SM

@@ -47,9 +47,8 @@ GEMM_OUT_DTYPES = {"f16": "f16", "bf16": "bf16", "f8e4m3": "f16"}
 GEMM_TILES = ((128, 128), (128, 256))
 GEMM_CLUSTERS = ((1, 1), (2, 1))
 # a 128B-swizzled TMA/MMA buffer repeats every 8 rows x 128 B, so each stage starts on 1 KiB
-SWIZZLE_128B_ALIGNMENT = 1024
-# contiguous rows of a TMA tensor must be a multiple of 16 B
-TMA_ROW_BYTES = 16
+SWIZZLE_128B_ALIGNMENT = hardware.SWIZZLE_128B_ALIGNMENT
+TMA_ROW_BYTES = hardware.TMA_ROW_BYTES
 
 
 @dataclass(frozen=True)
