@@ -39,6 +39,7 @@ from cutlass.cute.nvgpu import cpasync, tcgen05
 from cutlass.pipeline import pipeline_init_arrive, pipeline_init_wait
 from cutlass.tensor_utils import LayoutEnum
 
+from .. import hardware
 from ._gemm_common import GemmLayout
 from ._gemm_smem import LayoutMismatchError, check_region, staged_tensor
 
@@ -47,8 +48,9 @@ __all__ = ["Sm100Gemm", "THREADS", "EPILOGUE_WARPS", "LOAD_WARP", "MMA_WARP", "L
 EPILOGUE_WARPS = (0, 1, 2, 3)
 LOAD_WARP = 4
 MMA_WARP = 5
-THREADS = 32 * (len(EPILOGUE_WARPS) + 2)
-EPILOGUE_THREADS = 32 * len(EPILOGUE_WARPS)
+WARP = hardware.WARP_THREADS
+THREADS = WARP * (len(EPILOGUE_WARPS) + 2)
+EPILOGUE_THREADS = WARP * len(EPILOGUE_WARPS)
 # named barriers (0 is __syncthreads)
 TMEM_READY_BARRIER_ID = 1  # the epilogue warps and the MMA warp, after tcgen05.alloc
 EPILOGUE_BARRIER_ID = 2  # the epilogue warps, around each TMA store
@@ -85,7 +87,7 @@ class Sm100Gemm:
     def _check_accumulators(self, acc_one: Any) -> None:
         """One accumulator spans the plan's columns per buffer, and the buffers sit at the
         plan's column offsets (checked against the TMEM plan, not assumed)."""
-        columns = cute.cosize(acc_one.layout) % 65536  # TMEM addresses: lane << 16 | column
+        columns = cute.cosize(acc_one.layout) % (1 << hardware.TMEM_ADDRESS_LANE_SHIFT)
         spans = [acc.num_columns for acc in self.layout.accumulators]
         if any(columns != span for span in spans):
             raise LayoutMismatchError(
@@ -218,7 +220,7 @@ class Sm100Gemm:
         tiles = tiles_m * tiles_n * cute.size(gC, mode=[4])
         pipeline_init_wait(cluster_shape_mn=(1, 1))
 
-        tmem_ready = pipeline.NamedBarrier(barrier_id=TMEM_READY_BARRIER_ID, num_threads=EPILOGUE_THREADS + 32)
+        tmem_ready = pipeline.NamedBarrier(barrier_id=TMEM_READY_BARRIER_ID, num_threads=EPILOGUE_THREADS + WARP)
 
         if warp == LOAD_WARP:
             # -- loader --------------------------------------------------------------------
