@@ -116,6 +116,11 @@ def test_run_panel_keeps_a_history_from_a_fake_runner():
     panel.button.click()
     assert [r["run"] for r in panel.history] == [1, 2]
     assert list(panel.plot.data[0].y) == [570.0, 550.0]
+    assert list(panel.plot.data[0].x) == [r["smem_requested"] for r in panel.history]
+    panel.x_axis.value = "stages"
+    assert list(panel.plot.data[0].x) == [7, 5] and "stages" in panel.plot.layout.title.text
+    panel.x_axis.value = "tile"
+    assert list(panel.plot.data[0].x) == ["128x128", "128x128"]
     assert "s5" in panel.table.value and "PASS" in panel.status.value
     ex.controls["stages"].value = 2
     panel.button.click()  # the runner's error is shown, the history kept
