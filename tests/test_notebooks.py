@@ -201,7 +201,7 @@ def check_real_gemm(text: str, nb) -> None:
     ran = "GPU: none here" not in text
     if not ran:  # compile-only: the run action and the sweep say why they did not run
         assert "compiled only: no CUDA GPU is visible" in text or "compiled only: PyTorch is not installed" in text
-        assert "(recorded: gemm_sweep_h200.json)" in text
+        assert "(recorded: results/gemm_sweep_h200.json)" in text
     # the measured answer, from the recorded H200 sweep or a live one
     answers = re.findall(r"tile 128x(\d+): C apart best (\d+) TFLOP/s .* aliasing changes TFLOP/s by ([+-]\d+\.\d)%", text)
     assert [a[0] for a in answers] == ["128", "256"], answers
