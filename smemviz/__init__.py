@@ -16,7 +16,10 @@ from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator
 from ._cutlass_interop import as_plan, plan_from_cutlass
 from ._errors import CapacityError, DslUnavailableError, LayoutStateError
+from ._lint import Finding, Findings
+from ._occupancy import Occupancy, occupancy
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
+from ._struct import plan_from_struct
 from .hardware import get_arch
 
 __version__ = "0.1.0"
@@ -52,7 +55,12 @@ __all__ = [
     "LayoutStateError",
     "DslUnavailableError",
     "plan_from_cutlass",
+    "plan_from_struct",
     "as_plan",
+    "Finding",
+    "Findings",
+    "Occupancy",
+    "occupancy",
     "get_arch",
     "hardware",
     "__version__",

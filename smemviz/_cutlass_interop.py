@@ -64,7 +64,8 @@ def plan_from_cutlass(allocator: Any, arch: str | None = None) -> LayoutPlan:
 
 
 def as_plan(obj: Any, arch: str | None = None) -> LayoutPlan:
-    """A plan from a plan, a computed smemviz allocator or a computed CUTLASS allocator."""
+    """A plan from a plan, a computed smemviz allocator, a computed CUTLASS allocator
+    or a ``@cute.struct`` shared-storage class."""
     if isinstance(obj, LayoutPlan):
         return obj
     from ._allocator import _BaseAllocator
@@ -73,7 +74,11 @@ def as_plan(obj: Any, arch: str | None = None) -> LayoutPlan:
         return obj.plan
     if is_cutlass_allocator(obj):
         return plan_from_cutlass(obj, arch=arch)
+    from ._struct import is_cute_struct, plan_from_struct
+
+    if is_cute_struct(obj):
+        return plan_from_struct(obj, arch=arch)
     raise TypeError(
-        f"expected a LayoutPlan, an smemviz allocator or a CUTLASS task_scheduling allocator, "
-        f"got {type(obj).__name__}"
+        f"expected a LayoutPlan, an smemviz allocator, a CUTLASS task_scheduling allocator or a "
+        f"@cute.struct class, got {type(obj).__name__}"
     )

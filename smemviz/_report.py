@@ -6,6 +6,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ._lint import Finding
     from ._plan import LayoutPlan
 
 __all__ = ["text_report", "html_report", "markdown_report"]
@@ -57,7 +58,19 @@ def text_report(plan: LayoutPlan) -> str:
         lines.append(f"  tcgen05.alloc:  {plan.tmem_alloc_columns:>8} cols")
     cap = plan.capacity()
     lines.append(f"  {cap.message()}")
+    occ = plan.occupancy()
+    if occ is not None:
+        lines.append(f"  Occupancy {occ.message()}")
+    findings = _findings(plan)
+    if findings:
+        lines.append(rule)
+        lines += [f"  {f.line()}" for f in findings]
     return "\n".join(lines) + "\n"
+
+
+def _findings(plan: LayoutPlan) -> list[Finding]:
+    """Lint findings beyond the capacity line the report already has."""
+    return [f for f in plan.lint() if f.rule != "capacity"]
 
 
 def markdown_report(plan: LayoutPlan) -> str:
@@ -83,6 +96,11 @@ def markdown_report(plan: LayoutPlan) -> str:
             f"{'' if r.phase is None else r.phase + 1} | {cell(typed)} |"
         )
     out += ["", _summary(plan, html=False), ""]
+    findings = _findings(plan)
+    if findings:
+        out += ["Lint findings:", ""]
+        out += [f"- **{f.severity}** `{f.rule}`: {cell(f.message)}; fix: {cell(f.fix)}" for f in findings]
+        out.append("")
     return "\n".join(out)
 
 
@@ -98,6 +116,9 @@ def _summary(plan: LayoutPlan, html: bool) -> str:
     if plan.memory == "tmem" and plan.data_total:
         parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} cols")
     parts.append(plan.capacity().message())
+    occ = plan.occupancy()
+    if occ is not None:
+        parts.append(f"occupancy {occ.message()}")
     text = "; ".join(parts)
     return escape(text) if html else text
 
@@ -119,13 +140,20 @@ def html_report(plan: LayoutPlan) -> str:
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
+    share = f"{cap.percent:.1f}% of {escape(cap.arch)}" if cap.arch else "no arch given"
+    findings = "".join(
+        f"<li class='smemviz-finding smemviz-{f.severity}'><b>{f.severity}</b> <code>{escape(f.rule)}</code>: "
+        f"{escape(f.message)}; fix: {escape(f.fix)}</li>"
+        for f in _findings(plan)
+    )
     return (
         "<div class='smemviz-report'>"
-        f"<b>{title}</b> <span style='color:{color}'>({cap.percent:.1f}% of {escape(cap.arch)})</span>"
+        f"<b>{title}</b> <span style='color:{color}'>({share})</span>"
         "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
         f"<thead><tr><th style='text-align:left'>Name</th><th>Kind</th><th>Offset</th><th>Size ({unit})</th>"
         "<th>End</th><th>Align</th><th>Pad before</th><th>Group</th><th>Type</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<div style='font-size:12px'>{_summary(plan, html=True)}</div>"
-        "</div>"
+        + (f"<ul class='smemviz-findings' style='font-size:12px'>{findings}</ul>" if findings else "")
+        + "</div>"
     )

@@ -76,8 +76,11 @@ def _line(plan: LayoutPlan) -> str:
     color = "#2e7d32" if cap.fits else "#c62828"
     if plan.memory == "smem":
         parts = [f"<b>SMEM</b> {fmt_units(plan.total, 'B')}"]
-        parts.append(f"<span style='color:{color}'>{cap.percent:.1f}% of {escape(cap.arch)} "
-                     f"({fmt_units(cap.limit, 'B')})</span>")
+        if cap.arch is None:
+            parts.append("no arch given")
+        else:
+            parts.append(f"<span style='color:{color}'>{cap.percent:.1f}% of {escape(cap.arch)} "
+                         f"({fmt_units(cap.limit, 'B')})</span>")
         parts.append(f"data {plan.data_total:,} B")
         if plan.barrier_bytes:
             parts.append(f"barriers {plan.barrier_bytes:,} B")

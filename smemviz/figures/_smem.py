@@ -31,11 +31,13 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
     span = max(plan.total, cap.limit, 1)
     tickvals, ticktext = kib_ticks(span)
     color = KIND_COLORS["fits"] if cap.fits else KIND_COLORS["capacity"]
-    title = (
-        f"SMEM layout: {fmt_units(cap.used, 'B')} of {fmt_units(cap.limit, 'B')} on {cap.arch} "
-        f"({cap.percent:.1f}%)"
-        if cap.limit else f"SMEM layout: {fmt_units(cap.used, 'B')}; {cap.arch} has no SMEM"
-    )
+    if cap.arch is None:
+        title = f"SMEM layout: {fmt_units(cap.used, 'B')} (no arch given)"
+    elif cap.limit:
+        title = (f"SMEM layout: {fmt_units(cap.used, 'B')} of {fmt_units(cap.limit, 'B')} on {cap.arch} "
+                 f"({cap.percent:.1f}%)")
+    else:
+        title = f"SMEM layout: {fmt_units(cap.used, 'B')}; {cap.arch} has no SMEM"
     subtitle = _subtitle(plan)
     shapes = [
         {   # the capacity line
@@ -56,6 +58,8 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
             "font": {"color": color, "size": 12},
         },
     ]
+    if cap.arch is None:  # nothing to draw a limit line for
+        shapes, annotations = [], []
     layout: dict[str, Any] = {
         **map_layout(title, subtitle, margin_left=30),
         "xaxis": {
