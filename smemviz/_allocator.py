@@ -30,7 +30,8 @@ from ._allocation import (
     check_tmem_fields,
 )
 from ._errors import CapacityError, LayoutStateError
-from ._plan import LayoutPlan, build_plan
+from ._plan import CapacityCheck, LayoutPlan, build_plan
+from ._units import align_up
 
 __all__ = ["SmemAllocator", "TmemAllocator"]
 
@@ -210,7 +211,7 @@ class _BaseAllocator:
                     al = align_of(a)
                     if al > g_align:
                         g_align = al
-                    cursor = -(-cursor // al) * al + size_of(a)
+                    cursor = align_up(cursor, al) + size_of(a)
                 if cursor > g_size:
                     g_size = cursor
             blocks.append((g_align, g_size, group))
@@ -219,7 +220,7 @@ class _BaseAllocator:
         offsets: list[tuple[Any, int]] = []
         cursor = 0
         for al, size, item in blocks:
-            base = -(-cursor // al) * al
+            base = align_up(cursor, al)
             offsets.append((item, base))
             cursor = base + size
         total = cursor
@@ -232,7 +233,7 @@ class _BaseAllocator:
                     c = base
                     for a in phase:
                         al = align_of(a)
-                        c = -(-c // al) * al
+                        c = align_up(c, al)
                         a.offset = c
                         c += size_of(a)
             else:
@@ -373,15 +374,15 @@ class SmemAllocator(_BaseAllocator):
     def _check_capacity_before_commit(self, total: int) -> None:
         if self._arch is None:
             return
-        unified = -(-total // hardware.MBARRIER_ALIGNMENT) * hardware.MBARRIER_ALIGNMENT + self._barrier_bytes
-        if unified > self._arch.smem_per_block:
-            largest = sorted(self.allocations, key=lambda a: -a.size_bytes)[:3]
-            top = ", ".join(f"{a.name} ({a.size_bytes} B, align {a.alignment})" for a in largest)
-            raise CapacityError(
-                f"SMEM layout needs {unified} B (data {total} B + barriers {self._barrier_bytes} B), "
-                f"which exceeds the {self._arch.name} per-block limit of {self._arch.smem_per_block} B "
-                f"by {unified - self._arch.smem_per_block} B; largest: {top}"
-            )
+        unified = align_up(total, hardware.MBARRIER_ALIGNMENT) + self._barrier_bytes
+        largest = sorted(self.allocations, key=lambda a: -a.size_bytes)[:3]
+        verdict = CapacityCheck(
+            self._arch.name, "smem", unified, self._arch.smem_per_block, "B",
+            tuple((a.name, a.size_bytes, a.alignment) for a in largest),
+            breakdown=f"data {total} B + barriers {self._barrier_bytes} B",
+        )
+        if not verdict.fits:
+            raise CapacityError(verdict.message())
 
     # -- pipelines -------------------------------------------------------------
 
@@ -439,7 +440,7 @@ class SmemAllocator(_BaseAllocator):
 
     def _add_barriers(self, into: list, name: str, nbytes: int) -> None:
         align = hardware.MBARRIER_ALIGNMENT
-        self._barrier_bytes = -(-self._barrier_bytes // align) * align + nbytes
+        self._barrier_bytes = align_up(self._barrier_bytes, align) + nbytes
         into.append((name, nbytes))
 
     def _barrier_entries(self) -> list[tuple[str, int]]:
@@ -512,7 +513,7 @@ class SmemAllocator(_BaseAllocator):
         """Emit the one unified ``cutlass.Array`` in SMEM (call inside
         ``@cute.kernel``/``@cute.jit``) and return it."""
         self._require_layout("allocate()")
-        from .kernel import _emit
+        from . import _emit
 
         trace = _emit.current_trace()
         if self._smem_base is None or trace is not self._smem_trace:
@@ -524,7 +525,7 @@ class SmemAllocator(_BaseAllocator):
         self._require_layout(what)
         if self._smem_base is None:
             raise LayoutStateError(f"call allocate() (inside a kernel) before {what}")
-        from .kernel import _emit
+        from . import _emit
 
         if _emit.current_trace() is not self._smem_trace:
             raise LayoutStateError(
@@ -543,7 +544,7 @@ class SmemAllocator(_BaseAllocator):
             raise TypeError(
                 f"allocation {alloc.name!r} has no dtype; use get_as_type(alloc, dtype, count)"
             )
-        from .kernel import _emit
+        from . import _emit
 
         return _emit.typed_view(self._smem_base, alloc.offset, alloc.dtype, alloc.count)
 
@@ -560,7 +561,7 @@ class SmemAllocator(_BaseAllocator):
                 f"get_as_type({alloc.name!r}): {count} x {dtype} = {dtype_bytes(dtype, count)} B "
                 f"overruns the allocation's {alloc.size_bytes} B"
             )
-        from .kernel import _emit
+        from . import _emit
 
         return _emit.typed_view(self._smem_base, alloc.offset, dtype, count)
 
@@ -577,7 +578,7 @@ class SmemAllocator(_BaseAllocator):
         """Point each registered pipeline's ``pipeline_config.barrier_ptr`` into
         the barrier region of the unified array (after ``allocate()``)."""
         self._require_allocated("assign_barrier_ptrs()")
-        from .kernel import _emit
+        from . import _emit
 
         regions = iter(self.plan.barrier_regions)
         for owner in [*self._barrier_resources, *self._barrier_groups]:
@@ -593,7 +594,7 @@ class SmemAllocator(_BaseAllocator):
         self._require_allocated("tmem_ptr_view()")
         if self._tmem_ptr_alloc is None:
             raise LayoutStateError("no TMEM-pointer slot registered; call add_tmem_ptr() first")
-        from .kernel import _emit
+        from . import _emit
 
         return _emit.typed_view(self._smem_base, self._tmem_ptr_alloc.offset, "i32", 1)
 
@@ -640,13 +641,12 @@ class TmemAllocator(_BaseAllocator):
         return int(alloc.num_columns)
 
     def _check_capacity_before_commit(self, total: int) -> None:
-        if total > hardware.TMEM_COLUMNS:
-            largest = sorted(self.allocations, key=lambda a: -a.num_columns)[:3]
-            top = ", ".join(f"{a.name} ({a.num_columns} cols)" for a in largest)
-            raise CapacityError(
-                f"TMEM layout needs {total} columns, which exceeds the {hardware.TMEM_COLUMNS} columns "
-                f"of a CTA by {total - hardware.TMEM_COLUMNS}; largest: {top}"
-            )
+        arch = self._arch if self._arch is not None else hardware.default_arch("tmem")
+        largest = sorted(self.allocations, key=lambda a: -a.num_columns)[:3]
+        verdict = CapacityCheck(arch.name, "tmem", total, arch.tmem_columns, "cols",
+                                tuple((a.name, a.num_columns, 1) for a in largest))
+        if not verdict.fits:
+            raise CapacityError(verdict.message())
 
     @property
     def total_tmem_columns(self) -> int:

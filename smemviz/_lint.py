@@ -189,7 +189,7 @@ def _capacity(ctx: _Context) -> list[Finding]:
         return []
     fact = ("hardware.Arch.smem_per_block" if ctx.plan.memory == "smem" else "hardware.TMEM_COLUMNS")
     return [Finding(
-        "capacity", "error", tuple(label for label, _ in cap.contributors), cap.message(),
+        "capacity", "error", tuple(label for label, _, _ in cap.contributors), cap.message(),
         f"cut {cap.overshoot} {cap.unit} (fewer stages, smaller tiles, or alias buffers that are not live together)",
         f"{fact} = {cap.limit} on {cap.arch}",
     )]

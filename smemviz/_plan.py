@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import hardware
 from ._errors import CapacityError
+from ._units import align_up
 
 if TYPE_CHECKING:
     from ._lint import Findings
@@ -110,7 +111,8 @@ class CapacityCheck:
     used: int
     limit: int
     unit: str
-    contributors: tuple[tuple[str, int], ...]  # largest top-level blocks, (label, size)
+    contributors: tuple[tuple[str, int, int], ...]  # largest top-level blocks: (label, size, alignment)
+    breakdown: str = ""  # how ``used`` adds up, e.g. "data 230400 B + barriers 112 B"
 
     @property
     def judged(self) -> bool:
@@ -135,24 +137,23 @@ class CapacityCheck:
         return 100.0 * self.used / self.limit if self.limit else float("inf")
 
     def message(self) -> str:
+        """The one wording of a capacity verdict, used by every error, report and view."""
         what = "SMEM" if self.memory == "smem" else "TMEM"
-        limit_kind = "per-block limit" if self.memory == "smem" else "column count"
-        head = f"{what} layout needs {self.used} {self.unit}"
+        unit = "B" if self.memory == "smem" else "columns"
+        if self.limit == 0:
+            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
+        head = f"{what} layout needs {self.used} {unit}"
+        if self.breakdown:
+            head += f" ({self.breakdown})"
         if not self.judged:
             return f"{head}; no arch given, so no capacity checked (pass arch=, e.g. 'sm_90a')"
-        if self.limit == 0:
-            return f"{self.arch} has no {what}, but the layout needs {self.used} {self.unit}"
+        limit = (f"the {self.arch} per-block limit of {self.limit} B" if self.memory == "smem"
+                 else f"the {self.limit} columns of a CTA on {self.arch}")
         if self.fits:
-            return f"{head}: fits the {self.arch} {limit_kind} of {self.limit} {self.unit} ({self.percent:.1f}%)"
-        top = ", ".join(f"{label} ({size} {self.unit})" for label, size in self.contributors)
-        return (
-            f"{head}, which exceeds the {self.arch} {limit_kind} of {self.limit} {self.unit} "
-            f"by {self.overshoot} {self.unit}; largest: {top}"
-        )
-
-
-def _align_up(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
+            return f"{head}: fits {limit} ({self.percent:.1f}%)"
+        top = ", ".join(f"{label} ({size} {unit}" + (f", align {al})" if al > 1 else ")")
+                        for label, size, al in self.contributors)
+        return f"{head}, which exceeds {limit} by {self.overshoot} {unit}; largest: {top}"
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,7 @@ class LayoutPlan:
         TMEM: the columns used."""
         if self.memory == "tmem" or self.source == STRUCT_SOURCE:
             return self.data_total  # a struct's size already holds its barriers
-        return _align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
+        return align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
 
     @property
     def total(self) -> int:
@@ -279,8 +280,10 @@ class LayoutPlan:
         return list(self._blocks)
 
     @cached_property
-    def _largest_blocks(self) -> tuple[tuple[str, int], ...]:
-        return tuple(sorted(((label, size) for label, _, size in self._blocks), key=lambda b: -b[1])[:3])
+    def _largest_blocks(self) -> tuple[tuple[str, int, int], ...]:
+        aligned = [(r.name, r.size, r.alignment) for r in self.regions if r.group is None]
+        aligned += [(self.group_label(g.index), g.size, g.alignment) for g in self.groups]
+        return tuple(sorted(aligned, key=lambda b: -b[1])[:3])
 
     def group_label(self, index: int) -> str:
         phases = []
@@ -291,16 +294,13 @@ class LayoutPlan:
     # -- capacity ------------------------------------------------------------
 
     def resolved_arch(self, arch: str | int | hardware.Arch | None = None) -> hardware.Arch | None:
-        """``arch``, else the plan's own, else ``$CUTE_DSL_ARCH`` or the GPU present.
-        TMEM plans fall back to sm_100: every TMEM architecture has 512 columns."""
+        """``arch``, else the plan's own, else :func:`smemviz.hardware.default_arch`
+        (``$CUTE_DSL_ARCH`` or the GPU present; ``None`` for SMEM with neither)."""
         if arch is not None:
             return hardware.get_arch(arch)
         if self.arch is not None:
             return hardware.get_arch(self.arch)
-        found = hardware.default_arch()
-        if self.memory == "tmem" and (found is None or not found.has_tmem):
-            return hardware.get_arch("sm_100")
-        return found
+        return hardware.default_arch(self.memory)
 
     def capacity(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
         """Compare with ``arch`` (default: see :meth:`resolved_arch`); with no arch
@@ -510,11 +510,11 @@ def build_plan(
     if memory == "smem":
         if base_alignment == 1:
             base_alignment = hardware.TMA_ALIGNMENT
-        start = _align_up(data_total, hardware.MBARRIER_ALIGNMENT)
+        start = align_up(data_total, hardware.MBARRIER_ALIGNMENT)
         cursor = start
         prev_end = data_total
         for name, nbytes in barriers:
-            off = _align_up(cursor, hardware.MBARRIER_ALIGNMENT)
+            off = align_up(cursor, hardware.MBARRIER_ALIGNMENT)
             regions.append(Region(
                 name=name, kind="barrier", offset=off, size=nbytes,
                 alignment=hardware.MBARRIER_ALIGNMENT, padding_before=off - prev_end,

@@ -33,6 +33,7 @@ import functools
 import os
 import re
 from dataclasses import dataclass
+from typing import Literal, overload
 
 __all__ = [
     "Arch",
@@ -58,9 +59,14 @@ __all__ = [
     "MAX_REGISTERS_PER_THREAD",
     "REGISTER_ALLOC_UNIT",
     "WARP_SIZE",
+    "ARCH_ENV",
+    "VIEW_FALLBACK_ARCH",
     "detect_arch",
-    "default_arch",
     "bank_of",
+    "default_arch",
+    "compile_target",
+    "arch_of_capability",
+    "MAX_SMEM_BASE_ALIGNMENT",
     "tmem_alloc_columns",
 ]
 
@@ -99,20 +105,33 @@ REGISTERS_PER_SM = 64 * KIB
 MAX_REGISTERS_PER_THREAD = 255
 REGISTER_ALLOC_UNIT = 256
 WARP_SIZE = 32
+# the CuTe DSL aligns the dynamic shared-memory array to at most this (".align 1024" in PTX)
+MAX_SMEM_BASE_ALIGNMENT = 1024
 
 
 @dataclass(frozen=True)
 class Arch:
-    """One GPU architecture's memory and residency limits."""
+    """One GPU architecture's memory limits."""
 
     name: str  # canonical, e.g. "sm_90"
     family: str  # e.g. "Hopper"
     smem_per_block: int  # opt-in maximum dynamic shared memory per block, bytes
     has_tmem: bool = False
+    # compiles as sm_XXa: its arch-specific instructions (wgmma, tcgen05, setmaxnreg) need the suffix
+    arch_specific: bool = False
     smem_per_sm: int = 0  # largest shared-memory carveout of one SM, bytes
     carveouts_kib: tuple[int, ...] = ()  # the shared-memory sizes an SM can be set to, KiB
     max_ctas_per_sm: int = 32  # resident blocks per SM
     max_warps_per_sm: int = 64  # resident warps per SM
+
+    @property
+    def number(self) -> int:
+        return int(self.name[3:])
+
+    @property
+    def compile_target(self) -> str:
+        """The name a compiler takes for this arch's full instruction set, e.g. ``sm_90a``."""
+        return self.name + ("a" if self.arch_specific else "")
 
     @property
     def tmem_columns(self) -> int:
@@ -134,9 +153,10 @@ _CARVEOUTS_100 = (0, 8, 16, 32, 64, 100)
 _CARVEOUTS_228 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
 
 
-def _arch(name: str, family: str, per_block_kib: int, carveouts: tuple[int, ...],
-          ctas: int, warps: int, has_tmem: bool = False) -> Arch:
-    return Arch(name, family, per_block_kib * KIB, has_tmem, carveouts[-1] * KIB, carveouts, ctas, warps)
+def _arch(name: str, family: str, per_block_kib: int, carveouts: tuple[int, ...], ctas: int, warps: int,
+          *, has_tmem: bool = False, arch_specific: bool = False) -> Arch:
+    return Arch(name, family, per_block_kib * KIB, has_tmem, arch_specific,
+                carveouts[-1] * KIB, carveouts, ctas, warps)
 
 
 _ARCH_LIST = (
@@ -144,11 +164,11 @@ _ARCH_LIST = (
     _arch("sm_86", "Ampere", 99, _CARVEOUTS_100, 16, 48),
     _arch("sm_87", "Ampere", 163, _CARVEOUTS_164, 16, 48),
     _arch("sm_89", "Ada", 99, _CARVEOUTS_100, 24, 48),
-    _arch("sm_90", "Hopper", 227, _CARVEOUTS_228, 32, 64),
-    _arch("sm_100", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True),
-    _arch("sm_101", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True),
-    _arch("sm_103", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True),
-    _arch("sm_110", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True),
+    _arch("sm_90", "Hopper", 227, _CARVEOUTS_228, 32, 64, arch_specific=True),
+    _arch("sm_100", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
+    _arch("sm_101", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
+    _arch("sm_103", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
+    _arch("sm_110", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
     _arch("sm_120", "Blackwell (GeForce)", 99, _CARVEOUTS_100, 32, 48),
     _arch("sm_121", "Blackwell (GeForce)", 99, _CARVEOUTS_100, 32, 48),
 )
@@ -187,34 +207,11 @@ def get_arch(arch: str | int | Arch) -> Arch:
     raise ValueError(f"unknown architecture {arch!r}; known: {known} (suffixes 'a'/'f' accepted)")
 
 
-def bank_of(byte_offset: int) -> int:
-    """The shared-memory bank (0..31) that a byte offset falls in."""
-    return (byte_offset // SMEM_BANK_BYTES) % SMEM_BANKS
-
-
-def tmem_alloc_columns(columns: int) -> int:
-    """The column count to pass to ``tcgen05.alloc`` for ``columns`` used columns.
-
-    Rounds up to a power of two, at least 32; 0 when nothing is used.
-    Raises ``ValueError`` beyond the 512 columns a CTA has.
-    """
-    if columns < 0:
-        raise ValueError(f"TMEM column count must be >= 0, got {columns}")
-    if columns == 0:
-        return 0
-    if columns > TMEM_ALLOC_MAX_COLUMNS:
-        raise ValueError(
-            f"{columns} TMEM columns exceed the {TMEM_ALLOC_MAX_COLUMNS} columns of a CTA "
-            f"by {columns - TMEM_ALLOC_MAX_COLUMNS}"
-        )
-    n = TMEM_ALLOC_MIN_COLUMNS
-    while n < columns:
-        n *= 2
-    return n
-
-
-# -- the architecture to assume when none is given -----------------------------------
-
+# every TMEM arch has the same 512 columns, so a TMEM layout is judged against the
+# first of them when nothing else names one; an SMEM layout is not judged at all
+_TMEM_FALLBACK = "sm_100"
+# an interactive view's arch menu must show some choice; it shows this one, visibly
+VIEW_FALLBACK_ARCH = "sm_90"
 ARCH_ENV = "CUTE_DSL_ARCH"  # what the CuTe DSL itself compiles for
 
 
@@ -227,7 +224,7 @@ def _arch_or_none(value: str) -> Arch | None:
 
 @functools.lru_cache(maxsize=1)
 def _gpu_arch() -> tuple[str, str] | None:
-    """(arch name, GPU name) of GPU 0 as ``nvidia-smi`` reports it, once per process."""
+    """(arch name, GPU name) of GPU 0 as ``nvidia-smi`` reports it, asked once per process."""
     import shutil
     import subprocess
 
@@ -264,7 +261,62 @@ def detect_arch() -> tuple[Arch, str] | None:
     return None
 
 
-def default_arch() -> Arch | None:
-    """The architecture of :func:`detect_arch`, or ``None``."""
+@overload
+def default_arch(memory: Literal["tmem"]) -> Arch: ...
+@overload
+def default_arch(memory: str) -> Arch | None: ...
+def default_arch(memory: str) -> Arch | None:
+    """The arch a layout of ``memory`` ("smem"/"tmem") is judged against when none is
+    given: ``$CUTE_DSL_ARCH`` or the GPU present (:func:`detect_arch`). With neither,
+    ``None`` for SMEM (reports then say no arch was given) and sm_100 for TMEM,
+    whose 512 columns are the same on every TMEM arch."""
     found = detect_arch()
-    return found[0] if found else None
+    arch = found[0] if found else None
+    if memory == "tmem" and (arch is None or not arch.has_tmem):
+        return ARCHS[_TMEM_FALLBACK]
+    return arch
+
+
+def compile_target(arch: str | int | Arch) -> str:
+    """The compiler's name for ``arch``: ``"sm90"``/``"hopper"`` -> ``"sm_90a"``.
+
+    A suffix the caller wrote (``a``/``f``) is kept; without one, archs with
+    arch-specific instructions get ``a``.
+    """
+    resolved = get_arch(arch)
+    if isinstance(arch, (str, int)) and not isinstance(arch, bool):
+        written = str(arch).strip().lower()
+        if written[-1:] in ("a", "f") and _ARCH_RE.match(written):
+            return resolved.name + written[-1]
+    return resolved.compile_target
+
+
+def arch_of_capability(major: int, minor: int) -> Arch:
+    """The arch of a CUDA compute capability, e.g. (9, 0) -> sm_90."""
+    return get_arch(major * 10 + minor)
+
+
+def bank_of(byte_offset: int) -> int:
+    """The shared-memory bank (0..31) that a byte offset falls in."""
+    return (byte_offset // SMEM_BANK_BYTES) % SMEM_BANKS
+
+
+def tmem_alloc_columns(columns: int) -> int:
+    """The column count to pass to ``tcgen05.alloc`` for ``columns`` used columns.
+
+    Rounds up to a power of two, at least 32; 0 when nothing is used.
+    Raises ``ValueError`` beyond the 512 columns a CTA has.
+    """
+    if columns < 0:
+        raise ValueError(f"TMEM column count must be >= 0, got {columns}")
+    if columns == 0:
+        return 0
+    if columns > TMEM_ALLOC_MAX_COLUMNS:
+        raise ValueError(
+            f"{columns} TMEM columns exceed the {TMEM_ALLOC_MAX_COLUMNS} columns of a CTA "
+            f"by {columns - TMEM_ALLOC_MAX_COLUMNS}"
+        )
+    n = TMEM_ALLOC_MIN_COLUMNS
+    while n < columns:
+        n *= 2
+    return n

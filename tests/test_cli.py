@@ -35,7 +35,7 @@ def test_check_fits(capsys):
     code, out, err = run(capsys, "check", GEMM, "--arch", "sm_100a")
     assert code == 0 and err == ""
     assert "SMEM layout needs 196776 B: fits the sm_100" in out
-    assert "TMEM layout needs 512 cols: fits" in out
+    assert "TMEM layout needs 512 columns: fits" in out
 
 
 def test_check_uses_the_files_arch_by_default(capsys):
@@ -47,7 +47,7 @@ def test_check_does_not_fit_exits_1_with_the_overshoot(capsys):
     code, out, err = run(capsys, "check", GEMM, "--arch", "sm_120")
     assert code == 1
     assert "exceeds the sm_120 per-block limit of 101376 B by 95400 B" in err
-    assert "sm_120 has no TMEM, but the layout needs 512 cols" in err
+    assert "sm_120 has no TMEM, but the layout needs 512 columns" in err
     assert err.startswith("smemviz: error: ")
 
 
@@ -223,7 +223,7 @@ def test_console_script():
 @pytest.mark.browser
 def test_render_svg_end_to_end(tmp_path):
     pytest.importorskip("kaleido")
-    from smemviz.export import BrowserNotFoundError, find_browser
+    from smemviz._export import BrowserNotFoundError, find_browser
 
     try:
         find_browser()

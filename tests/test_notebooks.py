@@ -155,7 +155,7 @@ def check_tuning(text: str, nb) -> None:
     # the per-architecture table has a row for every architecture smemviz knows
     for arch in hardware.ARCHS:
         assert re.search(rf"^{arch}\s", text, re.M), f"no capacity row for {arch}"
-    assert "TMEM layout needs 512 cols" in text
+    assert "TMEM layout needs 512 columns" in text
     assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the explorer is not shown"
     assert "application/vnd.plotly.v1+json" in mime_types(nb), "no figure is shown"
     # the explorer built the default configuration from its controls

@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from .. import hardware
 from ..figures._style import KIND_COLORS, PALETTE, fmt_units
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def _key_items(memory: str) -> list[tuple[str, str]]:
             (f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['alloc']}'></span>",
              "columns tcgen05.alloc asks for"),
             (f"<span style='{_SWATCH}height:0;border-top:2px solid {KIND_COLORS['capacity']}'></span>",
-             "512 columns"),
+             f"{hardware.TMEM_COLUMNS} columns"),
         ]
     return items
 
@@ -85,7 +86,7 @@ def _line(plan: LayoutPlan) -> str:
         if plan.barrier_bytes:
             parts.append(f"barriers {plan.barrier_bytes:,} B")
     else:
-        parts = [f"<b>TMEM</b> {plan.data_total:,} of {cap.limit or 512} columns"]
+        parts = [f"<b>TMEM</b> {plan.data_total:,} of {cap.limit or hardware.TMEM_COLUMNS} columns"]
         if plan.data_total:
             parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} cols")
     if plan.padding:

@@ -14,6 +14,8 @@ import re
 import zlib
 from functools import lru_cache
 
+from .._units import fmt_units, kib_label
+
 __all__ = [
     "PALETTE",
     "KIND_COLORS",
@@ -114,21 +116,6 @@ def kib_ticks(span: int, target: int = 10) -> tuple[list[int], list[str]]:
     span = max(span, 1)
     step = next((s for s in _STEPS if span / s <= target), _STEPS[-1])
     vals = list(range(0, span + 1, step))
-    return vals, [_kib_label(v) for v in vals]
+    return vals, [kib_label(v) for v in vals]
 
 
-def _kib_label(nbytes: int) -> str:
-    if nbytes == 0:
-        return "0"
-    kib = nbytes / 1024
-    text = f"{kib:.3f}".rstrip("0").rstrip(".")
-    return f"{text} KiB"
-
-
-def fmt_units(value: int, unit: str) -> str:
-    """``"148,480 B (145 KiB)"`` for bytes; ``"256 cols"`` for columns."""
-    if unit == "B":
-        if value >= 1024:
-            return f"{value:,} B ({_kib_label(value)})"
-        return f"{value:,} B"
-    return f"{value:,} {unit}"
