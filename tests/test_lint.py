@@ -220,3 +220,15 @@ def test_cli_check_exit_codes(tmp_path, capsys):
     assert main(["check", str(tmp_path / "clean.json"), "--strict"]) == 0
     out = capsys.readouterr().out
     assert "fits the sm_90 per-block limit" in out and "occupancy sm_90:" in out
+
+
+def test_explorer_summary_lists_findings_and_occupancy():
+    pytest.importorskip("ipywidgets")
+    from smemviz.explorer._panels import summary_html
+
+    bad = smem(SmemAllocation("f", 128, 128), SmemAllocation("sA", 8192, 128, swizzle="128B"))
+    html = summary_html(bad, None)
+    assert "smemviz-finding smemviz-error" in html and "swizzle-align" in html
+    assert "occupancy sm_90: 24 CTAs/SM" in html
+    clean = smem(SmemAllocation("sA", 8192, 1024, swizzle="128B"))
+    assert "smemviz-finding" not in summary_html(clean, None)

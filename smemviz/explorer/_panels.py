@@ -98,9 +98,22 @@ def _line(plan: LayoutPlan) -> str:
 
 
 def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
-    """Totals and capacity, one line per memory."""
+    """Totals and capacity, one line per memory; then the occupancy and lint findings."""
     lines = [_line(p) for p in (smem, tmem) if p is not None]
-    return "<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines) + "</div>"
+    if smem is not None and (occ := smem.occupancy()) is not None:
+        lines.append(f"occupancy {escape(occ.message())}")
+    findings = [f for p in (smem, tmem) if p is not None for f in p.lint() if f.rule != "capacity"]
+    items = "".join(
+        f"<li class='smemviz-finding smemviz-{f.severity}' style='color:{_FINDING_COLORS[f.severity]}'>"
+        f"<b>{f.severity}</b> {escape(f.rule)}: {escape(f.message)}; fix: {escape(f.fix)}</li>"
+        for f in findings
+    )
+    listing = f"<ul class='smemviz-findings' style='margin:2px 0;padding-left:18px'>{items}</ul>" if items else ""
+    return ("<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines)
+            + listing + "</div>")
+
+
+_FINDING_COLORS = {"error": "#c62828", "warning": "#ef6c00", "info": "#546e7a"}
 
 
 MAX_TABLE_ROWS = 300  # beyond this the table lists the first rows; exports hold them all
