@@ -81,7 +81,7 @@ def start_lab(root: Path) -> tuple[subprocess.Popen, str]:
 BASELINE_CELL = """
 import plotly.graph_objects as go
 from smemviz.explorer import _map_widget, _sync
-_map_widget.map_widget_class = lambda: go.FigureWidget
+_map_widget.map_widget_class = lambda: go.FigureWidget  # plotly's own view as the baseline
 _sync.without_legend = lambda spec: spec
 """
 

@@ -21,9 +21,8 @@ from ._lint import Finding, Findings
 from ._occupancy import Occupancy, occupancy
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from ._struct import plan_from_struct
+from ._version import __version__
 from .hardware import get_arch
-
-__version__ = "0.1.0"
 
 # public name -> module that defines it; imported on first access
 _LAZY: dict[str, str] = {

@@ -1,15 +1,54 @@
-"""Usage tables of a :class:`LayoutPlan`: plain text (the seed's layout) and HTML."""
+"""What a :class:`LayoutPlan` says about itself, in words: the one-line
+summary, the region table's cells, and the usage reports (plain text in the
+seed's layout, Markdown, HTML). Views (figures, the explorer) take their
+summary and table from here too."""
 
 from __future__ import annotations
 
 from html import escape
 from typing import TYPE_CHECKING
 
+from ._units import fmt_units
+
 if TYPE_CHECKING:
     from ._lint import Finding
-    from ._plan import LayoutPlan
+    from ._plan import LayoutPlan, Region
 
-__all__ = ["text_report", "html_report", "markdown_report"]
+__all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_cells"]
+
+# the region table, as every view shows it: (heading, right-aligned?)
+REGION_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("name", False), ("kind", False), ("offset", True), ("hex", True), ("size", True), ("end", True),
+    ("align", True), ("pad before", True), ("group·phase", False), ("type", False),
+)
+_KIND_WORD = {"data": "", "barrier": "mbarriers", "tmem_ptr": "TMEM ptr"}
+
+
+def region_cells(r: Region) -> tuple[str, ...]:
+    """One region's row of the table, raw text (escape it for HTML/Markdown)."""
+    where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
+    typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
+    return (r.name, _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
+            f"{r.end:,}", str(r.alignment), f"{r.padding_before:,}", where, typed)
+
+
+def summary_parts(plan: LayoutPlan) -> list[str]:
+    """The plan's one-line summary as its facts, most important first (no capacity verdict)."""
+    unit = plan.unit
+    if plan.memory == "smem":
+        parts = [f"total {fmt_units(plan.unified_bytes, unit)}", f"data {fmt_units(plan.data_total, unit)}"]
+        if plan.barrier_bytes:
+            parts.append(f"barriers {plan.barrier_bytes:,} B")
+    else:
+        parts = [f"{plan.data_total:,} columns"]
+        if plan.data_total:
+            parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} columns")
+    if plan.padding:
+        parts.append(f"padding {fmt_units(plan.padding, unit)}")
+    if plan.alias_savings:
+        parts.append(f"aliasing saves {fmt_units(plan.alias_savings, unit)}")
+    parts.append(f"{len(plan.regions):,} regions")
+    return parts
 
 _KIND_MARK = {"data": "", "barrier": " [mbarrier]", "tmem_ptr": " [tmem ptr]"}
 
@@ -69,7 +108,7 @@ def text_report(plan: LayoutPlan) -> str:
 
 
 def _findings(plan: LayoutPlan) -> list[Finding]:
-    """Lint findings beyond the capacity line the report already has."""
+    """Lint findings beyond the capacity verdict the report already gives."""
     return [f for f in plan.lint() if f.rule != "capacity"]
 
 
@@ -82,20 +121,16 @@ def markdown_report(plan: LayoutPlan) -> str:
         return escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
+    heads = [h if h != "size" else f"size ({unit})" for h, _ in REGION_COLUMNS]
     out = [
         f"### {title}",
         "",
-        f"| Name | Kind | Offset | Size ({unit}) | End | Align | Padding before | Group | Phase | Type |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| " + " | ".join(heads) + " |",
+        "|" + "|".join("---:" if right else "---" for _, right in REGION_COLUMNS) + "|",
     ]
     for r in plan.regions:
-        typed = f"{r.dtype} x {r.count}" if r.dtype else ""
-        out.append(
-            f"| {cell(r.name)} | {r.kind} | {r.offset} | {r.size} | {r.end} | {r.alignment} | "
-            f"{r.padding_before} | {'' if r.group is None else r.group + 1} | "
-            f"{'' if r.phase is None else r.phase + 1} | {cell(typed)} |"
-        )
-    out += ["", _summary(plan, html=False), ""]
+        out.append("| " + " | ".join(cell(c) for c in region_cells(r)) + " |")
+    out += ["", _summary(plan), ""]
     findings = _findings(plan)
     if findings:
         out += ["Lint findings:", ""]
@@ -104,39 +139,24 @@ def markdown_report(plan: LayoutPlan) -> str:
     return "\n".join(out)
 
 
-def _summary(plan: LayoutPlan, html: bool) -> str:
-    unit = plan.unit
-    parts = [f"total {plan.unified_bytes} {unit}"]
-    if plan.memory == "smem" and plan.barrier_bytes:
-        parts.append(f"data {plan.data_total} B + barriers {plan.barrier_bytes} B")
-    if plan.alias_savings:
-        parts.append(f"saved by aliasing {plan.alias_savings} {unit}")
-    if plan.padding:
-        parts.append(f"padding {plan.padding} {unit}")
-    if plan.memory == "tmem" and plan.data_total:
-        parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} cols")
-    parts.append(plan.capacity().message())
+def _summary(plan: LayoutPlan) -> str:
+    """The summary line, the capacity verdict and the occupancy, plain text."""
+    text = " · ".join(summary_parts(plan)) + "; " + plan.capacity().message()
     occ = plan.occupancy()
-    if occ is not None:
-        parts.append(f"occupancy {occ.message()}")
-    text = "; ".join(parts)
-    return escape(text) if html else text
+    return text + (f"; occupancy {occ.message()}" if occ is not None else "")
 
 
 def html_report(plan: LayoutPlan) -> str:
     """A compact HTML table for notebooks; every name is escaped."""
     unit = plan.unit
-    rows = []
-    for r in plan.regions:
-        group = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
-        typed = f"{r.dtype} × {r.count}" if r.dtype else ""
-        rows.append(
-            "<tr>"
-            f"<td style='text-align:left'>{escape(r.name)}</td><td>{escape(r.kind)}</td>"
-            f"<td>{r.offset}</td><td>{r.size}</td><td>{r.end}</td><td>{r.alignment}</td>"
-            f"<td>{r.padding_before}</td><td>{group}</td><td>{escape(typed)}</td>"
-            "</tr>"
-        )
+    align = ["right" if right else "left" for _, right in REGION_COLUMNS]
+    rows = [
+        "<tr>" + "".join(f"<td style='text-align:{a};white-space:nowrap'>{escape(c)}</td>"
+                         for c, a in zip(region_cells(r), align)) + "</tr>"
+        for r in plan.regions
+    ]
+    heads = "".join(f"<th style='text-align:{a}'>{escape(h if h != 'size' else f'size ({unit})')}</th>"
+                    for (h, _), a in zip(REGION_COLUMNS, align))
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
@@ -150,10 +170,9 @@ def html_report(plan: LayoutPlan) -> str:
         "<div class='smemviz-report'>"
         f"<b>{title}</b> <span style='color:{color}'>({share})</span>"
         "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
-        f"<thead><tr><th style='text-align:left'>Name</th><th>Kind</th><th>Offset</th><th>Size ({unit})</th>"
-        "<th>End</th><th>Align</th><th>Pad before</th><th>Group</th><th>Type</th></tr></thead>"
+        f"<thead><tr>{heads}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
-        f"<div style='font-size:12px'>{_summary(plan, html=True)}</div>"
+        f"<div style='font-size:12px'>{escape(_summary(plan))}</div>"
         + (f"<ul class='smemviz-findings' style='font-size:12px'>{findings}</ul>" if findings else "")
         + "</div>"
     )

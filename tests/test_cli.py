@@ -94,7 +94,7 @@ def test_report_text(capsys):
 
 def test_report_markdown_and_json(capsys):
     code, md, _ = run(capsys, "report", ATTN, "--format", "md")
-    assert code == 0 and "| q_load.barriers | barrier |" in md
+    assert code == 0 and "| q_load.barriers | mbarriers |" in md
     code, js, _ = run(capsys, "report", GEMM, "--format", "json", "--which", "tmem")
     data = json.loads(js)
     assert code == 0 and data["memory"] == "tmem" and data["summary"]["tmem_alloc_columns"] == 512

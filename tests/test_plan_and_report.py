@@ -165,7 +165,7 @@ def test_markdown_report_escapes_pipes(gemm):
     from smemviz._report import markdown_report
 
     md = markdown_report(gemm.plan)
-    assert "| smem_a | data | 0 | 65536 | 65536 | 1024 | 0 | 1 | 1 | bf16 x 32768 |" in md
+    assert "| smem_a |  | 0 | 0x0 | 65,536 | 65,536 | 1024 | 0 | G1·P1 | bf16 × 32,768 |" in md
     s = SmemAllocator()
     s.add(SmemAllocation("a|b", 8))
     s.compute_layout()

@@ -293,7 +293,7 @@ def test_figures_exports_and_capacity_read_a_struct_plan(tmp_path):
     assert doc["source"] == "cute.struct" and doc["summary"]["unified"] == 230_400
     assert LayoutPlan.from_dict(doc) == plan_from_struct(S, arch="sm_90")
     md = export(S, tmp_path / "s.md", arch="sm_90a").read_text()
-    assert "mainloop_pipeline_array_ptr" in md and "| barrier |" in md
+    assert "| mainloop_pipeline_array_ptr | mbarriers | 0 |" in md
 
 
 @pytest.fixture
