@@ -344,3 +344,14 @@ def test_cli_bad_python_targets_exit_2(storage_module, capsys):
     assert "cannot import 'no_such_module_xyz'" in capsys.readouterr().err
     assert main(["check", f"{storage_module}:Nope", "--arch", "sm_90"]) == 2
     assert "has no attribute 'Nope'" in capsys.readouterr().err
+
+
+def test_the_explorer_takes_a_struct_or_a_builder_that_returns_one():
+    pytest.importorskip("ipywidgets")
+    from smemviz import explore
+
+    ex = explore(hopper_gemm_storage(), arch="sm_90a")
+    assert ex.smem_plan is not None and ex.smem_plan.total == 230_400
+    grown = explore(lambda stages=4: hopper_gemm_storage(stages=stages), arch="sm_90a", stages=(2, 8))
+    assert grown.smem_plan is not None
+    assert grown.smem_plan.total == plan_from_struct(hopper_gemm_storage(stages=4)).total
