@@ -232,3 +232,15 @@ def test_explorer_summary_lists_findings_and_occupancy():
     assert "occupancy sm_90: 24 CTAs/SM" in html
     clean = smem(SmemAllocation("sA", 8192, 1024, swizzle="128B"))
     assert "smemviz-finding" not in summary_html(clean, None)
+
+
+def test_explorer_summary_lists_at_most_a_screenful():
+    pytest.importorskip("ipywidgets")
+    from smemviz.explorer._panels import MAX_FINDINGS, summary_html
+
+    many = [SmemAllocation(f"s{i}", 384, 128, swizzle="128B") for i in range(2 * MAX_FINDINGS)]
+    plan = smem(*many)
+    assert len(plan.lint().errors) > MAX_FINDINGS
+    html = summary_html(plan, None)
+    assert html.count("smemviz-finding smemviz-error") == MAX_FINDINGS
+    assert f"and {len(plan.lint()) - MAX_FINDINGS} more" in html

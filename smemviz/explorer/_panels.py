@@ -93,13 +93,16 @@ def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     items = "".join(
         f"<li class='smemviz-finding smemviz-{f.severity}' style='color:{_FINDING_COLORS[f.severity]}'>"
         f"<b>{f.severity}</b> {escape(f.rule)}: {escape(f.message)}; fix: {escape(f.fix)}</li>"
-        for f in findings
+        for f in findings[:MAX_FINDINGS]
     )
+    if len(findings) > MAX_FINDINGS:
+        items += f"<li>... and {len(findings) - MAX_FINDINGS} more (plan.lint() lists them all)</li>"
     listing = f"<ul class='smemviz-findings' style='margin:2px 0;padding-left:18px'>{items}</ul>" if items else ""
     return ("<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines)
             + listing + "</div>")
 
 
+MAX_FINDINGS = 20  # the panel lists this many; reports and exports list every one
 _FINDING_COLORS = {"error": "#c62828", "warning": "#ef6c00", "info": "#546e7a"}
 
 
