@@ -172,6 +172,11 @@ def test_nested_structs_unions_scalars_and_sub_byte_ranges():
         "scratch.reduce": 0, "scratch.epi.sC": 1, "scratch.epi.count": 1, "scratch.flag": 2,
     }
     assert plan.region("fp4").size == 3  # the DSL's own 7 x 4 bits, rounded down
+    # a union read on its own is one group of phases at 0
+    union = plan_from_struct(S._annotations["scratch"])
+    assert [(g.offset, g.size) for g in union.groups] == [(0, S._annotations["scratch"].__sizeof__())]
+    assert [union.region(n).offset for n in ("reduce", "epi.sC", "flag")] == [0, 0, 0]
+    assert union.region("epi.count").offset == 4000
     assert plan.region("load_barrier").kind == "barrier"
     assert plan.region("x").dtype == "i8"
 
