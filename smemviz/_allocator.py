@@ -71,9 +71,6 @@ class _BaseAllocator:
     def _align(self, alloc: Any) -> int:
         return 1
 
-    def _requirements(self, resource: Any) -> list[Any]:
-        raise NotImplementedError
-
     # -- declaration -----------------------------------------------------------
 
     @property
@@ -390,6 +387,7 @@ class SmemAllocator(_BaseAllocator):
 
     _own_type = SmemAllocation
     _check_fields = staticmethod(check_smem_fields)
+
     def _size(self, alloc: Any) -> int:
         return int(alloc.size_bytes)
 
@@ -659,6 +657,7 @@ class TmemAllocator(_BaseAllocator):
 
     _own_type = TmemAllocation
     _check_fields = staticmethod(check_tmem_fields)
+
     def _size(self, alloc: Any) -> int:
         return int(alloc.num_columns)
 

@@ -14,9 +14,8 @@ import pytest
 import smemviz
 from smemviz import hardware
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
+from .helpers import NOTEBOOK_DIR, NOTEBOOKS
+
 CELL_TIMEOUT_S = 300
 
 # the README's first command opens this one

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from strategies import PipelineConfig, PipelineGroup, Resource
 
 import smemviz
 from smemviz import LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware
 from smemviz._dtypes import dtype_name, dtype_width
+
+from .strategies import PipelineConfig, PipelineGroup, Resource
 
 
 @pytest.fixture

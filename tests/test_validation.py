@@ -7,7 +7,6 @@ import copy
 import numbers
 
 import pytest
-from strategies import PipelineConfig, PipelineGroup, Resource
 
 from smemviz import (
     CapacityError,
@@ -17,6 +16,8 @@ from smemviz import (
     TmemAllocation,
     TmemAllocator,
 )
+
+from .strategies import PipelineConfig, PipelineGroup, Resource
 
 
 @pytest.mark.parametrize(

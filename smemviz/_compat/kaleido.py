@@ -14,25 +14,19 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from . import in_range
+
 __all__ = ["TESTED", "RELOAD_EVERY", "version_tested", "fast_tab_reuse", "find_chromium"]
 
 TESTED = ((1, 0), (2, 0))  # [from, to) major.minor: the range pyproject.toml allows and the tests run
 RELOAD_EVERY = 32
 
 
-def _version(text: str) -> tuple[int, int]:
-    parts = (text.split(".") + ["0"])[:2]
-    try:
-        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
-    except ValueError:
-        return (0, 0)
-
-
 def version_tested() -> bool:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return TESTED[0] <= _version(version("kaleido")) < TESTED[1]
+        return in_range(TESTED, version("kaleido"))
     except PackageNotFoundError:
         return False
 
@@ -47,7 +41,7 @@ def fast_tab_reuse(base: type) -> type:
         async def _return_kaleido_tab(self, tab: Any) -> None:
             uses = self.__dict__.setdefault("_smemviz_uses", {})
             uses[id(tab)] = uses.get(id(tab), 0) + 1
-            if uses[id(tab)] % RELOAD_EVERY:
+            if uses[id(tab)] % RELOAD_EVERY:  # read at each use, so a test can lower it
                 await self.tabs_ready.put(tab)
                 return
 

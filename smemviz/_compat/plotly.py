@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import in_range
+
 __all__ = ["TESTED", "version_tested", "internals_available", "plotly_js", "undefined", "to_wire",
            "apply_update", "UNDEFINED_WIRE"]
 
@@ -21,19 +23,11 @@ UNDEFINED_WIRE = "_undefined_"  # how FigureWidget writes plotly's ``Undefined``
 _PRIVATE = ("_perform_plotly_update", "_dispatch_trace_change_callbacks", "_dispatch_layout_change_callbacks")
 
 
-def _version(text: str) -> tuple[int, int]:
-    parts = (text.split(".") + ["0"])[:2]
-    try:
-        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
-    except ValueError:
-        return (0, 0)
-
-
 def version_tested() -> bool:
     """Whether the installed plotly is a version smemviz's tests cover."""
     import plotly
 
-    return TESTED[0] <= _version(plotly.__version__) < TESTED[1]
+    return in_range(TESTED, plotly.__version__)
 
 
 def internals_available() -> bool:
