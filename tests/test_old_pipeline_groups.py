@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from strategies import PipelineConfig, PipelineGroup
 
 from smemviz import SmemAllocation, SmemAllocator, plan_from_cutlass
+
+from .strategies import PipelineConfig, PipelineGroup
 
 
 @dataclass

@@ -8,10 +8,11 @@ import textwrap
 
 import pytest
 from hypothesis import given, settings
-from strategies import StructSpec, struct_specs
 
 from smemviz import LayoutPlan, as_plan, plan_from_struct
 from smemviz.cli import main
+
+from .strategies import StructSpec, struct_specs
 
 cutlass = pytest.importorskip("cutlass")
 cute = pytest.importorskip("cutlass.cute")
