@@ -186,3 +186,22 @@ def test_figure_without_an_arch_draws_no_limit():
     assert "no arch given" in fig.layout.title.text
     assert not fig.layout.shapes
     assert len(smem_figure(unjudged_plan(), arch="sm_90").layout.shapes) == 2
+
+
+def test_the_smem_map_marks_what_one_more_cta_per_sm_would_take():
+    pytest.importorskip("plotly")
+    from smemviz.figures import smem_figure
+
+    s = SmemAllocator()
+    s.add(SmemAllocation("sA", 7 * 16384, 1024))
+    s.add(SmemAllocation("sB", 7 * 16384, 1024))
+    s.compute_layout()
+    fig = smem_figure(s, arch="sm_90")
+    marks = [sh for sh in fig.layout.shapes if sh.line.dash == "dot"]
+    assert [m.x0 for m in marks] == [115_712]
+    assert any(a.text == "2 CTAs/SM: <= 115,712 B (113 KiB)" for a in fig.layout.annotations), \
+        [a.text for a in fig.layout.annotations]
+    over = SmemAllocator()
+    over.add(SmemAllocation("big", 240 * 1024))
+    over.compute_layout()
+    assert not [sh for sh in smem_figure(over, arch="sm_90").layout.shapes if sh.line.dash == "dot"]
