@@ -205,3 +205,22 @@ def test_the_smem_map_marks_what_one_more_cta_per_sm_would_take():
     over.add(SmemAllocation("big", 240 * 1024))
     over.compute_layout()
     assert not [sh for sh in smem_figure(over, arch="sm_90").layout.shapes if sh.line.dash == "dot"]
+
+
+def test_the_model_matches_the_h200_driver_as_recorded():
+    """results/occupancy_h200.json holds what the CUDA driver said on the lent H200
+    (tests/gpu/test_occupancy_gpu.py asks it again where a GPU is present)."""
+    import json
+
+    from .helpers import ROOT
+
+    recorded = json.loads((ROOT / "results" / "occupancy_h200.json").read_text())
+    facts = recorded["attrs"]
+    h200 = hardware.arch_of_capability(facts["major"], facts["minor"])
+    assert (facts["smem_sm"], facts["optin"], facts["blocks_sm"], facts["threads_sm"]) == (
+        h200.smem_per_sm, h200.smem_per_block, h200.max_ctas_per_sm, h200.max_warps_per_sm * hardware.WARP_SIZE)
+    assert (facts["reserved"], facts["regs_sm"]) == (hardware.SMEM_RESERVED_PER_CTA, hardware.REGISTERS_PER_SM)
+    rows = recorded["rows"]
+    assert len(rows) == 56
+    ours = [occupancy(smem, h200, threads=threads, registers=facts["regs"]).ctas for threads, smem, _ in rows]
+    assert ours == [ctas for _, _, ctas in rows]
