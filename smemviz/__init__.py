@@ -15,7 +15,7 @@ from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator
 from ._cutlass_interop import plan_from_cutlass
-from ._errors import CapacityError, DslUnavailableError, LayoutStateError
+from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
 from ._inputs import LayoutPair, as_layouts, as_plan
 from ._lint import Finding, Findings
 from ._occupancy import Occupancy, occupancy
@@ -61,6 +61,8 @@ __all__ = [
     "CapacityError",
     "LayoutStateError",
     "DslUnavailableError",
+    "DeclarationError",
+    "DeclarationTypeError",
     "plan_from_cutlass",
     "plan_from_struct",
     "as_plan",

@@ -29,7 +29,7 @@ from ._allocation import (
     check_smem_fields,
     check_tmem_fields,
 )
-from ._errors import CapacityError, LayoutStateError
+from ._errors import CapacityError, DeclarationError, LayoutStateError
 from ._plan import CapacityCheck, LayoutPlan, build_plan
 from ._units import align_up
 
@@ -167,9 +167,11 @@ class _BaseAllocator:
             for a in phase:
                 self._check_alloc(a, where)
                 if id(a) in seen:
-                    raise ValueError(f"allocation {a.name!r} appears twice in the same alias group")
+                    raise DeclarationError(
+                        f"allocation {a.name!r} appears twice in the same alias group", allocation=a.name
+                    )
                 if id(a) in self._aliased:
-                    raise ValueError(f"allocation {a.name!r} is already in another alias group")
+                    raise DeclarationError(f"allocation {a.name!r} is already in another alias group", allocation=a.name)
                 seen.add(id(a))
         self._alias_groups.append(phase_lists)
         self._aliased |= seen
@@ -335,14 +337,16 @@ def barriers_per_stage(group: Any) -> int:
         except TypeError:
             count = 0
         if count <= 0:
-            raise ValueError(
+            raise DeclarationError(
                 f"pipeline group {label!r} has neither num_barriers_per_stage nor members to count "
-                f"(members + 1 barrier pairs per stage), got members={members!r}"
+                f"(members + 1 barrier pairs per stage), got members={members!r}",
+                allocation=label, field="members",
             )
         return count + 1
     if not _is_int(per_stage) or per_stage <= 0:
-        raise ValueError(
-            f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}"
+        raise DeclarationError(
+            f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}",
+            allocation=label, field="num_barriers_per_stage",
         )
     return per_stage
 
@@ -410,10 +414,14 @@ class SmemAllocator(_BaseAllocator):
     # -- pipelines -------------------------------------------------------------
 
     @staticmethod
-    def _stages(cfg: Any, owner: str) -> int:
+    def _stages(cfg: Any, kind: str, label: str) -> int:
         stages = getattr(cfg, "num_stages", None)
         if not _is_int(stages) or stages <= 0:
-            raise ValueError(f"{owner}: pipeline_config.num_stages must be a positive int, got {stages!r}")
+            raise DeclarationError(
+                f"{kind} {label!r}: pipeline_config.num_stages must be a positive int, got {stages!r}",
+                allocation=label,
+                field="num_stages",
+            )
         return stages
 
     def add_resource(self, resource: Any) -> None:
@@ -436,7 +444,7 @@ class SmemAllocator(_BaseAllocator):
             and getattr(cfg, "barrier_ptr", None) is None
             and getattr(resource, "pipeline_group", None) is None
         )
-        nbytes = self._stages(cfg, f"resource {label!r}") * hardware.BARRIER_BYTES_PER_STAGE if needs_barriers else 0
+        nbytes = self._stages(cfg, "resource", label) * hardware.BARRIER_BYTES_PER_STAGE if needs_barriers else 0
         self._add_many(reqs)
         if needs_barriers:
             self._barrier_resources.append(resource)
@@ -453,7 +461,7 @@ class SmemAllocator(_BaseAllocator):
             raise ValueError(
                 f"pipeline group {label!r} has no pipeline_config; register it once the group is built"
             )
-        stages = self._stages(cfg, f"pipeline group {label!r}")
+        stages = self._stages(cfg, "pipeline group", label)
         per_stage = barriers_per_stage(group)
         self._barrier_groups.append(group)
         self._add_barriers(self._group_barriers, f"{label}.barriers", per_stage * stages * hardware.BARRIER_BYTES_PER_STAGE)
@@ -484,14 +492,18 @@ class SmemAllocator(_BaseAllocator):
                 f"cannot register {alloc.name!r} too"
             )
         if alloc.size_bytes < hardware.TMEM_PTR_BYTES:
-            raise ValueError(
+            raise DeclarationError(
                 f"TMEM-pointer slot {alloc.name!r} has {alloc.size_bytes} B; it must hold a 32-bit address "
-                f"({hardware.TMEM_PTR_BYTES} B)"
+                f"({hardware.TMEM_PTR_BYTES} B)",
+                allocation=alloc.name,
+                field="size_bytes",
             )
         if alloc.alignment < hardware.TMEM_PTR_BYTES:
-            raise ValueError(
+            raise DeclarationError(
                 f"TMEM-pointer slot {alloc.name!r} has alignment {alloc.alignment}; it needs at least "
-                f"{hardware.TMEM_PTR_BYTES}"
+                f"{hardware.TMEM_PTR_BYTES}",
+                allocation=alloc.name,
+                field="alignment",
             )
         self._add_many([alloc])
         self._tmem_ptr_alloc = alloc

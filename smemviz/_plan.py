@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import hardware
 from ._errors import CapacityError
+from ._names import shown
 from ._units import align_up
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ class CapacityCheck:
                  else f"the {self.limit} columns of a CTA on {self.arch}")
         if self.fits:
             return f"{head}: fits {limit} ({self.percent:.1f}%)"
-        top = ", ".join(f"{label} ({size} {unit}" + (f", align {al})" if al > 1 else ")")
+        top = ", ".join(f"{shown(label)} ({size} {unit}" + (f", align {al})" if al > 1 else ")")
                         for label, size, al in self.contributors)
         return f"{head}, which exceeds {limit} by {self.overshoot} {unit}; largest: {top}"
 
@@ -376,34 +377,19 @@ class LayoutPlan:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LayoutPlan:
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-            raise ValueError(f"not a smemviz layout plan (expected schema {SCHEMA!r})")
-        version = data.get("version")
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"unsupported layout-plan version {version!r}; this smemviz reads {SCHEMA_VERSION}")
-        try:
-            regions = tuple(
-                Region(**{k: v for k, v in r.items() if k != "end"}) for r in data["regions"]
-            )
-            groups = tuple(
-                AliasGroup(
-                    index=g["index"], offset=g["offset"], size=g["size"],
-                    alignment=g["alignment"], phase_sizes=tuple(g["phase_sizes"]),
-                )
-                for g in data.get("groups", [])
-            )
-            return cls(
-                memory=data["memory"], regions=regions, groups=groups,
-                data_total=data["data_total"], barrier_bytes=data.get("barrier_bytes", 0),
-                base_alignment=data.get("base_alignment", 1), arch=data.get("arch"),
-                source=data.get("source", "smemviz"),
-            )
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"malformed layout plan: {exc}") from None
+        """The plan ``to_dict()`` wrote; ``ValueError`` naming the field when the
+        document is not one a computed layout could produce (see ``_plan_read``)."""
+        from ._plan_read import plan_from_dict
+
+        return plan_from_dict(data)
 
     @classmethod
     def from_json(cls, text: str) -> LayoutPlan:
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise ValueError("malformed layout plan: nested too deeply") from None
+        return cls.from_dict(data)
 
     # -- display -------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from ._names import shown
 from ._units import fmt_units
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def region_cells(r: Region) -> tuple[str, ...]:
     """One region's row of the table, raw text (escape it for HTML/Markdown)."""
     where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
     typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
-    return (r.name, _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
+    return (shown(r.name), _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
             f"{r.end:,}", str(r.alignment), f"{r.padding_before:,}", where, typed)
 
 
@@ -62,7 +63,7 @@ def text_report(plan: LayoutPlan) -> str:
     tag, title = _title(plan)
     unit = plan.unit
     with_align = plan.memory == "smem"
-    labels = [r.name + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
+    labels = [shown(r.name) + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
     w = max([28, *map(len, labels)])  # the seed's 28, wider when a name needs it
     if with_align:
         hdr = f"  {'Name':<{w}} {'Size':>8}  {'Align':>5}  {'Offset':>8}  {'End':>8}"
@@ -80,7 +81,7 @@ def text_report(plan: LayoutPlan) -> str:
         for g in plan.groups:
             lines.append(f"  Alias group {g.index + 1} (offset {g.offset}, {g.size} {unit}):")
             for p in range(len(g.phase_sizes)):
-                parts = ", ".join(f"{r.name} ({r.size} {unit})" for r in plan.phase_regions(g.index, p))
+                parts = ", ".join(f"{shown(r.name)} ({r.size} {unit})" for r in plan.phase_regions(g.index, p))
                 lines.append(f"    Phase {p + 1}: {parts}")
     lines.append(rule)
     if plan.memory == "smem":
@@ -118,7 +119,7 @@ def markdown_report(plan: LayoutPlan) -> str:
 
     def cell(text: object) -> str:
         # names are user text: no raw HTML (Markdown viewers render it), no table breaks
-        return escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+        return escape(shown(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
     heads = [h if h != "size" else f"size ({unit})" for h, _ in REGION_COLUMNS]

@@ -179,10 +179,10 @@ def _walk(dec: Any, base: int, prefix: str, cursor: int, w: _Walk,
             cursor = max(here, end)
     if is_union:
         assert my_group is not None
-        size = dec.__sizeof__()
-        w.groups[my_group] = AliasGroup(
-            my_group, base, size, dec.__alignof__(), tuple(e - base for e in phase_ends)
-        )
+        # the group spans its largest member; the union's own trailing padding
+        # (its size rounded to its alignment) shows as padding after it
+        phase_sizes = tuple(e - base for e in phase_ends)
+        w.groups[my_group] = AliasGroup(my_group, base, max(phase_sizes), dec.__alignof__(), phase_sizes)
         return max([start, *phase_ends])
     return cursor
 

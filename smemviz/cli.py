@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from . import __version__, hardware
 from ._errors import CapacityError
+from ._names import shown
 from .layout_file import LayoutFileError, load_layout
 
 __all__ = ["main", "build_parser"]
@@ -166,28 +167,31 @@ def _load(file: str) -> Any:
         return _load_python(file)
     if path.suffix.lower() == ".json" and path.is_file():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text)
+        except (OSError, ValueError, RecursionError):
             data = None  # load_layout reports it with the position
         if isinstance(data, dict) and "schema" in data:
             from ._export import read_plans
 
             try:
-                return read_plans(json.dumps(data))
+                return read_plans(text)
             except (ValueError, TypeError) as exc:
                 raise LayoutFileError(str(exc), source=file) from None
     return load_layout(path)
 
 
-def _plans(source: Any, arch: str | None, which: str) -> Any:
+def _plans(source: Any, args: argparse.Namespace) -> Any:
+    """The file's layouts; what it cannot show (e.g. ``--which tmem`` of an SMEM-only
+    file) is a usage error naming the file."""
     from ._inputs import as_layouts
 
     try:
-        return as_layouts(source, which=which, arch=arch)
+        return as_layouts(source, which=args.which, arch=args.arch)
     except CapacityError:
         raise
     except ValueError as exc:
-        raise _UsageError(str(exc)) from None
+        raise _UsageError(f"{args.file}: {exc}") from None
 
 
 # -- commands ----------------------------------------------------------------------
@@ -202,7 +206,7 @@ def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
             f"cannot write {args.output!r}: unknown extension {target.suffix or '(none)'!r}; "
             f"supported: {', '.join(FORMATS)}"
         )
-    _plans(source, args.arch, args.which)  # usage errors before any slow work
+    _plans(source, args)  # usage errors before any slow work
     written = export(
         source, target, arch=args.arch, which=args.which, width=args.width,
         height=args.height, scale=args.scale, title=args.title,
@@ -223,14 +227,14 @@ def _occupancy_lines(args: argparse.Namespace, plans: Any, arch: str | None) -> 
 def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     from ._export._text import to_json, to_markdown
 
-    pair = _plans(source, args.arch, args.which)
+    pair = _plans(source, args)
     if args.format == "json":
         out.write(to_json(pair))
     elif args.format == "md":
         out.write(to_markdown(pair))
     else:
         if pair.title:
-            out.write(f"{pair.title}\n\n")
+            out.write(f"{shown(pair.title)}\n\n")
         out.write("\n".join(p.report() for p in pair.plans))
         if args.threads:
             for line in _occupancy_lines(args, pair.plans, pair.arch):
@@ -239,7 +243,7 @@ def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
 
 
 def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
-    pair = _plans(source, args.arch, args.which)
+    pair = _plans(source, args)
     arch = pair.arch
     if arch is None:
         found = hardware.detect_arch()
@@ -251,16 +255,16 @@ def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     for plan in pair.plans:
         result = plan.capacity(arch)
         if result.fits:
-            out.write(f"{args.file}: {result.message()}\n")
+            out.write(f"{shown(args.file)}: {result.message()}\n")
         else:
             failed += 1
-            sys.stderr.write(f"smemviz: error: {args.file}: {result.message()}\n")
+            sys.stderr.write(f"smemviz: error: {shown(args.file)}: {result.message()}\n")
         for finding in plan.lint(arch, ignore=("capacity",)):
             bad = finding.severity == "error" or (args.strict and finding.severity == "warning")
             failed += bad
-            (sys.stderr if bad else out).write(f"{args.file}: {finding.line()}\n")
+            (sys.stderr if bad else out).write(f"{shown(args.file)}: {shown(finding.line())}\n")
     for line in _occupancy_lines(args, pair.plans, arch):
-        out.write(f"{args.file}: {line}\n")
+        out.write(f"{shown(args.file)}: {line}\n")
     return EXIT_DOES_NOT_FIT if failed else EXIT_OK
 
 
@@ -268,7 +272,7 @@ _COMMANDS = {"render": _cmd_render, "report": _cmd_report, "check": _cmd_check}
 
 
 def _fail(message: str, code: int) -> int:
-    sys.stderr.write(f"smemviz: error: {message}\n")
+    sys.stderr.write(f"smemviz: error: {shown(message)}\n")  # one line, no control bytes
     return code
 
 

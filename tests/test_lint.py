@@ -244,3 +244,15 @@ def test_explorer_summary_lists_at_most_a_screenful():
     html = summary_html(plan, None)
     assert html.count("smemviz-finding smemviz-error") == MAX_FINDINGS
     assert f"and {len(plan.lint()) - MAX_FINDINGS} more" in html
+
+
+def test_the_plan_reader_refuses_bad_lint_fields():
+    plan = smem(SmemAllocation("sA", 4096, 1024, swizzle="64B", stages=2, tma=True))
+    good = json.loads(plan.to_json())
+    for key, value, message in (("swizzle", "16B", "regions[0].swizzle"), ("stages", 0, "regions[0].stages"),
+                                ("tma", "yes", "regions[0].tma")):
+        bad = json.loads(json.dumps(good))
+        bad["regions"][0][key] = value
+        with pytest.raises(ValueError, match=re.escape(message)):
+            LayoutPlan.from_dict(bad)
+    assert LayoutPlan.from_dict(good) == plan

@@ -262,6 +262,8 @@ def test_random_structs_match_the_dsl(spec: StructSpec):
     for (_, end), (start, _) in zip(standalone, standalone[1:]):
         assert end <= start
     assert 0 <= plan.padding <= plan.total
+    # the strict plan reader takes it back unchanged: a struct's layout is one a plan may hold
+    assert LayoutPlan.from_json(plan.to_json()) == plan
 
 
 def build_struct(spec: StructSpec, name: str):

@@ -9,6 +9,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from .. import hardware
+from .._names import shown
 from .._report import REGION_COLUMNS, region_cells, summary_parts
 from .._units import fmt_units
 from ..figures._style import KIND_COLORS, PALETTE
@@ -30,7 +31,7 @@ def message_html(text: str, level: str = "error") -> str:
     """A coloured box holding ``text`` (plain text, escaped); empty for no message."""
     if not text:
         return ""
-    body = escape(text).replace("\n", "<br>")
+    body = "<br>".join(escape(shown(line)) for line in text.split("\n"))
     return f"<div class='smemviz-message smemviz-{level}' style='{_STYLES[level]}'>{body}</div>"
 
 

@@ -63,7 +63,9 @@ class Explorer(widgets.VBox):
     ``ipywidgets.interact`` takes them) that returns one of those.
     """
 
-    def __init__(self, target: Any, *, arch: Any = None, controls: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, target: Any, *, arch: Any = None, controls: dict[str, Any] | None = None, run: Any = None
+    ) -> None:
         self._builder: Callable[..., Any] | None = None
         self.controls: dict[str, Any] = {}
         self._fixed: dict[str, Any] = {}
@@ -120,7 +122,10 @@ class Explorer(widgets.VBox):
         self._tmem_box = widgets.VBox([self.tmem_widget, widgets.HTML(key_html("tmem"))],
                                       layout=widgets.Layout(width="100%"))
         self._fitter = make_fitter()
+        # the run action (compile, launch, measure the current controls), when a runner is given
+        self.run_panel = _run_panel(run, lambda: self.values)
         super().__init__([bar, self.message, self.summary, self._smem_box, self._tmem_box,
+                          *([self.run_panel] if self.run_panel is not None else []),
                           self.details, export_box, *([self._fitter] if self._fitter is not None else [])])
         self.add_class(EXPLORER_CLASS)
 
@@ -313,12 +318,22 @@ class Explorer(widgets.VBox):
         return smem if smem is not None else tmem
 
 
-def explore(target: Any, /, arch: Any = None, **controls: Any) -> Explorer:
+def _run_panel(runner: Any, values: Any) -> Any:
+    if runner is None:
+        return None
+    from ._run import RunPanel
+
+    return RunPanel(runner, values)
+
+
+def explore(target: Any, /, arch: Any = None, run: Any = None, **controls: Any) -> Explorer:
     """An explorer widget for a layout or a layout builder.
 
     ``explore(plan_or_allocator)``, ``explore((smem, tmem))``, or
     ``explore(build, stages=(1, 8), tile_n=[64, 128, 256], dtype=["bf16", "f8e4m3"])``:
     tuples become sliders, lists dropdowns, as with ``ipywidgets.interact``.
     ``arch`` picks the architecture whose capacity line is drawn first.
+    ``run`` (e.g. ``smemviz.kernel.gemm_runner()``) adds a "Run on GPU" action
+    that measures the current controls and keeps a history of runs.
     """
-    return Explorer(target, arch=arch, controls=controls)
+    return Explorer(target, arch=arch, controls=controls, run=run)

@@ -14,6 +14,7 @@ import re
 import zlib
 from functools import lru_cache
 
+from .._names import shown
 from .._units import fmt_units, kib_label
 
 __all__ = [
@@ -105,8 +106,9 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 @lru_cache(maxsize=65536)
 def plain(text: str) -> str:
     """Text that plotly shows literally: its own markup (``<b>``, ``<a>``, ``<br>``)
-    and entities are escaped, so a region name can never inject tags."""
-    return text.translate(_ESCAPES)
+    and entities are escaped, so a region name can never inject tags; unprintable
+    characters are shown as escapes (see :func:`smemviz._names.shown`)."""
+    return shown(text).translate(_ESCAPES)
 
 
 _STEPS = tuple(2**k for k in range(4, 31))  # 16 B .. 1 GiB

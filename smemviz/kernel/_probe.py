@@ -18,6 +18,7 @@ from typing import Any
 from .. import hardware
 from .._emit import require_cutlass
 from .._inputs import as_plan
+from .._names import shown
 from ._compile import CompiledKernel, compile_host, plan_key
 from ._device import require_gpu
 from ._probe_plan import ProbeSchedule, schedule_for
@@ -155,7 +156,7 @@ class ProbeResult:
             detail = "" if c.ok else f"{c.bad_bytes} B wrong; first at {c.first_bad_offset} (read 0x{c.found:02x})"
             rows.append(
                 "<tr>"
-                f"<td>{html.escape(c.name)}</td><td>{c.kind}</td><td>{c.offset}</td><td>{c.size}</td>"
+                f"<td>{html.escape(shown(c.name))}</td><td>{c.kind}</td><td>{c.offset}</td><td>{c.size}</td>"
                 f"<td>{where}</td><td>{html.escape(c.dtype)}</td><td>0x{c.tag:02x}</td>"
                 f"<td style='color:{'#1a7f37' if c.ok else '#cf222e'}'>{'pass' if c.ok else 'FAIL'}</td>"
                 f"<td>{html.escape(detail)}</td></tr>"
