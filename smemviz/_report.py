@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from . import hardware
 from ._names import shown
 from ._units import fmt_units
 
@@ -98,6 +99,10 @@ def text_report(plan: LayoutPlan) -> str:
         lines.append(f"  tcgen05.alloc:  {plan.tmem_alloc_columns:>8} cols")
     cap = plan.capacity()
     lines.append(f"  {cap.message()}")
+    if plan.arch is None and cap.arch is not None:  # say where an assumed arch came from
+        found = hardware.detect_arch()
+        if found is not None and found[0].name == cap.arch:
+            lines.append(f"  (arch {cap.arch} assumed from {found[1]})")
     occ = plan.occupancy()
     if occ is not None:
         lines.append(f"  Occupancy {occ.message()}")

@@ -224,3 +224,14 @@ def test_the_model_matches_the_h200_driver_as_recorded():
     assert len(rows) == 56
     ours = [occupancy(smem, h200, threads=threads, registers=facts["regs"]).ctas for threads, smem, _ in rows]
     assert ours == [ctas for _, _, ctas in rows]
+
+
+def test_the_report_says_where_an_assumed_arch_came_from(monkeypatch):
+    monkeypatch.setenv("CUTE_DSL_ARCH", "sm_100a")
+    report = unjudged_plan().report()
+    assert "exceeds the sm_100 per-block limit" in report
+    assert "(arch sm_100 assumed from $CUTE_DSL_ARCH=sm_100a)" in report
+    s = SmemAllocator("sm_90")
+    s.add(SmemAllocation("sA", 1024))
+    s.compute_layout()
+    assert "assumed" not in s.plan.report()  # an arch the allocator was given is not assumed
