@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import hardware
+from ._names import shown
 
 if TYPE_CHECKING:
     from ._plan import LayoutPlan
@@ -106,8 +107,8 @@ def _swizzle_align(ctx: _Context) -> list[Finding]:
         if atom and r.offset % atom:
             out.append(Finding(
                 "swizzle-align", "error", (r.name,),
-                f"{r.name} ({r.swizzle} swizzle) starts at {r.offset}, not a multiple of its {atom} B swizzle atom",
-                f"align {r.name} to {atom} (alignment={atom})",
+                f"{shown(r.name)} ({r.swizzle} swizzle) starts at {r.offset}, not a multiple of its {atom} B swizzle atom",
+                f"align {shown(r.name)} to {atom} (alignment={atom})",
                 f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
             ))
     return out
@@ -122,17 +123,17 @@ def _swizzle_stage(ctx: _Context) -> list[Finding]:
         if r.size % r.stages:
             out.append(Finding(
                 "swizzle-stage", "error", (r.name,),
-                f"{r.name} ({r.size} B) does not split into {r.stages} equal stages",
-                f"make {r.name} {r.stages} x a multiple of {atom} B",
+                f"{shown(r.name)} ({r.size} B) does not split into {r.stages} equal stages",
+                f"make {shown(r.name)} {r.stages} x a multiple of {atom} B",
                 f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
             ))
         elif (r.size // r.stages) % atom:
             stage = r.size // r.stages
             out.append(Finding(
                 "swizzle-stage", "error", (r.name,),
-                f"{r.name}: each of its {r.stages} stages is {stage} B, not a multiple of the "
+                f"{shown(r.name)}: each of its {r.stages} stages is {stage} B, not a multiple of the "
                 f"{atom} B {r.swizzle} swizzle atom, so stages after the first start off the atom",
-                f"pad each stage of {r.name} to {-(-stage // atom) * atom} B or change the tile",
+                f"pad each stage of {shown(r.name)} to {-(-stage // atom) * atom} B or change the tile",
                 f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
             ))
     return out
@@ -145,8 +146,8 @@ def _tma_align(ctx: _Context) -> list[Finding]:
         if (r.tma or r.swizzle) and r.offset % need:
             out.append(Finding(
                 "tma-align", "error", (r.name,),
-                f"{r.name} is a TMA destination at offset {r.offset}, not {need} B aligned",
-                f"align {r.name} to {need} (alignment={need})",
+                f"{shown(r.name)} is a TMA destination at offset {r.offset}, not {need} B aligned",
+                f"align {shown(r.name)} to {need} (alignment={need})",
                 f"hardware.TMA_ALIGNMENT = {need}",
             ))
     return out
@@ -157,8 +158,8 @@ def _mbarrier_align(ctx: _Context) -> list[Finding]:
     return [
         Finding(
             "mbarrier-align", "error", (r.name,),
-            f"mbarrier storage {r.name} at offset {r.offset} is not {need} B aligned",
-            f"align {r.name} to {need} (an Int64 field or alignment={need})",
+            f"mbarrier storage {shown(r.name)} at offset {r.offset} is not {need} B aligned",
+            f"align {shown(r.name)} to {need} (an Int64 field or alignment={need})",
             f"hardware.MBARRIER_ALIGNMENT = {need}",
         )
         for r in ctx.plan.regions if r.kind == "barrier" and r.offset % need
@@ -170,8 +171,8 @@ def _tmem_ptr_align(ctx: _Context) -> list[Finding]:
     return [
         Finding(
             "tmem-ptr-align", "error", (r.name,),
-            f"TMEM-pointer slot {r.name} at offset {r.offset} is not {need} B aligned",
-            f"align {r.name} to {need} (an Int32 field or alignment={need})",
+            f"TMEM-pointer slot {shown(r.name)} at offset {r.offset} is not {need} B aligned",
+            f"align {shown(r.name)} to {need} (an Int32 field or alignment={need})",
             f"hardware.TMEM_PTR_BYTES = {need}",
         )
         for r in ctx.plan.regions if r.kind == "tmem_ptr" and r.offset % need
@@ -208,7 +209,7 @@ def _padding_share(ctx: _Context) -> list[Finding]:
     return [Finding(
         "padding-share", "warning", names,
         f"padding is {plan.padding} B, {100 * share:.1f}% of the {total} B layout "
-        f"(largest gaps before {', '.join(names) or 'the end'})",
+        f"(largest gaps before {', '.join(shown(n) for n in names) or 'the end'})",
         "declare the most-aligned buffers first, or relax alignments the hardware does not need",
         "hardware.Arch.smem_per_block (padding spends the same capacity)",
     )]

@@ -256,3 +256,11 @@ def test_the_plan_reader_refuses_bad_lint_fields():
         with pytest.raises(ValueError, match=re.escape(message)):
             LayoutPlan.from_dict(bad)
     assert LayoutPlan.from_dict(good) == plan
+
+
+def test_findings_show_hostile_names_escaped():
+    plan = hand_plan(Region("x", "data", 0, 4), Region("bars\x1b[31m\u202e", "barrier", 4, 16), total=24)
+    (f,) = [f for f in plan.lint() if f.rule == "mbarrier-align"]
+    assert f.regions == ("bars\x1b[31m\u202e",)  # the data keeps the name as it is
+    assert "\x1b" not in f.line() and "\u202e" not in f.line()
+    assert "\x1b" not in plan.report()
