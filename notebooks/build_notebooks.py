@@ -1048,7 +1048,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         code("""
         ex = smemviz.explore(
             gemm_allocator, run=gemm_runner(GemmProblem(4096, 4096, 4096)),
-            dtype=["f16", "bf16"], tile_n=[128, 256], cluster_m=[1, 2], stages=(0, 8), alias_epilogue=True,
+            dtype=["f16", "bf16", "f8e4m3"], tile_n=[128, 256], cluster_m=[1, 2], stages=(0, 8), alias_epilogue=True,
         )
         ex.controls["tile_n"].value = 128
         ex

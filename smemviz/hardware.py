@@ -62,6 +62,8 @@ __all__ = [
     "ARCH_ENV",
     "VIEW_FALLBACK_ARCH",
     "detect_arch",
+    "TMA_ROW_BYTES",
+    "WARPGROUP_THREADS",
     "bank_of",
     "default_arch",
     "compile_target",
@@ -105,6 +107,8 @@ REGISTERS_PER_SM = 64 * KIB
 MAX_REGISTERS_PER_THREAD = 255
 REGISTER_ALLOC_UNIT = 256
 WARP_SIZE = 32
+TMA_ROW_BYTES = 16  # a TMA tensor's strides (so its rows) are multiples of 16 bytes
+WARPGROUP_THREADS = 128  # wgmma and setmaxnreg act on 4 consecutive warps
 # the CuTe DSL aligns the dynamic shared-memory array to at most this (".align 1024" in PTX)
 MAX_SMEM_BASE_ALIGNMENT = 1024
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._dtypes import dtype_width
 from .._emit import require_cutlass, resolve_dtype
 from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
 from ._gemm_common import GemmConfig, GemmLayout, gemm_layout
@@ -34,14 +35,17 @@ def _fake_operands(dtype: str) -> tuple[Any, Any, Any]:
     from cutlass import cute
     from cutlass.cute.runtime import make_fake_tensor
 
+    from ._gemm_common import GEMM_OUT_DTYPES
+
     el = resolve_dtype(dtype)
-    per_row = 128 // el.width
+    out = resolve_dtype(GEMM_OUT_DTYPES[dtype])
+    per_k, per_n = 128 // el.width, 128 // out.width
     m, n, k, l = (cute.sym_int32(symbol=s) for s in "mnkl")  # noqa: E741
-    k_row = cute.sym_int32(divisibility=per_row, symbol="lda")
-    n_row = cute.sym_int32(divisibility=per_row, symbol="ldc")
-    a = make_fake_tensor(el, (m, k, l), stride=(k_row, 1, cute.sym_int64(divisibility=per_row)), assumed_align=16)
-    b = make_fake_tensor(el, (n, k, l), stride=(k_row, 1, cute.sym_int64(divisibility=per_row)), assumed_align=16)
-    c = make_fake_tensor(el, (m, n, l), stride=(n_row, 1, cute.sym_int64(divisibility=per_row)), assumed_align=16)
+    lda = cute.sym_int32(divisibility=per_k, symbol="lda")
+    ldc = cute.sym_int32(divisibility=per_n, symbol="ldc")
+    a = make_fake_tensor(el, (m, k, l), stride=(lda, 1, cute.sym_int64(divisibility=per_k)), assumed_align=16)
+    b = make_fake_tensor(el, (n, k, l), stride=(lda, 1, cute.sym_int64(divisibility=per_k)), assumed_align=16)
+    c = make_fake_tensor(out, (m, n, l), stride=(ldc, 1, cute.sym_int64(divisibility=per_n)), assumed_align=16)
     return a, b, c
 
 
@@ -64,7 +68,7 @@ def compile_gemm(config: GemmConfig | None = None, arch: str | None = None) -> C
 
 
 def _torch_dtype(torch: Any, dtype: str) -> Any:
-    return {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    return {"f16": torch.float16, "bf16": torch.bfloat16, "f8e4m3": torch.float8_e4m3fn}[dtype]
 
 
 def _batched(t: Any) -> Any:
@@ -80,11 +84,23 @@ def _pad_last(torch: Any, t: Any, size: int) -> Any:
     return out
 
 
-def _cute_view(t: Any) -> Any:
-    """A torch (l, rows, cols) tensor as the kernel's (rows, cols, l) cute tensor."""
+def _cute_view(t: Any, dsl_dtype: Any = None) -> Any:
+    """A torch (l, rows, cols) tensor as the kernel's (rows, cols, l) cute tensor.
+
+    8-bit float tensors travel as bytes (DLPack has no fp8) and get ``dsl_dtype`` back."""
     from cutlass.cute.runtime import from_dlpack
 
+    if dsl_dtype is not None:
+        view = from_dlpack(t.view(_byte_dtype()).permute(1, 2, 0), assumed_align=16)
+        view.element_type = dsl_dtype
+        return view.mark_layout_dynamic(leading_dim=1)
     return from_dlpack(t.permute(1, 2, 0), assumed_align=16).mark_layout_dynamic(leading_dim=1)
+
+
+def _byte_dtype() -> Any:
+    import torch
+
+    return torch.uint8
 
 
 @dataclass(frozen=True)
@@ -122,12 +138,18 @@ def prepare_gemm(a: Any, b: Any, config: GemmConfig | None = None) -> PreparedGe
     l, m, k = a3.shape  # noqa: E741
     n = b3.shape[1]
     padded = GemmProblem(m, n, k, l).padded(config.dtype)
+    bytes_only = a3.element_size() == 1  # pad 8-bit floats as bytes: zero bits are 0.0
+    if bytes_only:
+        a3, b3 = a3.view(torch.uint8), b3.view(torch.uint8)
     a3 = _pad_last(torch, a3, padded.k)
     b3 = _pad_last(torch, b3, padded.k)
     if padded.n != n:
         b3 = torch.cat([b3, torch.zeros((l, padded.n - n, padded.k), dtype=b3.dtype, device=b3.device)], dim=1)
-    c3 = torch.empty((l, m, padded.n), dtype=a3.dtype, device=a3.device)
-    args = (_cute_view(a3), _cute_view(b3), _cute_view(c3))
+    if bytes_only:
+        a3, b3 = a3.view(a.dtype), b3.view(a.dtype)
+    c3 = torch.empty((l, m, padded.n), dtype=_torch_dtype(torch, config.out_dtype), device=a3.device)
+    in_dsl = resolve_dtype(config.dtype) if dtype_width(config.dtype) == 8 else None
+    args = (_cute_view(a3, in_dsl), _cute_view(b3, in_dsl), _cute_view(c3))
     layout, kernel = gemm_kernel(config)
     key = ("gemm-dlpack", layout.config, plan_key(layout.plan))
     compiled = compile_host(f"gemm_{config.dtype}", kernel, args, config.arch, key=key)

@@ -25,6 +25,7 @@ from ._pipeline import PipelineConfig
 
 __all__ = [
     "GEMM_DTYPES",
+    "GEMM_OUT_DTYPES",
     "GEMM_TILES",
     "GEMM_CLUSTERS",
     "SWIZZLE_128B_ALIGNMENT",
@@ -39,13 +40,14 @@ __all__ = [
     "gemm_allocator",
 ]
 
-GEMM_DTYPES = ("f16", "bf16")
+GEMM_DTYPES = ("f16", "bf16", "f8e4m3")
+# C's element type for each A/B type (8-bit inputs write 16-bit results)
+GEMM_OUT_DTYPES = {"f16": "f16", "bf16": "bf16", "f8e4m3": "f16"}
 GEMM_TILES = ((128, 128), (128, 256))
 GEMM_CLUSTERS = ((1, 1), (2, 1))
 # a 128B-swizzled TMA/MMA buffer repeats every 8 rows x 128 B, so each stage starts on 1 KiB
-SWIZZLE_128B_ALIGNMENT = 1024
-# contiguous rows of a TMA tensor must be a multiple of 16 B
-TMA_ROW_BYTES = 16
+SWIZZLE_128B_ALIGNMENT = hardware.SWIZZLE_128B_ALIGNMENT
+TMA_ROW_BYTES = hardware.TMA_ROW_BYTES
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,12 @@ class GemmProblem:
         return self.flops / seconds / 1e12
 
     def padded(self, dtype: str) -> GemmProblem:
-        """The problem with N and K rounded up so every TMA row is a multiple of 16 B
-        (the host pads with zeros and slices the result)."""
-        per_row = TMA_ROW_BYTES * 8 // dtype_width(dtype)
-        return replace(self, n=-(-self.n // per_row) * per_row, k=-(-self.k // per_row) * per_row)
+        """The problem with N and K rounded up so every TMA row (A and B rows of K
+        inputs, C rows of N outputs) is a multiple of 16 B; the host pads with zeros
+        and slices the result."""
+        k_row = TMA_ROW_BYTES * 8 // dtype_width(dtype)
+        n_row = TMA_ROW_BYTES * 8 // dtype_width(GEMM_OUT_DTYPES.get(dtype_name(dtype) or dtype, dtype))
+        return replace(self, n=-(-self.n // n_row) * n_row, k=-(-self.k // k_row) * k_row)
 
 
 @dataclass(frozen=True)
@@ -115,8 +119,13 @@ class GemmConfig:
         return dtype_width(self.dtype) // 8
 
     @property
+    def out_dtype(self) -> str:
+        """C's element type: the input type, or f16 for 8-bit inputs."""
+        return GEMM_OUT_DTYPES[self.dtype]
+
+    @property
     def tile_k(self) -> int:
-        """K per stage: four 16-deep MMA k-blocks, 128 B of a 16-bit row (one swizzle row)."""
+        """K per stage: 128 B of a row (one 128B-swizzle row): four MMA k-blocks."""
         return 128 // self.elem_bytes
 
     @property
@@ -134,7 +143,7 @@ class GemmConfig:
 
     @property
     def c_staging_bytes(self) -> int:
-        return self.epi_tile[0] * self.epi_tile[1] * self.epi_stages * self.elem_bytes
+        return self.epi_tile[0] * self.epi_tile[1] * self.epi_stages * dtype_width(self.out_dtype) // 8
 
     @property
     def cluster_size(self) -> int:
@@ -210,7 +219,7 @@ def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
     epi = config.epi_tile[0] * config.epi_tile[1] * config.epi_stages
     a = SmemAllocation("gemm.a_stages", dtype=dtype, count=per_a * stages, alignment=SWIZZLE_128B_ALIGNMENT)
     b = SmemAllocation("gemm.b_stages", dtype=dtype, count=per_b * stages, alignment=SWIZZLE_128B_ALIGNMENT)
-    c = SmemAllocation("gemm.c_staging", dtype=dtype, count=epi, alignment=SWIZZLE_128B_ALIGNMENT)
+    c = SmemAllocation("gemm.c_staging", dtype=config.out_dtype, count=epi, alignment=SWIZZLE_128B_ALIGNMENT)
     allocator = SmemAllocator(config.arch if check_arch else None)
     mainloop = MainloopPipeline(stages)
     if config.alias_epilogue:

@@ -16,7 +16,7 @@ from ._gemm_common import GemmConfig, GemmProblem, gemm_layout
 __all__ = ["GemmMeasurement", "measure_gemm", "gemm_runner", "time_interleaved", "REL_ERR_LIMIT"]
 
 # relative Frobenius error against an fp32 product of the same inputs
-REL_ERR_LIMIT = {"f16": 2e-3, "bf16": 1.2e-2}
+REL_ERR_LIMIT = {"f16": 2e-3, "bf16": 1.2e-2, "f8e4m3": 1e-2}
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def random_operands(dtype: str, problem: GemmProblem, seed: int = 0) -> tuple[An
     """Random normal A (m x k) and B (n x k) on the GPU (batched when ``l > 1``)."""
     import torch
 
-    dt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16, "f8e4m3": torch.float8_e4m3fn}[dtype]
     g = torch.Generator(device="cuda").manual_seed(seed)
     batch = (problem.l,) if problem.l > 1 else ()
     a = torch.randn((*batch, problem.m, problem.k), generator=g, device="cuda").to(dt)

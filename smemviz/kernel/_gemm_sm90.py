@@ -33,11 +33,12 @@ from cutlass import pipeline
 from cutlass.pipeline import pipeline_init_arrive, pipeline_init_wait
 from cutlass.tensor_utils import LayoutEnum
 
+from .. import hardware
 from ._gemm_common import SWIZZLE_128B_ALIGNMENT, GemmLayout
 
 __all__ = ["Sm90Gemm", "THREADS", "RASTER_GROUP_M"]
 
-WARPGROUP = 128
+WARPGROUP = hardware.WARPGROUP_THREADS
 CONSUMER_WARPGROUPS = 2
 THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP
 PRODUCER_REGISTERS = 40
