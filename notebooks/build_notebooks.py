@@ -920,7 +920,7 @@ def struct_cells() -> list[nbformat.NotebookNode]:
 
 
         SharedStorage, swizzle = hopper_gemm_storage()
-        print("the DSL says:", SharedStorage.__sizeof__(), "B; offsets", SharedStorage._offsets, "; A swizzle", swizzle)
+        print(f"the DSL says: {SharedStorage.__sizeof__()} B; offsets {SharedStorage._offsets}; A swizzle {swizzle}")
         """),
         md("""
         `plan_from_struct` reads the struct with the DSL's own offsets and
@@ -932,7 +932,7 @@ def struct_cells() -> list[nbformat.NotebookNode]:
         operands = {"sA": "128B", "sB": "128B"}
         plan = smemviz.plan_from_struct(SharedStorage, arch="sm_90a", swizzle=operands, stages={"sA": 7, "sB": 7})
         print(plan.report())
-        print("plan total equals the DSL's size:", plan.total == SharedStorage.__sizeof__())
+        print(f"plan total equals the DSL's size: {plan.total == SharedStorage.__sizeof__()}")
         """),
         md("""
         The struct puts the 112 B of mbarriers first and pads to the
@@ -957,7 +957,7 @@ def struct_cells() -> list[nbformat.NotebookNode]:
         atoms: the kernel would read garbage, and nothing else would say so.
         """),
         code("""
-        print("as written:", plan.lint().text())
+        print(f"as written: {plan.lint().text()}")
         Loose, _ = hopper_gemm_storage(operand_align=128)
         loose = smemviz.plan_from_struct(Loose, arch="sm_90a", swizzle=operands, stages={"sA": 7, "sB": 7})
         for finding in loose.lint():
