@@ -98,10 +98,10 @@ def occupancy(smem_bytes: int, arch: str | int | hardware.Arch, *,
     by_smem = 0 if smem_bytes > a.smem_per_block else a.smem_per_sm // footprint
     by_threads = by_registers = None
     if threads is not None:
-        warps = -(-threads // hardware.WARP_SIZE)
+        warps = -(-threads // hardware.WARP_THREADS)
         by_threads = a.max_warps_per_sm // warps
         if registers is not None:
-            per_warp = _align_up(registers * hardware.WARP_SIZE, hardware.REGISTER_ALLOC_UNIT)
+            per_warp = _align_up(registers * hardware.WARP_THREADS, hardware.REGISTER_ALLOC_UNIT)
             by_registers = (hardware.REGISTERS_PER_SM // per_warp) // warps
     others = [n for n in (by_threads, by_registers) if n is not None]
     ctas = min([by_smem, a.max_ctas_per_sm, *others])

@@ -218,7 +218,7 @@ def test_the_model_matches_the_h200_driver_as_recorded():
     facts = recorded["attrs"]
     h200 = hardware.arch_of_capability(facts["major"], facts["minor"])
     assert (facts["smem_sm"], facts["optin"], facts["blocks_sm"], facts["threads_sm"]) == (
-        h200.smem_per_sm, h200.smem_per_block, h200.max_ctas_per_sm, h200.max_warps_per_sm * hardware.WARP_SIZE)
+        h200.smem_per_sm, h200.smem_per_block, h200.max_ctas_per_sm, h200.max_warps_per_sm * hardware.WARP_THREADS)
     assert (facts["reserved"], facts["regs_sm"]) == (hardware.SMEM_RESERVED_PER_CTA, hardware.REGISTERS_PER_SM)
     rows = recorded["rows"]
     assert len(rows) == 56

@@ -112,7 +112,7 @@ def facts(driver: _Driver) -> list[tuple[str, int, int]]:
         ("smem per block (opt-in)", driver.attribute("smem_per_block_optin"), a.smem_per_block),
         ("reserved smem per block", driver.attribute("reserved_smem_per_block"), hardware.SMEM_RESERVED_PER_CTA),
         ("max blocks per SM", driver.attribute("max_blocks_per_sm"), a.max_ctas_per_sm),
-        ("max threads per SM", driver.attribute("max_threads_per_sm"), a.max_warps_per_sm * hardware.WARP_SIZE),
+        ("max threads per SM", driver.attribute("max_threads_per_sm"), a.max_warps_per_sm * hardware.WARP_THREADS),
         ("registers per SM", driver.attribute("registers_per_sm"), hardware.REGISTERS_PER_SM),
     ]
 
