@@ -342,6 +342,33 @@ class _BaseAllocator:
         )
 
 
+def barriers_per_stage(group: Any) -> int:
+    """Barrier pairs per stage of a pipeline group: its ``num_barriers_per_stage``,
+    or, for groups from CUTLASS releases before 4.8 that lack it, members + 1
+    (one full barrier per member and a shared empty one, as those releases counted)."""
+    label = _label(group)
+    per_stage = getattr(group, "num_barriers_per_stage", None)
+    if per_stage is None:
+        members = getattr(group, "members", None)
+        try:
+            count = len(members) if members is not None else 0
+        except TypeError:
+            count = 0
+        if count <= 0:
+            raise DeclarationError(
+                f"pipeline group {label!r} has neither num_barriers_per_stage nor members to count "
+                f"(members + 1 barrier pairs per stage), got members={members!r}",
+                allocation=label, field="members",
+            )
+        return count + 1
+    if not _is_int(per_stage) or per_stage <= 0:
+        raise DeclarationError(
+            f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}",
+            allocation=label, field="num_barriers_per_stage",
+        )
+    return per_stage
+
+
 def _by_alignment_desc(block: tuple[int, int, Any]) -> int:
     return -block[0]
 
@@ -443,7 +470,8 @@ class SmemAllocator(_BaseAllocator):
 
     def add_pipeline_group(self, group: Any) -> None:
         """Register a pipeline group's barriers: ``(N + 1) * S`` stage pairs for
-        N members and S stages (``num_barriers_per_stage * num_stages * 16`` bytes)."""
+        N members and S stages (``num_barriers_per_stage * num_stages * 16`` bytes;
+        a group without ``num_barriers_per_stage`` is counted as its members + 1)."""
         label = _label(group)
         self._ensure_open(f"add pipeline group {label!r}")
         cfg = getattr(group, "pipeline_config", None)
@@ -452,13 +480,7 @@ class SmemAllocator(_BaseAllocator):
                 f"pipeline group {label!r} has no pipeline_config; register it once the group is built"
             )
         stages = self._stages(cfg, "pipeline group", label)
-        per_stage = getattr(group, "num_barriers_per_stage", None)
-        if not _is_int(per_stage) or per_stage <= 0:
-            raise DeclarationError(
-                f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}",
-                allocation=label,
-                field="num_barriers_per_stage",
-            )
+        per_stage = barriers_per_stage(group)
         self._barrier_groups.append(group)
         self._add_barriers(self._group_barriers, f"{label}.barriers", per_stage * stages * hardware.BARRIER_BYTES_PER_STAGE)
 

@@ -14,14 +14,18 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import hardware
 from ._errors import CapacityError
 from ._names import shown
 from ._units import align_up
 
-__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION"]
+if TYPE_CHECKING:
+    from ._lint import Findings
+    from ._occupancy import Occupancy
+
+__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "STRUCT_SOURCE"]
 
 SCHEMA = "smemviz.layout-plan"
 SCHEMA_VERSION = 1
@@ -29,6 +33,8 @@ SCHEMA_VERSION = 1
 RegionKind = Literal["data", "barrier", "tmem_ptr"]
 MemoryKind = Literal["smem", "tmem"]
 _KINDS = ("data", "barrier", "tmem_ptr")
+# the source of a plan read from a @cute.struct: its barriers sit inside the data
+STRUCT_SOURCE = "cute.struct"
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,9 @@ class Region:
     dtype: str | None = None
     count: int | None = None
     index: int = 0  # declaration order
+    swizzle: str | None = None  # "32B" / "64B" / "128B" when the buffer is swizzled
+    stages: int | None = None  # pipeline stages the buffer holds, when known
+    tma: bool | None = None  # True when the buffer is a TMA destination
 
     @property
     def end(self) -> int:
@@ -57,8 +66,14 @@ class Region:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        for key in _OPTIONAL_REGION_KEYS:  # written only when set, so older readers see no change
+            if d[key] is None:
+                del d[key]
         d["end"] = self.end
         return d
+
+
+_OPTIONAL_REGION_KEYS = ("swizzle", "stages", "tma")
 
 
 @dataclass(frozen=True)
@@ -89,9 +104,10 @@ class AliasGroup:
 
 @dataclass(frozen=True)
 class CapacityCheck:
-    """How a layout compares with one architecture's capacity."""
+    """How a layout compares with one architecture's capacity (``arch`` is
+    ``None`` when no architecture was given or detected: then nothing is judged)."""
 
-    arch: str
+    arch: str | None
     memory: MemoryKind
     used: int
     limit: int
@@ -100,12 +116,16 @@ class CapacityCheck:
     breakdown: str = ""  # how ``used`` adds up, e.g. "data 230400 B + barriers 112 B"
 
     @property
+    def judged(self) -> bool:
+        return self.arch is not None
+
+    @property
     def fits(self) -> bool:
-        return self.used <= self.limit
+        return not self.judged or self.used <= self.limit
 
     @property
     def overshoot(self) -> int:
-        return max(0, self.used - self.limit)
+        return max(0, self.used - self.limit) if self.judged else 0
 
     @property
     def headroom(self) -> int:
@@ -113,17 +133,21 @@ class CapacityCheck:
 
     @property
     def percent(self) -> float:
+        if not self.judged:
+            return 0.0
         return 100.0 * self.used / self.limit if self.limit else float("inf")
 
     def message(self) -> str:
         """The one wording of a capacity verdict, used by every error, report and view."""
         what = "SMEM" if self.memory == "smem" else "TMEM"
         unit = "B" if self.memory == "smem" else "columns"
-        if self.limit == 0:
-            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
         head = f"{what} layout needs {self.used} {unit}"
         if self.breakdown:
             head += f" ({self.breakdown})"
+        if not self.judged:
+            return f"{head}; no arch given, so no capacity checked (pass arch=, e.g. 'sm_90a')"
+        if self.limit == 0:
+            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
         limit = (f"the {self.arch} per-block limit of {self.limit} B" if self.memory == "smem"
                  else f"the {self.limit} columns of a CTA on {self.arch}")
         if self.fits:
@@ -144,7 +168,7 @@ class LayoutPlan:
     barrier_bytes: int = 0
     base_alignment: int = 1
     arch: str | None = None
-    source: str = "smemviz"  # "smemviz" or "cutlass" (read from CUTLASS's allocator)
+    source: str = "smemviz"  # "smemviz", "cutlass" (CUTLASS's allocator) or "cute.struct"
 
     def __post_init__(self) -> None:
         if self.memory not in ("smem", "tmem"):
@@ -165,8 +189,8 @@ class LayoutPlan:
     def unified_bytes(self) -> int:
         """SMEM: what the one unified array holds (data rounded to 8, then barriers).
         TMEM: the columns used."""
-        if self.memory == "tmem":
-            return self.data_total
+        if self.memory == "tmem" or self.source == STRUCT_SOURCE:
+            return self.data_total  # a struct's size already holds its barriers
         return align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
 
     @property
@@ -270,9 +294,21 @@ class LayoutPlan:
 
     # -- capacity ------------------------------------------------------------
 
+    def resolved_arch(self, arch: str | int | hardware.Arch | None = None) -> hardware.Arch | None:
+        """``arch``, else the plan's own, else :func:`smemviz.hardware.default_arch`
+        (``$CUTE_DSL_ARCH`` or the GPU present; ``None`` for SMEM with neither)."""
+        if arch is not None:
+            return hardware.get_arch(arch)
+        if self.arch is not None:
+            return hardware.get_arch(self.arch)
+        return hardware.default_arch(self.memory)
+
     def capacity(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
-        """Compare with ``arch`` (default: the plan's own arch, else sm_90 / sm_100)."""
-        a = hardware.get_arch(arch or self.arch or hardware.default_arch(self.memory))
+        """Compare with ``arch`` (default: see :meth:`resolved_arch`); with no arch
+        at all the check says so instead of judging."""
+        a = self.resolved_arch(arch)
+        if a is None:
+            return CapacityCheck(None, self.memory, self.unified_bytes, 0, self.unit, self._largest_blocks)
         if self.memory == "smem":
             used, limit = self.unified_bytes, a.smem_per_block
         else:
@@ -283,11 +319,34 @@ class LayoutPlan:
         return self.capacity(arch).fits
 
     def check(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
-        """Raise :class:`CapacityError` when the layout does not fit ``arch``."""
+        """Raise :class:`CapacityError` when the layout does not fit ``arch``
+        (``ValueError`` when there is no arch to check against)."""
         result = self.capacity(arch)
+        if not result.judged:
+            raise ValueError(f"no arch to check the {self.memory.upper()} layout against; pass arch=, e.g. 'sm_90a'")
         if not result.fits:
             raise CapacityError(result.message())
         return result
+
+    def occupancy(self, arch: str | int | hardware.Arch | None = None, *,
+                  threads: int | None = None, registers: int | None = None) -> Occupancy | None:
+        """CTAs per SM this SMEM layout allows on ``arch`` (optionally with threads per
+        CTA and registers per thread), and the SMEM per CTA one more CTA would need.
+        ``None`` for TMEM plans and when there is no arch."""
+        if self.memory != "smem":
+            return None
+        a = self.resolved_arch(arch)
+        if a is None:
+            return None
+        from ._occupancy import occupancy
+
+        return occupancy(self.unified_bytes, a, threads=threads, registers=registers)
+
+    def lint(self, arch: str | int | hardware.Arch | None = None, **options: Any) -> Findings:
+        """Hardware rules this layout breaks, as :class:`Finding` s (see ``docs/lint.md``)."""
+        from ._lint import lint
+
+        return lint(self, arch, **options)
 
     # -- serialisation -------------------------------------------------------
 
@@ -412,6 +471,9 @@ def build_plan(
             dtype=dtype_name(dtype),
             count=getattr(a, "count", None) if dtype is not None else None,
             index=index,
+            swizzle=getattr(a, "swizzle", None),
+            stages=getattr(a, "stages", None),
+            tma=getattr(a, "tma", None),
         )
 
     for i, a in enumerate(standalone):
