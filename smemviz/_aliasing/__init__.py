@@ -24,7 +24,7 @@ SOLVERS = ("auto", "exact", "greedy")
 DEFAULT_NODE_BUDGET = 200_000
 
 # static orders the exact search restarts with, in turn
-_SEARCH_ORDERS = ("size", "area", "alignment", "lifetime")
+_SEARCH_ORDERS = ("size", "area", "alignment", "lifetime", "crowding", "area-time")
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ def search(
 
     The peak is narrowed between a proven lower bound and the best layout
     known (``incumbent``, offsets in ``comp`` order) by asking "is there a
-    layout with peak <= cap?": first at the lower bound, where the bound
+    layout with peak <= cap?": briefly at the lower bound, where the bound
     prunes hardest and the answer is often yes, then just below the best
     layout found so far, until a search finishes without one. Each
     question is answered by depth-first searches in the static orders of
@@ -97,47 +97,42 @@ def search(
     c = _Component(p, comp)
     best = _Best(incumbent_peak, list(incumbent))
     proven_lo = lower_bound  # no layout has a lower peak
-    used = 0
-    first = True
-    while proven_lo < best.peak and used < node_budget:
-        # first at the bound; then always just below the best layout (branch and bound)
-        cap = proven_lo if first else best.peak - 1
-        allowance = (node_budget - used) // 2 if first else node_budget - used
-        first = False
-        found, exhausted, nodes = _decide(c, ranks, best, cap, max(allowance, 1))
+    # a short look at the bound itself, where pruning is hardest and the answer often yes
+    probe = _Best(lower_bound + 1, best.offsets)
+    finished, used = _take_turns(c, ranks, probe, lower_bound + 1, max(node_budget // 4, 1))
+    if probe.peak <= lower_bound:
+        best.peak, best.offsets = probe.peak, probe.offsets
+    elif finished:
+        proven_lo = lower_bound + 1
+    if proven_lo < best.peak and used < node_budget:
+        # branch and bound below the best layout, which each search tightens as it goes
+        finished, nodes = _take_turns(c, ranks, best, proven_lo + 1, node_budget - used)
         used += nodes
-        if not found:
-            if not exhausted:
-                if cap == best.peak - 1:
-                    break  # out of nodes below the best layout
-                continue
-            proven_lo = cap + 1
-    return ExactResult(best.offsets, best.peak, proven_lo >= best.peak, used, proven_lo)
+        if finished:
+            proven_lo = best.peak
+    return ExactResult(best.offsets, best.peak, proven_lo >= best.peak, used, min(proven_lo, best.peak))
 
 
-def _decide(c: _Component, ranks: Sequence[Sequence[int]], best: _Best, cap: int, allowance: int) -> tuple[bool, bool, int]:
-    """Look for a layout with peak <= ``cap`` (improving ``best`` in place).
+def _take_turns(
+    c: _Component, ranks: Sequence[Sequence[int]], best: _Best, stop_below: int, allowance: int
+) -> tuple[bool, int]:
+    """Searches for layouts below ``best.peak`` in each order in turn, the node
+    limit doubling each round, until one finishes or reaches ``stop_below``.
 
-    Returns (found one, search finished, nodes used).
+    Returns (a search finished, nodes used).
     """
-    before = best.peak
-    target = _Best(cap + 1, best.offsets)
     used = 0
     limit = max(64, 4 * c.n)
     while used < allowance:
         for rank in ranks:
-            nodes, finished = _run(c, rank, target, cap + 1, min(limit, allowance - used))
+            nodes, finished = _run(c, rank, best, stop_below, min(limit, allowance - used))
             used += nodes
-            if target.peak <= cap:
-                if target.peak < before:
-                    best.peak, best.offsets = target.peak, target.offsets
-                return True, True, used
-            if finished:
-                return False, True, used
+            if finished or best.peak < stop_below:
+                return True, used
             if used >= allowance:
                 break
         limit *= 2
-    return False, False, used
+    return False, used
 
 
 def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit: int) -> tuple[int, bool]:
@@ -173,12 +168,16 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
             if min_off[i] < min_height
             and (min_off[i] > last_off or (min_off[i] == last_off and rank[i] > last_rank))
         )
+        most_left = max(total)  # bytes still to place in the most crowded section
         for o, r, i in candidates:
             s_i = size[i]
             end = o + s_i
             cap = best.peak - 1
-            if end > cap:
-                continue
+            if end > cap or any(end + total[s] - s_i > cap for s in sections[i]):
+                # it does not fit here; when nothing is left to raise it, it never will
+                if any(off[j] < 0 for j in neighbours[i]):
+                    continue
+                break
             off[i] = o
             unplaced.discard(i)
             floors_saved = []
@@ -196,17 +195,15 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
                     if m > min_off[j]:
                         raised.append((j, min_off[j]))
                         min_off[j] = m
-            ok = o + max(total) <= cap
-            if ok:
-                for s in sections[i]:
-                    if end + total[s] > cap:
-                        ok = False
-                        break
+            # every buffer still to place goes at or above o
+            ok = o + most_left <= cap or o + max(total) <= cap
             if ok and raised:
                 seen = set()
                 for j, _ in raised:
+                    m = min_off[j]
                     for s in sections[j]:
-                        if s in seen:
+                        # the section's floor rises to its lowest reachable offset, which is at most m
+                        if s in seen or m + total[s] <= cap:
                             continue
                         seen.add(s)
                         lowest = min(min_off[k] for k in members[s] if off[k] < 0)

@@ -15,20 +15,19 @@ from ._problem import Problem, align_up
 __all__ = ["ORDERS", "first_fit", "ordered", "best_greedy"]
 
 
-def _span(p: Problem, i: int) -> int:
-    return len(p.buffer_sections[i])
-
-
 def _start(p: Problem, i: int) -> int:
     return p.buffer_sections[i][0] if p.buffer_sections[i] else 0
 
 
-# name -> sort key over (problem, buffer index); ties fall back to the index
+# name -> sort key over (problem, buffer index); ties fall back to the index.
+# "area" and "lifetime" count the sections a buffer spans, "area-time" its steps
 ORDERS: dict[str, Callable[[Problem, int], tuple]] = {
     "size": lambda p, i: (-p.sizes[i], i),
-    "area": lambda p, i: (-p.sizes[i] * _span(p, i), -p.sizes[i], i),
+    "area": lambda p, i: (-p.sizes[i] * len(p.buffer_sections[i]), -p.sizes[i], i),
     "alignment": lambda p, i: (-p.alignments[i], -p.sizes[i], i),
-    "lifetime": lambda p, i: (-_span(p, i), -p.sizes[i], i),
+    "lifetime": lambda p, i: (-len(p.buffer_sections[i]), -p.sizes[i], i),
+    "crowding": lambda p, i: (-p.crowding[i], -p.spans[i], -p.sizes[i] * p.spans[i], i),
+    "area-time": lambda p, i: (-p.sizes[i] * p.spans[i], -p.spans[i], i),
     "conflicts": lambda p, i: (-len(p.neighbours[i]), -p.sizes[i], i),
     "start": lambda p, i: (_start(p, i), -p.sizes[i], i),
 }

@@ -109,6 +109,8 @@ class Problem:
     buffer_sections: tuple[tuple[int, ...], ...]
     neighbours: tuple[tuple[int, ...], ...]
     section_bounds: tuple[int, ...]  # the least peak of each section's buffers alone
+    spans: tuple[int, ...]  # how long each buffer lives (steps, or time units of an interval)
+    crowding: tuple[int, ...]  # bytes live in the most crowded section each buffer lies in
 
     @property
     def lower_bound(self) -> int:
@@ -131,7 +133,8 @@ class Problem:
             bit = 1 << i
             for step in live:
                 by_step[step] = by_step.get(step, 0) | bit
-        return cls._from_masks(tuple(sizes), tuple(alignments), n, set(by_step.values()))
+        spans = tuple(len(set(live)) for live in lives)
+        return cls._from_masks(tuple(sizes), tuple(alignments), n, set(by_step.values()), spans)
 
     @classmethod
     def from_intervals(
@@ -151,10 +154,13 @@ class Problem:
                 live = live | (1 << i) if starts else live & ~(1 << i)
             if live:
                 masks.add(live)
-        return cls._from_masks(tuple(sizes), tuple(alignments), len(sizes), masks)
+        spans = tuple(max(0, hi - lo) for lo, hi in intervals)
+        return cls._from_masks(tuple(sizes), tuple(alignments), len(sizes), masks, spans)
 
     @classmethod
-    def _from_masks(cls, sizes: tuple[int, ...], alignments: tuple[int, ...], n: int, masks: set[int]) -> Problem:
+    def _from_masks(
+        cls, sizes: tuple[int, ...], alignments: tuple[int, ...], n: int, masks: set[int], spans: tuple[int, ...]
+    ) -> Problem:
         maximal: list[int] = []
         for m in sorted(masks, key=lambda m: -m.bit_count()):
             if not any(m & ~k == 0 for k in maximal):
@@ -171,7 +177,11 @@ class Problem:
             tuple(j for j in range(n) if j != i and reach[i] >> j & 1) for i in range(n)
         )
         bounds = tuple(packed_bound([sizes[i] for i in s], [alignments[i] for i in s]) for s in sections)
-        return cls(sizes, alignments, sections, tuple(tuple(b) for b in buffer_sections), neighbours, bounds)
+        totals = [sum(sizes[i] for i in s) for s in sections]
+        crowding = tuple(max((totals[k] for k in buffer_sections[i]), default=0) for i in range(n))
+        return cls(
+            sizes, alignments, sections, tuple(tuple(b) for b in buffer_sections), neighbours, bounds, spans, crowding
+        )
 
     @property
     def count(self) -> int:
