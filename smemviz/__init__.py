@@ -13,7 +13,7 @@ from typing import Any
 
 from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
-from ._allocator import SmemAllocator, TmemAllocator
+from ._allocator import SmemAllocator, TmemAllocator, groups_to_lifetimes
 from ._cutlass_interop import as_plan, plan_from_cutlass
 from ._errors import CapacityError, DslUnavailableError, LayoutStateError
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
@@ -44,6 +44,7 @@ __all__ = [
     "ResourceContext",
     "SmemAllocator",
     "TmemAllocator",
+    "groups_to_lifetimes",
     "LayoutPlan",
     "Region",
     "AliasGroup",

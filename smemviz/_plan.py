@@ -6,6 +6,10 @@ the padding in front of it and, for aliased regions, its alias group and
 phase. Reports, figures, exports and the kernel bridge all consume it.
 
 Group and phase indices are 0-based in the data; views show them 1-based.
+
+A plan solved from lifetimes also names its program ``steps``, gives every
+region the steps it is ``live`` in, and records the proven ``lower_bound`` and
+whether the layout is ``optimal``.
 """
 
 from __future__ import annotations
@@ -19,10 +23,14 @@ from typing import Any, Literal
 from . import hardware
 from ._errors import CapacityError
 
-__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION"]
+__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "LIFETIME_SCHEMA_VERSION"]
 
 SCHEMA = "smemviz.layout-plan"
 SCHEMA_VERSION = 1
+# version 2 adds steps, Region.live and the solver's bound; a plan without
+# lifetimes is still written as version 1, so older readers keep reading it
+LIFETIME_SCHEMA_VERSION = 2
+_READABLE_VERSIONS = (SCHEMA_VERSION, LIFETIME_SCHEMA_VERSION)
 
 RegionKind = Literal["data", "barrier", "tmem_ptr"]
 MemoryKind = Literal["smem", "tmem"]
@@ -44,10 +52,14 @@ class Region:
     dtype: str | None = None
     count: int | None = None
     index: int = 0  # declaration order
+    live: tuple[int, ...] | None = None  # step indices it is live in; None: every step
 
     @property
     def end(self) -> int:
         return self.offset + self.size
+
+    def live_in(self, step: int) -> bool:
+        return self.live is None or step in self.live
 
     @property
     def aliased(self) -> bool:
@@ -56,6 +68,8 @@ class Region:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["end"] = self.end
+        if self.live is not None:
+            d["live"] = list(self.live)
         return d
 
 
@@ -143,6 +157,10 @@ class LayoutPlan:
     base_alignment: int = 1
     arch: str | None = None
     source: str = "smemviz"  # "smemviz" or "cutlass" (read from CUTLASS's allocator)
+    steps: tuple[str, ...] = ()  # program steps, when the layout was solved from lifetimes
+    lower_bound: int | None = None  # no layout of these lifetimes has a smaller data total
+    optimal: bool | None = None  # True only when the solver proved it; None without lifetimes
+    solver: str | None = None  # what found the layout ("exact", "greedy:size", ...)
 
     def __post_init__(self) -> None:
         if self.memory not in ("smem", "tmem"):
@@ -152,6 +170,37 @@ class LayoutPlan:
                 raise ValueError(f"region {r.name!r}: unknown kind {r.kind!r}")
             if r.offset < 0 or r.size < 0:
                 raise ValueError(f"region {r.name!r}: negative offset or size ({r.offset}, {r.size})")
+            if r.live is not None and any(not 0 <= t < len(self.steps) for t in r.live):
+                raise ValueError(f"region {r.name!r}: live steps {r.live} outside the plan's {len(self.steps)} steps")
+
+    # -- lifetimes -------------------------------------------------------------
+
+    @property
+    def gap(self) -> int | None:
+        """Units the data total may be above the optimum (0 when proven optimal)."""
+        if self.lower_bound is None:
+            return None
+        return 0 if self.optimal else max(0, self.data_total - self.lower_bound)
+
+    def step_index(self, step: int | str) -> int:
+        """The index of ``step`` (a name or an index) among :attr:`steps`."""
+        if isinstance(step, str):
+            if step in self.steps:
+                return self.steps.index(step)
+            raise KeyError(f"no step named {step!r}; steps: {', '.join(map(repr, self.steps))}")
+        if isinstance(step, int) and not isinstance(step, bool) and 0 <= step < len(self.steps):
+            return step
+        raise KeyError(f"no step {step!r}; the plan has {len(self.steps)} steps")
+
+    def live_at(self, step: int | str) -> tuple[Region, ...]:
+        """The regions live at ``step`` (name or index), in address order."""
+        k = self.step_index(step)
+        return tuple(r for r in self.regions if r.live_in(k))
+
+    @cached_property
+    def live_profile(self) -> tuple[int, ...]:
+        """Data units live at each step (barriers excluded)."""
+        return tuple(sum(r.size for r in self.data_regions if r.live_in(k)) for k in range(len(self.steps)))
 
     # -- sizes ---------------------------------------------------------------
 
@@ -209,7 +258,10 @@ class LayoutPlan:
     @cached_property
     def peak_live(self) -> int:
         """Lower bound on the data total: every standalone region plus, for each
-        alias group, its largest phase, with no padding at all."""
+        alias group, its largest phase, with no padding at all (with lifetimes:
+        the most units live at one step)."""
+        if self.steps:
+            return max(self.live_profile, default=0)
         standalone = sum(r.size for r in self.data_regions if r.group is None)
         per_phase: dict[tuple[int, int], int] = {}
         for r in self.data_regions:
@@ -290,7 +342,7 @@ class LayoutPlan:
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
-            "version": SCHEMA_VERSION,
+            "version": LIFETIME_SCHEMA_VERSION if self.steps else SCHEMA_VERSION,
             "memory": self.memory,
             "unit": self.unit,
             "arch": self.arch,
@@ -307,6 +359,18 @@ class LayoutPlan:
             },
             "regions": [r.to_dict() for r in self.regions],
             "groups": [g.to_dict() for g in self.groups],
+            **self._lifetime_dict(),
+        }
+
+    def _lifetime_dict(self) -> dict[str, Any]:
+        if not self.steps:
+            return {}
+        return {
+            "steps": list(self.steps),
+            "lower_bound": self.lower_bound,
+            "optimal": self.optimal,
+            "gap": self.gap,
+            "solver": self.solver,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -317,12 +381,13 @@ class LayoutPlan:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise ValueError(f"not a smemviz layout plan (expected schema {SCHEMA!r})")
         version = data.get("version")
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"unsupported layout-plan version {version!r}; this smemviz reads {SCHEMA_VERSION}")
-        try:
-            regions = tuple(
-                Region(**{k: v for k, v in r.items() if k != "end"}) for r in data["regions"]
+        if version not in _READABLE_VERSIONS:
+            raise ValueError(
+                f"unsupported layout-plan version {version!r}; this smemviz reads "
+                + ", ".join(map(str, _READABLE_VERSIONS))
             )
+        try:
+            regions = tuple(_region_from_dict(r) for r in data["regions"])
             groups = tuple(
                 AliasGroup(
                     index=g["index"], offset=g["offset"], size=g["size"],
@@ -334,7 +399,8 @@ class LayoutPlan:
                 memory=data["memory"], regions=regions, groups=groups,
                 data_total=data["data_total"], barrier_bytes=data.get("barrier_bytes", 0),
                 base_alignment=data.get("base_alignment", 1), arch=data.get("arch"),
-                source=data.get("source", "smemviz"),
+                source=data.get("source", "smemviz"), steps=tuple(data.get("steps", ())),
+                lower_bound=data.get("lower_bound"), optimal=data.get("optimal"), solver=data.get("solver"),
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"malformed layout plan: {exc}") from None
@@ -362,6 +428,13 @@ class LayoutPlan:
         )
 
 
+def _region_from_dict(r: dict[str, Any]) -> Region:
+    fields = {k: v for k, v in r.items() if k != "end"}
+    if fields.get("live") is not None:
+        fields["live"] = tuple(fields["live"])
+    return Region(**fields)
+
+
 def build_plan(
     memory: MemoryKind,
     standalone: Iterable[Any],
@@ -374,10 +447,13 @@ def build_plan(
     tmem_ptr: Any = None,
     arch: str | None = None,
     source: str = "smemviz",
+    lifetimes: Lifetimes | None = None,
 ) -> LayoutPlan:
     """Assemble a plan from allocations whose ``offset`` is already set.
 
     Works for smemviz's allocations and for CUTLASS's alike (duck-typed).
+    ``lifetimes`` (a layout solved from live steps) adds the steps, each
+    region's live steps and the solver's bound.
     """
     from ._dtypes import dtype_name
 
@@ -419,6 +495,7 @@ def build_plan(
             dtype=dtype_name(dtype),
             count=getattr(a, "count", None) if dtype is not None else None,
             index=index,
+            live=lifetimes.live.get(id(a)) if lifetimes is not None else None,
         )
 
     for i, a in enumerate(standalone):
@@ -469,5 +546,20 @@ def build_plan(
         base_alignment=base_alignment,
         arch=arch,
         source=source,
+        **(lifetimes.plan_fields() if lifetimes is not None else {}),
     )
+
+
+@dataclass(frozen=True)
+class Lifetimes:
+    """What a layout solved from lifetimes adds to its plan."""
+
+    steps: tuple[str, ...]
+    live: dict[int, tuple[int, ...]]  # id(allocation) -> its live steps (absent: every step)
+    lower_bound: int
+    optimal: bool
+    solver: str
+
+    def plan_fields(self) -> dict[str, Any]:
+        return {"steps": self.steps, "lower_bound": self.lower_bound, "optimal": self.optimal, "solver": self.solver}
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ._plan import LayoutPlan
 
-__all__ = ["text_report", "html_report", "markdown_report"]
+__all__ = ["text_report", "html_report", "markdown_report", "lifetime_summary"]
 
 _KIND_MARK = {"data": "", "barrier": " [mbarrier]", "tmem_ptr": " [tmem ptr]"}
 
@@ -55,9 +55,20 @@ def text_report(plan: LayoutPlan) -> str:
         lines.append(f"  Padding:        {plan.padding:>8} {unit}")
     if plan.memory == "tmem" and plan.data_total:
         lines.append(f"  tcgen05.alloc:  {plan.tmem_alloc_columns:>8} cols")
+    if plan.steps:
+        lines.append(f"  {lifetime_summary(plan)}")
     cap = plan.capacity()
     lines.append(f"  {cap.message()}")
     return "\n".join(lines) + "\n"
+
+
+def lifetime_summary(plan: LayoutPlan) -> str:
+    """One line on a layout solved from lifetimes: steps, bound, optimality."""
+    proof = "optimal (proven)" if plan.optimal else f"within {plan.gap} {plan.unit} of optimal"
+    return (
+        f"Lifetimes over {len(plan.steps)} steps: lower bound {plan.lower_bound} {plan.unit}, "
+        f"{proof} [{plan.solver}]"
+    )
 
 
 def markdown_report(plan: LayoutPlan) -> str:
@@ -97,6 +108,8 @@ def _summary(plan: LayoutPlan, html: bool) -> str:
         parts.append(f"padding {plan.padding} {unit}")
     if plan.memory == "tmem" and plan.data_total:
         parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} cols")
+    if plan.steps:
+        parts.append(lifetime_summary(plan))
     parts.append(plan.capacity().message())
     text = "; ".join(parts)
     return escape(text) if html else text

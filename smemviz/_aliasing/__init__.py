@@ -35,16 +35,14 @@ class Solution:
     peak: int
     lower_bound: int
     optimal: bool  # True only when proven
-    solver: str  # "greedy:<order>", "exact", or "exact+greedy" when the search found nothing better
+    solver: str  # "exact" when the search beat every greedy order, else "greedy:<order>" or "given"
     nodes: int  # search nodes used (the deterministic measure of work)
     greedy_peak: int  # the best greedy layout's peak, for comparison
 
     @property
-    def gap(self) -> float:
-        """How far the peak may be above the optimum, as a fraction of the lower bound."""
-        if self.optimal or self.peak <= self.lower_bound:
-            return 0.0
-        return (self.peak - self.lower_bound) / self.lower_bound if self.lower_bound else float("inf")
+    def gap(self) -> int:
+        """Units the peak may be above the optimum (0 when proven optimal)."""
+        return 0 if self.optimal else max(0, self.peak - self.lower_bound)
 
 
 def solve(
@@ -85,7 +83,7 @@ def solve_problem(
     proven_all = True
     nodes = 0
     improved = False
-    used_greedy: set[str] = set()
+    names: list[str] = []
     known = [list(inc) for inc in incumbents if not p.violations(list(inc))]
     for k, comp in enumerate(comps):
         name, g_offsets, g_peak = best_greedy(p, comp)
@@ -107,18 +105,15 @@ def solve_problem(
             comp_lower = result.lower_bound
             if result.peak < best_peak:
                 improved = True
+                name = "exact"
             best, best_peak = result.offsets, result.peak
-        else:
-            used_greedy.add(name)
+        names.append(name)
         proven_all = proven_all and proven
         lower = max(lower, comp_lower)
         for i, o in zip(comp, best):
             offsets[i] = o
     peak = p.peak(offsets)
-    if solver == "greedy":
-        label = "greedy:" + ",".join(sorted(used_greedy)) if used_greedy else "greedy"
-    else:
-        label = "exact" if improved or not used_greedy else "exact+greedy"
+    label = "exact" if improved else ",".join(sorted({n if n == "given" else f"greedy:{n}" for n in names})) or "none"
     return Solution(tuple(offsets), peak, min(lower, peak), proven_all, label, nodes, greedy_peak_all)
 
 
