@@ -193,3 +193,25 @@ def tmem_programs(draw) -> tuple[list[int], list[list[list[int]]]]:
     groups = draw(st.lists(st.lists(st.lists(tmem_columns, min_size=1, max_size=3),
                                      min_size=2, max_size=3), max_size=2))
     return standalone, groups
+
+
+# -- lifetimes ------------------------------------------------------------------
+
+lifetime_alignments = st.sampled_from([1, 2, 4, 8, 16, 128, 1024])
+
+
+@st.composite
+def lifetime_instances(draw, max_buffers: int = 10, max_steps: int = 8, max_size: int = 70_000):
+    """(sizes, alignments, lives): buffers with live step sets, not always contiguous."""
+    n = draw(st.integers(1, max_buffers))
+    steps = draw(st.integers(1, max_steps))
+    sizes = draw(st.lists(st.integers(1, max_size), min_size=n, max_size=n))
+    aligns = draw(st.lists(lifetime_alignments, min_size=n, max_size=n))
+    lives = []
+    for _ in range(n):
+        if draw(st.booleans()):
+            first = draw(st.integers(0, steps - 1))
+            lives.append(frozenset(range(first, draw(st.integers(first + 1, steps)))))
+        else:
+            lives.append(frozenset(draw(st.sets(st.integers(0, steps - 1), min_size=1))))
+    return sizes, aligns, lives

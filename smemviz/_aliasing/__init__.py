@@ -96,8 +96,8 @@ def solve_problem(
                 best, best_peak, name = [inc[i] for i in comp], peak, "given"
         comp_lower = p.section_bounds_of(comp)
         proven = best_peak <= comp_lower
-        if solver != "greedy" and not proven:
-            budget = (node_budget - nodes) // (len(comps) - k)
+        budget = (node_budget - nodes) // (len(comps) - k)
+        if solver != "greedy" and not proven and budget > 0:
             ranks = [_ranks(p, comp, order) for order in _SEARCH_ORDERS]
             result = search(p, comp, ranks, best, best_peak, comp_lower, budget)
             nodes += result.nodes
