@@ -7,7 +7,7 @@ allocators call it when allocations carry ``live=`` steps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -20,8 +20,8 @@ __all__ = ["Solution", "SolverName", "solve", "solve_problem", "Problem", "step_
 SolverName = Literal["auto", "exact", "greedy"]
 SOLVERS = ("auto", "exact", "greedy")
 
-# nodes per component; kernel-sized layouts need a few hundred
-DEFAULT_NODE_BUDGET = 200_000
+# search nodes per layout (about 30 us each here): kernel-sized layouts mostly need a few hundred
+DEFAULT_NODE_BUDGET = 50_000
 
 # static orders the exact search restarts with, in turn
 _SEARCH_ORDERS = ("size", "area", "alignment", "lifetime", "crowding", "area-time")
@@ -53,15 +53,17 @@ def solve(
     solver: SolverName = "auto",
     node_budget: int = DEFAULT_NODE_BUDGET,
     incumbents: Iterable[Sequence[int]] = (),
+    target: int | None = None,
 ) -> Solution:
     """Offsets minimising the peak, so that buffers live at a common step never overlap.
 
     ``lives[i]`` are the steps buffer ``i`` is live in (any ints). ``incumbents``
     are known valid layouts (e.g. a hand-written one) the result must not be worse than.
+    ``target`` is a peak the caller must meet, e.g. a capacity.
     """
     return solve_problem(
         Problem.build(sizes, alignments, [set(live) for live in lives]),
-        solver=solver, node_budget=node_budget, incumbents=incumbents,
+        solver=solver, node_budget=node_budget, incumbents=incumbents, target=target,
     )
 
 
@@ -71,7 +73,15 @@ def solve_problem(
     solver: SolverName = "auto",
     node_budget: int = DEFAULT_NODE_BUDGET,
     incumbents: Iterable[Sequence[int]] = (),
+    target: int | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Solution:
+    """:func:`solve` for a built :class:`Problem`.
+
+    ``target`` is a peak the caller must meet (a capacity): the search also
+    asks for a layout within it. ``stop`` ends the search early when it returns
+    True (for time-limited benchmarks; the result then depends on the machine).
+    """
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
     if node_budget < 0:
@@ -99,7 +109,7 @@ def solve_problem(
         budget = (node_budget - nodes) // (len(comps) - k)
         if solver != "greedy" and not proven and budget > 0:
             ranks = [_ranks(p, comp, order) for order in _SEARCH_ORDERS]
-            result = search(p, comp, ranks, best, best_peak, comp_lower, budget)
+            result = search(p, comp, ranks, best, best_peak, comp_lower, budget, target, stop)
             nodes += result.nodes
             proven = result.proven
             comp_lower = result.lower_bound

@@ -23,7 +23,7 @@ same answer on every machine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ._problem import Problem
@@ -81,64 +81,66 @@ def search(
     incumbent_peak: int,
     lower_bound: int,
     node_budget: int,
+    target: int | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> ExactResult:
     """Best layout of ``comp`` found within ``node_budget`` nodes.
 
     The peak is narrowed between a proven lower bound and the best layout
-    known (``incumbent``, offsets in ``comp`` order) by asking "is there a
-    layout with peak <= cap?": briefly at the lower bound, where the bound
-    prunes hardest and the answer is often yes, then just below the best
-    layout found so far, until a search finishes without one. Each
-    question is answered by depth-first searches in the static orders of
-    ``ranks`` (``ranks[k][i]``: buffer ``i``'s rank in order ``k``), taking
-    turns with a node limit that doubles each round. A finished search that
-    found nothing proves the cap too low.
+    known (``incumbent``, offsets in ``comp`` order). Three kinds of depth-first
+    search take turns, in each static order of ``ranks`` (``ranks[k][i]``:
+    buffer ``i``'s rank in order ``k``), with a node limit that doubles each
+    round: one asks for a layout at the lower bound, where pruning is hardest
+    and the answer is often yes; one for a layout within ``target`` (a
+    capacity the caller must meet), if given; and one is branch and bound
+    below the best layout, tightening as it finds better ones. A search that
+    finishes without an answer proves its cap too low and raises the bound to
+    the least bound it pruned at; that cap is then not asked again.
+
+    ``stop`` (checked between searches) ends early; it is for benchmarks with a
+    time limit, as it makes the result depend on the machine.
     """
     c = _Component(p, comp)
     best = _Best(incumbent_peak, list(incumbent))
     proven_lo = lower_bound  # no layout has a lower peak
-    # a short look at the bound itself, where pruning is hardest and the answer often yes
-    probe = _Best(lower_bound + 1, best.offsets)
-    finished, used = _take_turns(c, ranks, probe, lower_bound + 1, max(node_budget // 4, 1))
-    if probe.peak <= lower_bound:
-        best.peak, best.offsets = probe.peak, probe.offsets
-    elif finished:
-        proven_lo = lower_bound + 1
-    if proven_lo < best.peak and used < node_budget:
-        # branch and bound below the best layout, which each search tightens as it goes
-        finished, nodes = _take_turns(c, ranks, best, proven_lo + 1, node_budget - used)
-        used += nodes
-        if finished:
-            proven_lo = best.peak
+    used = 0
+    limit = max(64, 4 * c.n)
+    probing = {lower_bound, target}  # caps still worth a look of their own
+    while proven_lo < best.peak and used < node_budget:
+        for rank in ranks:
+            caps = sorted({cap for cap in (*probing, best.peak - 1) if cap is not None and proven_lo <= cap < best.peak})
+            for cap in caps:
+                if proven_lo >= best.peak or used >= node_budget:
+                    break
+                allowance = min(limit, node_budget - used)
+                if cap == best.peak - 1:  # branch and bound below the best layout
+                    nodes, finished, _ = _run(c, rank, best, proven_lo + 1, allowance)
+                    if finished:
+                        proven_lo = best.peak
+                else:  # is there a layout within cap?
+                    probe = _Best(cap + 1, best.offsets)
+                    nodes, finished, pruned_at = _run(c, rank, probe, cap + 1, allowance)
+                    if probe.peak <= cap:
+                        best.peak, best.offsets = probe.peak, probe.offsets
+                    elif finished:  # none: not even below the least pruned bound
+                        proven_lo = max(proven_lo, min(pruned_at, best.peak))
+                        probing.discard(cap)  # the bound creeps up from here: leave it to branch and bound
+                used += nodes
+            if proven_lo >= best.peak or used >= node_budget or (stop is not None and stop()):
+                break
+        if stop is not None and stop():
+            break
+        limit *= 2
     return ExactResult(best.offsets, best.peak, proven_lo >= best.peak, used, min(proven_lo, best.peak))
 
 
-def _take_turns(
-    c: _Component, ranks: Sequence[Sequence[int]], best: _Best, stop_below: int, allowance: int
-) -> tuple[bool, int]:
-    """Searches for layouts below ``best.peak`` in each order in turn, the node
-    limit doubling each round, until one finishes or reaches ``stop_below``.
-
-    Returns (a search finished, nodes used).
-    """
-    used = 0
-    limit = max(64, 4 * c.n)
-    while used < allowance:
-        for rank in ranks:
-            nodes, finished = _run(c, rank, best, stop_below, min(limit, allowance - used))
-            used += nodes
-            if finished or best.peak < stop_below:
-                return True, used
-            if used >= allowance:
-                break
-        limit *= 2
-    return False, used
-
-
-def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit: int) -> tuple[int, bool]:
+def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit: int) -> tuple[int, bool, int]:
     """One depth-first search in one static order; updates ``best`` in place.
 
-    Returns (nodes used, whether the search space was exhausted).
+    Returns (nodes used, whether the search space was exhausted, the least
+    bound among the pruned branches). When the search is exhausted without a
+    layout below ``best.peak``, no layout has a peak below that last number:
+    every branch was either searched or pruned with a bound at least that high.
     """
     n = c.n
     size, align, neighbours, sections, members = c.size, c.align, c.neighbours, c.sections, c.members
@@ -148,9 +150,10 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
     total = [sum(size[i] for i in m) for m in members]
     unplaced = set(range(n))
     nodes = 0
+    pruned_at = 1 << 62  # least bound of a branch pruned for exceeding the cap
 
     def dfs(last_off: int, last_rank: int, peak: int) -> None:
-        nonlocal nodes
+        nonlocal nodes, pruned_at
         nodes += 1
         if nodes > limit:
             raise _OutOfNodes
@@ -173,8 +176,11 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
             s_i = size[i]
             end = o + s_i
             cap = best.peak - 1
-            if end > cap or any(end + total[s] - s_i > cap for s in sections[i]):
+            over = max(end, max(total[s] for s in sections[i]) + o)
+            if over > cap:
                 # it does not fit here; when nothing is left to raise it, it never will
+                if over < pruned_at:
+                    pruned_at = over
                 if any(off[j] < 0 for j in neighbours[i]):
                     continue
                 break
@@ -196,7 +202,12 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
                         raised.append((j, min_off[j]))
                         min_off[j] = m
             # every buffer still to place goes at or above o
-            ok = o + most_left <= cap or o + max(total) <= cap
+            ok = o + most_left <= cap
+            if not ok:
+                over = o + max(total)
+                ok = over <= cap
+                if not ok and over < pruned_at:
+                    pruned_at = over
             if ok and raised:
                 seen = set()
                 for j, _ in raised:
@@ -212,6 +223,7 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
                             floor[s] = lowest
                         if floor[s] + total[s] > cap:
                             ok = False
+                            pruned_at = min(pruned_at, floor[s] + total[s])
                             break
                     if not ok:
                         break
@@ -231,7 +243,7 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
     try:
         dfs(-1, -1, 0)
     except _OutOfNodes:
-        return limit, False
+        return limit, False, pruned_at
     except _Proven:
-        return nodes, True
-    return nodes, True
+        return nodes, True, pruned_at
+    return nodes, True, pruned_at
