@@ -13,7 +13,7 @@ from typing import Any
 
 from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
-from ._allocator import SmemAllocator, TmemAllocator, groups_to_lifetimes
+from ._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to_lifetimes
 from ._cutlass_interop import as_plan, plan_from_cutlass
 from ._errors import CapacityError, DslUnavailableError, LayoutStateError
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
@@ -27,6 +27,7 @@ _LAZY: dict[str, str] = {
     "smem_figure": "smemviz.figures",
     "tmem_figure": "smemviz.figures",
     "bank_figure": "smemviz.figures",
+    "lifetime_figure": "smemviz.figures",
     # notebook explorer (ipywidgets + plotly)
     "explore": "smemviz.explorer",
     "Explorer": "smemviz.explorer",
@@ -45,6 +46,7 @@ __all__ = [
     "SmemAllocator",
     "TmemAllocator",
     "groups_to_lifetimes",
+    "compare_layouts",
     "LayoutPlan",
     "Region",
     "AliasGroup",

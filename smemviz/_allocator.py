@@ -40,7 +40,7 @@ from ._errors import CapacityError, LayoutStateError
 from ._lifetimes import check_steps, phase_lifetimes, read_live
 from ._plan import LayoutPlan, Lifetimes, build_plan
 
-__all__ = ["SmemAllocator", "TmemAllocator", "groups_to_lifetimes"]
+__all__ = ["SmemAllocator", "TmemAllocator", "groups_to_lifetimes", "compare_layouts"]
 
 
 def _label(obj: Any) -> str:
@@ -827,3 +827,52 @@ def groups_to_lifetimes(allocator: _BaseAllocator) -> Any:
     new._plan = None
     new._reset_copy()
     return new
+
+
+def _clone(allocator: _BaseAllocator) -> Any:
+    """An uncomputed copy with copies of every allocation (so laying it out
+    leaves the caller's offsets alone) and no capacity limit."""
+    twins = {id(a): copy.copy(a) for a in allocator.allocations}
+    new = copy.copy(allocator)
+    new._allocations = [twins[id(a)] for a in allocator._allocations]
+    new._added = {id(a) for a in new._allocations}
+    new._alias_groups = [[[twins[id(a)] for a in phase] for phase in group] for group in allocator._alias_groups]
+    new._aliased = {id(a) for g in new._alias_groups for p in g for a in p}
+    new._live = {id(twins[k]): v for k, v in ((id(a), allocator._live.get(id(a))) for a in allocator.allocations) if v}
+    new._arch = None
+    new._lifetimes = None
+    new._layout_computed = False
+    new._total = 0
+    new._plan = None
+    new._reset_copy()
+    ptr = getattr(allocator, "_tmem_ptr_alloc", None)
+    if ptr is not None:
+        setattr(new, "_tmem_ptr_alloc", twins[id(ptr)])  # noqa: B010 (SMEM allocators only)
+    return new
+
+
+def compare_layouts(allocator: _BaseAllocator, node_budget: int = DEFAULT_NODE_BUDGET) -> dict[str, LayoutPlan]:
+    """Plans of the same declarations laid out three ways, for comparison:
+
+    * ``"hand-written"`` (alias groups as declared) or ``"no aliasing"`` (when
+      sharing comes only from ``live=`` steps): the layout without a solver;
+    * ``"greedy"``: first fit in the best of several orders;
+    * ``"optimal"``: the exact search (``optimal`` says whether it is proven).
+
+    The allocator itself is not laid out; capacity is not enforced here.
+    """
+    if not isinstance(allocator, _BaseAllocator):
+        raise TypeError(f"expected an SmemAllocator or TmemAllocator, got {type(allocator).__name__}")
+    from dataclasses import replace
+
+    plain = _clone(allocator)
+    plain._live = {}
+    plain.compute_layout()
+    out = {"hand-written" if allocator._alias_groups else "no aliasing": plain.plan}
+    for label, solver in (("greedy", "greedy"), ("optimal", "auto")):
+        solved = _clone(allocator)
+        if solved._alias_groups:
+            solved = groups_to_lifetimes(solved)
+        solved.compute_layout(solver=solver, node_budget=node_budget)
+        out[label] = solved.plan
+    return {k: replace(v, arch=allocator.arch) for k, v in out.items()}

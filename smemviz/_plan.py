@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -196,6 +196,23 @@ class LayoutPlan:
         """The regions live at ``step`` (name or index), in address order."""
         k = self.step_index(step)
         return tuple(r for r in self.regions if r.live_in(k))
+
+    def at_step(self, step: int | str) -> LayoutPlan:
+        """The plan of what is live at ``step``: the 1-D byte map of that moment."""
+        k = self.step_index(step)
+        return replace(self, regions=self.live_at(k), groups=())
+
+    @cached_property
+    def step_bounds(self) -> tuple[int, ...]:
+        """The least data total each step alone allows (its live data regions
+        packed with their alignments); the largest is the static lower bound."""
+        from ._aliasing import packed_bound
+
+        out = []
+        for k in range(len(self.steps)):
+            live = [r for r in self.data_regions if r.live_in(k) and r.size]
+            out.append(packed_bound([r.size for r in live], [r.alignment for r in live]))
+        return tuple(out)
 
     @cached_property
     def live_profile(self) -> tuple[int, ...]:
