@@ -19,14 +19,11 @@ import argparse
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 WARM_SVG_TARGET_S = 0.5
 
@@ -83,7 +80,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import smemviz
-    from smemviz.export import _figure, _plans, _static, find_browser, stop_renderer
+    from smemviz._export import _figure, _static, find_browser, stop_renderer
 
     plan = layout_200()
     out = Path(tempfile.mkdtemp(prefix="smemviz-bench-"))
@@ -91,7 +88,7 @@ def main() -> int:
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
 
     rows: list[tuple[str, float, float, float]] = []
-    pair = _plans.resolve_plans(plan)
+    pair = smemviz.as_layouts(plan)
     rows.append(("figure build (plotly)", *median_of(lambda: _figure.build_figure(pair), args.repeats)))
 
     cold = []
@@ -108,15 +105,15 @@ def main() -> int:
 
     if args.compare_kaleido_default:
         stop_renderer()
-        own = _static._background_reload
-        _static._background_reload = lambda base: base
+        own = _static.fast_tab_reuse
+        _static.fast_tab_reuse = lambda base: base
         try:
             smemviz.export(plan, out / "warmup.svg")
             rows.append(("SVG, warm, kaleido's own tab reload",
                          *median_of(lambda: smemviz.export(plan, out / "k.svg"), args.repeats)))
         finally:
             stop_renderer()
-            _static._background_reload = own
+            _static.fast_tab_reuse = own
 
     print(f"\n{'export':<40} {'median s':>9} {'min s':>7} {'max s':>7}")
     print("-" * 66)

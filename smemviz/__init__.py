@@ -14,12 +14,12 @@ from typing import Any
 from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to_lifetimes
-from ._cutlass_interop import as_plan, plan_from_cutlass
-from ._errors import CapacityError, DslUnavailableError, LayoutStateError
+from ._cutlass_interop import plan_from_cutlass
+from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
+from ._inputs import LayoutPair, as_layouts, as_plan
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
+from ._version import __version__
 from .hardware import get_arch
-
-__version__ = "0.1.0"
 
 # public name -> module that defines it; imported on first access
 _LAZY: dict[str, str] = {
@@ -32,7 +32,14 @@ _LAZY: dict[str, str] = {
     "explore": "smemviz.explorer",
     "Explorer": "smemviz.explorer",
     # exports, layout files
-    "export": "smemviz.export",
+    "export": "smemviz._export",
+    "EXPORT_FORMATS": "smemviz._export",
+    "read_plans": "smemviz._export",
+    "BrowserNotFoundError": "smemviz._export",
+    "ExportTimeoutError": "smemviz._export",
+    "find_browser": "smemviz._export",
+    "start_renderer": "smemviz._export",
+    "stop_renderer": "smemviz._export",
     "load_layout": "smemviz.layout_file",
     # kernel bridge (CuTe DSL)
     "probe": "smemviz.kernel",
@@ -54,8 +61,12 @@ __all__ = [
     "CapacityError",
     "LayoutStateError",
     "DslUnavailableError",
+    "DeclarationError",
+    "DeclarationTypeError",
     "plan_from_cutlass",
     "as_plan",
+    "as_layouts",
+    "LayoutPair",
     "get_arch",
     "hardware",
     "__version__",
@@ -66,7 +77,7 @@ __all__ = [
 _EXTRAS = {
     "smemviz.figures": "viz",
     "smemviz.explorer": "viz",
-    "smemviz.export": "export",
+    "smemviz._export": "export",
     "smemviz.kernel": "cutlass",
 }
 

@@ -36,9 +36,10 @@ from ._allocation import (
     check_smem_fields,
     check_tmem_fields,
 )
-from ._errors import CapacityError, LayoutStateError
+from ._errors import CapacityError, DeclarationError, LayoutStateError
 from ._lifetimes import check_steps, phase_lifetimes, read_live
-from ._plan import LayoutPlan, Lifetimes, build_plan
+from ._plan import CapacityCheck, LayoutPlan, Lifetimes, build_plan
+from ._units import align_up
 
 __all__ = ["SmemAllocator", "TmemAllocator", "groups_to_lifetimes", "compare_layouts"]
 
@@ -80,9 +81,6 @@ class _BaseAllocator:
 
     def _align(self, alloc: Any) -> int:
         return 1
-
-    def _requirements(self, resource: Any) -> list[Any]:
-        raise NotImplementedError
 
     # -- declaration -----------------------------------------------------------
 
@@ -226,9 +224,11 @@ class _BaseAllocator:
             for a in phase:
                 self._check_alloc(a, where)
                 if id(a) in seen:
-                    raise ValueError(f"allocation {a.name!r} appears twice in the same alias group")
+                    raise DeclarationError(
+                        f"allocation {a.name!r} appears twice in the same alias group", allocation=a.name
+                    )
                 if id(a) in self._aliased:
-                    raise ValueError(f"allocation {a.name!r} is already in another alias group")
+                    raise DeclarationError(f"allocation {a.name!r} is already in another alias group", allocation=a.name)
                 seen.add(id(a))
         self._alias_groups.append(phase_lists)
         self._aliased |= seen
@@ -284,7 +284,7 @@ class _BaseAllocator:
                     al = align_of(a)
                     if al > g_align:
                         g_align = al
-                    cursor = -(-cursor // al) * al + size_of(a)
+                    cursor = align_up(cursor, al) + size_of(a)
                 if cursor > g_size:
                     g_size = cursor
             blocks.append((g_align, g_size, group))
@@ -293,7 +293,7 @@ class _BaseAllocator:
         offsets: list[tuple[Any, int]] = []
         cursor = 0
         for al, size, item in blocks:
-            base = -(-cursor // al) * al
+            base = align_up(cursor, al)
             offsets.append((item, base))
             cursor = base + size
         return offsets, cursor
@@ -308,7 +308,7 @@ class _BaseAllocator:
                     c = base
                     for a in phase:
                         al = align_of(a)
-                        c = -(-c // al) * al
+                        c = align_up(c, al)
                         out.append((a, c))
                         c += size_of(a)
             else:
@@ -495,6 +495,7 @@ class SmemAllocator(_BaseAllocator):
 
     _own_type = SmemAllocation
     _check_fields = staticmethod(check_smem_fields)
+
     def _size(self, alloc: Any) -> int:
         return int(alloc.size_bytes)
 
@@ -513,23 +514,27 @@ class SmemAllocator(_BaseAllocator):
     def _check_capacity_before_commit(self, total: int) -> None:
         if self._arch is None:
             return
-        unified = -(-total // hardware.MBARRIER_ALIGNMENT) * hardware.MBARRIER_ALIGNMENT + self._barrier_bytes
-        if unified > self._arch.smem_per_block:
-            largest = sorted(self.allocations, key=lambda a: -a.size_bytes)[:3]
-            top = ", ".join(f"{a.name} ({a.size_bytes} B, align {a.alignment})" for a in largest)
-            raise CapacityError(
-                f"SMEM layout needs {unified} B (data {total} B + barriers {self._barrier_bytes} B), "
-                f"which exceeds the {self._arch.name} per-block limit of {self._arch.smem_per_block} B "
-                f"by {unified - self._arch.smem_per_block} B; largest: {top}"
-            )
+        unified = align_up(total, hardware.MBARRIER_ALIGNMENT) + self._barrier_bytes
+        largest = sorted(self.allocations, key=lambda a: -a.size_bytes)[:3]
+        verdict = CapacityCheck(
+            self._arch.name, "smem", unified, self._arch.smem_per_block, "B",
+            tuple((a.name, a.size_bytes, a.alignment) for a in largest),
+            breakdown=f"data {total} B + barriers {self._barrier_bytes} B",
+        )
+        if not verdict.fits:
+            raise CapacityError(verdict.message())
 
     # -- pipelines -------------------------------------------------------------
 
     @staticmethod
-    def _stages(cfg: Any, owner: str) -> int:
+    def _stages(cfg: Any, kind: str, label: str) -> int:
         stages = getattr(cfg, "num_stages", None)
         if not _is_int(stages) or stages <= 0:
-            raise ValueError(f"{owner}: pipeline_config.num_stages must be a positive int, got {stages!r}")
+            raise DeclarationError(
+                f"{kind} {label!r}: pipeline_config.num_stages must be a positive int, got {stages!r}",
+                allocation=label,
+                field="num_stages",
+            )
         return stages
 
     def add_resource(self, resource: Any, live: Any = None) -> None:
@@ -553,7 +558,7 @@ class SmemAllocator(_BaseAllocator):
             and getattr(cfg, "barrier_ptr", None) is None
             and getattr(resource, "pipeline_group", None) is None
         )
-        nbytes = self._stages(cfg, f"resource {label!r}") * hardware.BARRIER_BYTES_PER_STAGE if needs_barriers else 0
+        nbytes = self._stages(cfg, "resource", label) * hardware.BARRIER_BYTES_PER_STAGE if needs_barriers else 0
         lives = self._read_lives(reqs, live)
         self._add_many(reqs, lives)
         if needs_barriers:
@@ -570,18 +575,20 @@ class SmemAllocator(_BaseAllocator):
             raise ValueError(
                 f"pipeline group {label!r} has no pipeline_config; register it once the group is built"
             )
-        stages = self._stages(cfg, f"pipeline group {label!r}")
+        stages = self._stages(cfg, "pipeline group", label)
         per_stage = getattr(group, "num_barriers_per_stage", None)
         if not _is_int(per_stage) or per_stage <= 0:
-            raise ValueError(
-                f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}"
+            raise DeclarationError(
+                f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}",
+                allocation=label,
+                field="num_barriers_per_stage",
             )
         self._barrier_groups.append(group)
         self._add_barriers(self._group_barriers, f"{label}.barriers", per_stage * stages * hardware.BARRIER_BYTES_PER_STAGE)
 
     def _add_barriers(self, into: list, name: str, nbytes: int) -> None:
         align = hardware.MBARRIER_ALIGNMENT
-        self._barrier_bytes = -(-self._barrier_bytes // align) * align + nbytes
+        self._barrier_bytes = align_up(self._barrier_bytes, align) + nbytes
         into.append((name, nbytes))
 
     def _barrier_entries(self) -> list[tuple[str, int]]:
@@ -605,14 +612,18 @@ class SmemAllocator(_BaseAllocator):
                 f"cannot register {alloc.name!r} too"
             )
         if alloc.size_bytes < hardware.TMEM_PTR_BYTES:
-            raise ValueError(
+            raise DeclarationError(
                 f"TMEM-pointer slot {alloc.name!r} has {alloc.size_bytes} B; it must hold a 32-bit address "
-                f"({hardware.TMEM_PTR_BYTES} B)"
+                f"({hardware.TMEM_PTR_BYTES} B)",
+                allocation=alloc.name,
+                field="size_bytes",
             )
         if alloc.alignment < hardware.TMEM_PTR_BYTES:
-            raise ValueError(
+            raise DeclarationError(
                 f"TMEM-pointer slot {alloc.name!r} has alignment {alloc.alignment}; it needs at least "
-                f"{hardware.TMEM_PTR_BYTES}"
+                f"{hardware.TMEM_PTR_BYTES}",
+                allocation=alloc.name,
+                field="alignment",
             )
         self._add_many([alloc])
         self._tmem_ptr_alloc = alloc
@@ -654,7 +665,7 @@ class SmemAllocator(_BaseAllocator):
         """Emit the one unified ``cutlass.Array`` in SMEM (call inside
         ``@cute.kernel``/``@cute.jit``) and return it."""
         self._require_layout("allocate()")
-        from .kernel import _emit
+        from . import _emit
 
         trace = _emit.current_trace()
         if self._smem_base is None or trace is not self._smem_trace:
@@ -666,7 +677,7 @@ class SmemAllocator(_BaseAllocator):
         self._require_layout(what)
         if self._smem_base is None:
             raise LayoutStateError(f"call allocate() (inside a kernel) before {what}")
-        from .kernel import _emit
+        from . import _emit
 
         if _emit.current_trace() is not self._smem_trace:
             raise LayoutStateError(
@@ -685,7 +696,7 @@ class SmemAllocator(_BaseAllocator):
             raise TypeError(
                 f"allocation {alloc.name!r} has no dtype; use get_as_type(alloc, dtype, count)"
             )
-        from .kernel import _emit
+        from . import _emit
 
         return _emit.typed_view(self._smem_base, alloc.offset, alloc.dtype, alloc.count)
 
@@ -702,7 +713,7 @@ class SmemAllocator(_BaseAllocator):
                 f"get_as_type({alloc.name!r}): {count} x {dtype} = {dtype_bytes(dtype, count)} B "
                 f"overruns the allocation's {alloc.size_bytes} B"
             )
-        from .kernel import _emit
+        from . import _emit
 
         return _emit.typed_view(self._smem_base, alloc.offset, dtype, count)
 
@@ -719,7 +730,7 @@ class SmemAllocator(_BaseAllocator):
         """Point each registered pipeline's ``pipeline_config.barrier_ptr`` into
         the barrier region of the unified array (after ``allocate()``)."""
         self._require_allocated("assign_barrier_ptrs()")
-        from .kernel import _emit
+        from . import _emit
 
         regions = iter(self.plan.barrier_regions)
         for owner in [*self._barrier_resources, *self._barrier_groups]:
@@ -735,7 +746,7 @@ class SmemAllocator(_BaseAllocator):
         self._require_allocated("tmem_ptr_view()")
         if self._tmem_ptr_alloc is None:
             raise LayoutStateError("no TMEM-pointer slot registered; call add_tmem_ptr() first")
-        from .kernel import _emit
+        from . import _emit
 
         return _emit.typed_view(self._smem_base, self._tmem_ptr_alloc.offset, "i32", 1)
 
@@ -778,17 +789,17 @@ class TmemAllocator(_BaseAllocator):
 
     _own_type = TmemAllocation
     _check_fields = staticmethod(check_tmem_fields)
+
     def _size(self, alloc: Any) -> int:
         return int(alloc.num_columns)
 
     def _check_capacity_before_commit(self, total: int) -> None:
-        if total > hardware.TMEM_COLUMNS:
-            largest = sorted(self.allocations, key=lambda a: -a.num_columns)[:3]
-            top = ", ".join(f"{a.name} ({a.num_columns} cols)" for a in largest)
-            raise CapacityError(
-                f"TMEM layout needs {total} columns, which exceeds the {hardware.TMEM_COLUMNS} columns "
-                f"of a CTA by {total - hardware.TMEM_COLUMNS}; largest: {top}"
-            )
+        arch = self._arch if self._arch is not None else hardware.default_arch("tmem")
+        largest = sorted(self.allocations, key=lambda a: -a.num_columns)[:3]
+        verdict = CapacityCheck(arch.name, "tmem", total, arch.tmem_columns, "cols",
+                                tuple((a.name, a.num_columns, 1) for a in largest))
+        if not verdict.fits:
+            raise CapacityError(verdict.message())
 
     @property
     def total_tmem_columns(self) -> int:

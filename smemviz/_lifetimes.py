@@ -12,6 +12,8 @@ import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ._errors import DeclarationError, DeclarationTypeError
+
 __all__ = ["Steps", "check_steps", "read_live", "phase_lifetimes", "MAX_CONVERTED_STEPS"]
 
 # alias groups turn into one step per combination of their phases; beyond this many, refuse
@@ -47,6 +49,14 @@ def check_steps(steps: Any) -> Steps | None:
     return names
 
 
+def _refused(label: str, message: str) -> DeclarationError:
+    return DeclarationError(message, allocation=label, field="live")
+
+
+def _mistyped(label: str, message: str) -> DeclarationTypeError:
+    return DeclarationTypeError(message, allocation=label, field="live")
+
+
 def read_live(live: Any, steps: Steps | None, label: str) -> frozenset[int]:
     """The step indices ``live`` names, for the allocation called ``label``.
 
@@ -56,34 +66,35 @@ def read_live(live: Any, steps: Steps | None, label: str) -> frozenset[int]:
     where = f"allocation {label!r}: live="
     if isinstance(live, range):
         if live.step != 1:
-            raise ValueError(f"{where}{live!r} must be a range with step 1 (half-open [first, stop))")
+            raise _refused(label, f"{where}{live!r} must be a range with step 1 (half-open [first, stop))")
         items: list[Any] = list(live)
         if not items:
-            raise ValueError(f"{where}{live!r} is empty; an allocation must be live in at least one step")
+            raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
     elif isinstance(live, (str, int)) and not isinstance(live, bool):
         items = [live]
     elif isinstance(live, (set, frozenset, list, tuple)):
         items = list(live)
         if not items:
-            raise ValueError(f"{where}{live!r} is empty; an allocation must be live in at least one step")
+            raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
     else:
-        raise TypeError(
-            f"{where} must be a step name, an int step, a range or a set/list of steps, got {type(live).__name__} {live!r}"
+        raise _mistyped(
+            label,
+            f"{where} must be a step name, an int step, a range or a set/list of steps, got {type(live).__name__} {live!r}",
         )
     out = set()
     for item in items:
         if isinstance(item, str):
             if steps is None or item not in steps:
                 known = ", ".join(map(repr, steps)) if steps else "none (give the allocator steps=(...) to name them)"
-                raise ValueError(f"{where} unknown step {item!r}; steps: {known}")
+                raise _refused(label, f"{where} unknown step {item!r}; steps: {known}")
             out.add(steps.index(item))
         elif _is_int(item):
             if item < 0 or (steps is not None and item >= len(steps)):
                 limit = f"0..{len(steps) - 1}" if steps is not None else "0 or more"
-                raise ValueError(f"{where} step {item} is out of range ({limit})")
+                raise _refused(label, f"{where} step {item} is out of range ({limit})")
             out.add(item)
         else:
-            raise TypeError(f"{where} steps must be names or ints, got {type(item).__name__} {item!r}")
+            raise _mistyped(label, f"{where} steps must be names or ints, got {type(item).__name__} {item!r}")
     return frozenset(out)
 
 

@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 from . import hardware
 from ._errors import CapacityError
+from ._names import shown
+from ._units import align_up
 
 __all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "LIFETIME_SCHEMA_VERSION"]
 
@@ -108,7 +110,8 @@ class CapacityCheck:
     used: int
     limit: int
     unit: str
-    contributors: tuple[tuple[str, int], ...]  # largest top-level blocks, (label, size)
+    contributors: tuple[tuple[str, int, int], ...]  # largest top-level blocks: (label, size, alignment)
+    breakdown: str = ""  # how ``used`` adds up, e.g. "data 230400 B + barriers 112 B"
 
     @property
     def fits(self) -> bool:
@@ -127,22 +130,21 @@ class CapacityCheck:
         return 100.0 * self.used / self.limit if self.limit else float("inf")
 
     def message(self) -> str:
+        """The one wording of a capacity verdict, used by every error, report and view."""
         what = "SMEM" if self.memory == "smem" else "TMEM"
-        limit_kind = "per-block limit" if self.memory == "smem" else "column count"
+        unit = "B" if self.memory == "smem" else "columns"
         if self.limit == 0:
-            return f"{self.arch} has no {what}, but the layout needs {self.used} {self.unit}"
-        head = f"{what} layout needs {self.used} {self.unit}"
+            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
+        head = f"{what} layout needs {self.used} {unit}"
+        if self.breakdown:
+            head += f" ({self.breakdown})"
+        limit = (f"the {self.arch} per-block limit of {self.limit} B" if self.memory == "smem"
+                 else f"the {self.limit} columns of a CTA on {self.arch}")
         if self.fits:
-            return f"{head}: fits the {self.arch} {limit_kind} of {self.limit} {self.unit} ({self.percent:.1f}%)"
-        top = ", ".join(f"{label} ({size} {self.unit})" for label, size in self.contributors)
-        return (
-            f"{head}, which exceeds the {self.arch} {limit_kind} of {self.limit} {self.unit} "
-            f"by {self.overshoot} {self.unit}; largest: {top}"
-        )
-
-
-def _align_up(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
+            return f"{head}: fits {limit} ({self.percent:.1f}%)"
+        top = ", ".join(f"{shown(label)} ({size} {unit}" + (f", align {al})" if al > 1 else ")")
+                        for label, size, al in self.contributors)
+        return f"{head}, which exceeds {limit} by {self.overshoot} {unit}; largest: {top}"
 
 
 @dataclass(frozen=True)
@@ -231,7 +233,7 @@ class LayoutPlan:
         TMEM: the columns used."""
         if self.memory == "tmem":
             return self.data_total
-        return _align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
+        return align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
 
     @property
     def total(self) -> int:
@@ -324,8 +326,10 @@ class LayoutPlan:
         return list(self._blocks)
 
     @cached_property
-    def _largest_blocks(self) -> tuple[tuple[str, int], ...]:
-        return tuple(sorted(((label, size) for label, _, size in self._blocks), key=lambda b: -b[1])[:3])
+    def _largest_blocks(self) -> tuple[tuple[str, int, int], ...]:
+        aligned = [(r.name, r.size, r.alignment) for r in self.regions if r.group is None]
+        aligned += [(self.group_label(g.index), g.size, g.alignment) for g in self.groups]
+        return tuple(sorted(aligned, key=lambda b: -b[1])[:3])
 
     def group_label(self, index: int) -> str:
         phases = []
@@ -337,7 +341,7 @@ class LayoutPlan:
 
     def capacity(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
         """Compare with ``arch`` (default: the plan's own arch, else sm_90 / sm_100)."""
-        a = hardware.get_arch(arch or self.arch or ("sm_100" if self.memory == "tmem" else "sm_90"))
+        a = hardware.get_arch(arch or self.arch or hardware.default_arch(self.memory))
         if self.memory == "smem":
             used, limit = self.unified_bytes, a.smem_per_block
         else:
@@ -395,36 +399,19 @@ class LayoutPlan:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LayoutPlan:
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-            raise ValueError(f"not a smemviz layout plan (expected schema {SCHEMA!r})")
-        version = data.get("version")
-        if version not in _READABLE_VERSIONS:
-            raise ValueError(
-                f"unsupported layout-plan version {version!r}; this smemviz reads "
-                + ", ".join(map(str, _READABLE_VERSIONS))
-            )
-        try:
-            regions = tuple(_region_from_dict(r) for r in data["regions"])
-            groups = tuple(
-                AliasGroup(
-                    index=g["index"], offset=g["offset"], size=g["size"],
-                    alignment=g["alignment"], phase_sizes=tuple(g["phase_sizes"]),
-                )
-                for g in data.get("groups", [])
-            )
-            return cls(
-                memory=data["memory"], regions=regions, groups=groups,
-                data_total=data["data_total"], barrier_bytes=data.get("barrier_bytes", 0),
-                base_alignment=data.get("base_alignment", 1), arch=data.get("arch"),
-                source=data.get("source", "smemviz"), steps=tuple(data.get("steps", ())),
-                lower_bound=data.get("lower_bound"), optimal=data.get("optimal"), solver=data.get("solver"),
-            )
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"malformed layout plan: {exc}") from None
+        """The plan ``to_dict()`` wrote; ``ValueError`` naming the field when the
+        document is not one a computed layout could produce (see ``_plan_read``)."""
+        from ._plan_read import plan_from_dict
+
+        return plan_from_dict(data)
 
     @classmethod
     def from_json(cls, text: str) -> LayoutPlan:
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise ValueError("malformed layout plan: nested too deeply") from None
+        return cls.from_dict(data)
 
     # -- display -------------------------------------------------------------
 
@@ -539,11 +526,11 @@ def build_plan(
     if memory == "smem":
         if base_alignment == 1:
             base_alignment = hardware.TMA_ALIGNMENT
-        start = _align_up(data_total, hardware.MBARRIER_ALIGNMENT)
+        start = align_up(data_total, hardware.MBARRIER_ALIGNMENT)
         cursor = start
         prev_end = data_total
         for name, nbytes in barriers:
-            off = _align_up(cursor, hardware.MBARRIER_ALIGNMENT)
+            off = align_up(cursor, hardware.MBARRIER_ALIGNMENT)
             regions.append(Region(
                 name=name, kind="barrier", offset=off, size=nbytes,
                 alignment=hardware.MBARRIER_ALIGNMENT, padding_before=off - prev_end,
@@ -554,6 +541,8 @@ def build_plan(
         barrier_total = cursor - start
 
     regions.sort(key=lambda r: (r.offset, r.index))
+    if lifetimes is not None:
+        regions = _padding_by_step(regions)
     return LayoutPlan(
         memory=memory,
         regions=tuple(regions),
@@ -565,6 +554,17 @@ def build_plan(
         source=source,
         **(lifetimes.plan_fields() if lifetimes is not None else {}),
     )
+
+
+def _padding_by_step(regions: list[Region]) -> list[Region]:
+    """With lifetimes, regions overlap in address: the padding before a region is
+    the gap down to the highest end below it among the regions live with it."""
+    out = []
+    for r in regions:
+        below = [q.end for q in regions if q is not r and q.end <= r.offset
+                 and (r.live is None or q.live is None or set(r.live) & set(q.live))]
+        out.append(replace(r, padding_before=r.offset - max(below, default=0)))
+    return out
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,11 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import lifetime_instances
 
 from smemviz._aliasing import Problem, solve
 from smemviz._aliasing._greedy import ORDERS, first_fit, ordered
+
+from .strategies import lifetime_instances
 
 
 def overlaps(offsets, sizes, lives):

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 
 import pytest
 from hypothesis import given, settings
-from strategies import replay, smem_programs, smemviz_alloc
 
 import smemviz
 from smemviz import CapacityError, LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
+
+from .strategies import replay, smem_programs, smemviz_alloc
 
 KIB = 1024
 
@@ -271,3 +272,34 @@ def test_over_capacity_with_lifetimes_is_refused_and_changes_nothing():
     with pytest.raises(CapacityError, match=r"needs 245760 B .* exceeds the sm_90 per-block limit of 232448 B by 13312 B"):
         s.compute_layout()
     assert not s.layout_computed and [a.offset for a in big] == [7, 7]
+
+
+def _lifetime_plan_dict():
+    s, *_ = gemm_with_epilogue()
+    return json.loads(s.plan.to_json())
+
+
+@pytest.mark.parametrize(
+    ("tamper", "match"),
+    [
+        (lambda d: d["regions"][0].update(live=[5]), r"live: step 5 but the plan has 3 steps|\.live"),
+        (lambda d: d["regions"][0].update(live=[1, 0]), r"ascending"),
+        (lambda d: d.update(steps=["a", "a", "b"]), r"unique step names"),
+        (lambda d: d.update(optimal="yes"), r"optimal: expected true or false"),
+        (lambda d: d.update(lower_bound=d["data_total"] + 1), r"lower_bound"),
+        (lambda d: d.update(version=1), r"need version 2"),
+    ],
+)
+def test_tampered_lifetime_plans_are_refused(tamper, match):
+    data = _lifetime_plan_dict()
+    tamper(data)
+    with pytest.raises(ValueError, match=match):
+        LayoutPlan.from_dict(data)
+
+
+def test_overlapping_regions_live_together_are_refused_on_read():
+    data = _lifetime_plan_dict()
+    epi = next(r for r in data["regions"] if r["name"] == "epi_tile")
+    epi["live"] = [1, 2]  # now live with the operands it overlaps
+    with pytest.raises(ValueError, match="overlap but are both live at step 'mma'"):
+        LayoutPlan.from_dict(data)

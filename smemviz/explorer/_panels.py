@@ -8,7 +8,11 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from ..figures._style import KIND_COLORS, PALETTE, fmt_units
+from .. import hardware
+from .._names import shown
+from .._report import REGION_COLUMNS, region_cells, summary_parts
+from .._units import fmt_units
+from ..figures._style import KIND_COLORS, PALETTE
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
@@ -27,7 +31,7 @@ def message_html(text: str, level: str = "error") -> str:
     """A coloured box holding ``text`` (plain text, escaped); empty for no message."""
     if not text:
         return ""
-    body = escape(text).replace("\n", "<br>")
+    body = "<br>".join(escape(shown(line)) for line in text.split("\n"))
     return f"<div class='smemviz-message smemviz-{level}' style='{_STYLES[level]}'>{body}</div>"
 
 
@@ -58,7 +62,7 @@ def _key_items(memory: str) -> list[tuple[str, str]]:
             (f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['alloc']}'></span>",
              "columns tcgen05.alloc asks for"),
             (f"<span style='{_SWATCH}height:0;border-top:2px solid {KIND_COLORS['capacity']}'></span>",
-             "512 columns"),
+             f"{hardware.TMEM_COLUMNS} columns"),
         ]
     return items
 
@@ -74,23 +78,10 @@ def key_html(memory: str) -> str:
 def _line(plan: LayoutPlan) -> str:
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
-    if plan.memory == "smem":
-        parts = [f"<b>SMEM</b> {fmt_units(plan.total, 'B')}"]
-        parts.append(f"<span style='color:{color}'>{cap.percent:.1f}% of {escape(cap.arch)} "
-                     f"({fmt_units(cap.limit, 'B')})</span>")
-        parts.append(f"data {plan.data_total:,} B")
-        if plan.barrier_bytes:
-            parts.append(f"barriers {plan.barrier_bytes:,} B")
-    else:
-        parts = [f"<b>TMEM</b> {plan.data_total:,} of {cap.limit or 512} columns"]
-        if plan.data_total:
-            parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} cols")
-    if plan.padding:
-        parts.append(f"padding {fmt_units(plan.padding, plan.unit)}")
-    if plan.alias_savings:
-        parts.append(f"aliasing saves {fmt_units(plan.alias_savings, plan.unit)}")
-    parts.append(f"{len(plan.regions)} regions")
-    return " · ".join(parts)
+    limit = fmt_units(cap.limit, plan.unit) if plan.memory == "smem" else f"{cap.limit} columns"
+    verdict = f"<span style='color:{color}'>{cap.percent:.1f}% of {escape(cap.arch)} ({limit})</span>"
+    facts = [escape(p) for p in summary_parts(plan)]
+    return " · ".join([f"<b>{plan.memory.upper()}</b> {facts[0]}", verdict, *facts[1:]])
 
 
 def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
@@ -108,27 +99,14 @@ MAX_TABLE_ROWS = 300  # beyond this the table lists the first rows; exports hold
 _HEAD_STYLE = "font-weight:bold;color:#37474f"
 _PRE_STYLE = ("margin:2px 0 0 0;font-family:monospace;font-size:12px;line-height:1.45;"
               "max-height:320px;overflow:auto;background:#fafbfc;padding:4px 8px;border:1px solid #eceff1")
-_NUMERIC = ("offset", "hex", "size", "end", "align", "pad before")
-
-
-def _rows(plan: LayoutPlan, max_rows: int) -> list[tuple[str, ...]]:
-    rows: list[tuple[str, ...]] = []
-    for r in plan.regions[:max_rows]:
-        where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
-        typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
-        kind = "" if r.kind == "data" else ("mbarriers" if r.kind == "barrier" else "TMEM ptr")
-        rows.append((r.name, kind, f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}", f"{r.end:,}",
-                     str(r.alignment), f"{r.padding_before:,}", where, typed))
-    return rows
 
 
 def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
     """One line per region in address order (names escaped), at most ``max_rows``."""
-    head = ("name", "kind", "offset", "hex", f"size ({plan.unit})", "end", "align", "pad before",
-            "group·phase", "type")
-    rows = _rows(plan, max_rows)
+    head = tuple(h if h != "size" else f"size ({plan.unit})" for h, _ in REGION_COLUMNS)
+    rows = [region_cells(r) for r in plan.regions[:max_rows]]
     widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(head)]
-    right = [h.split(" (")[0] in _NUMERIC for h in head]
+    right = [r for _, r in REGION_COLUMNS]
 
     def line(cells: tuple[str, ...]) -> str:
         return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()

@@ -24,12 +24,13 @@ import ipywidgets as widgets
 
 from .. import hardware
 from .._errors import CapacityError
+from .._inputs import LayoutPair
 from .._plan import LayoutPlan
 from ..figures import bank_spec, smem_spec, tmem_spec
 from ._controls import make_controls
 from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
-from ._inputs import Plans, to_plans
+from ._inputs import Plans, builder_plans, to_plans
 from ._panels import key_html, message_html, summary_html, tables_html
 from ._sync import LiveFigure
 
@@ -49,7 +50,7 @@ def _default_arch(plans: Plans) -> str:
     for plan in plans:
         if plan is not None and plan.arch:
             return plan.arch
-    return "sm_100" if tmem is not None else "sm_90"
+    return hardware.default_arch("tmem" if tmem is not None else "smem").name
 
 
 class Explorer(widgets.VBox):
@@ -60,7 +61,9 @@ class Explorer(widgets.VBox):
     ``ipywidgets.interact`` takes them) that returns one of those.
     """
 
-    def __init__(self, target: Any, *, arch: Any = None, controls: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, target: Any, *, arch: Any = None, controls: dict[str, Any] | None = None, run: Any = None
+    ) -> None:
         self._builder: Callable[..., Any] | None = None
         self.controls: dict[str, Any] = {}
         self._fixed: dict[str, Any] = {}
@@ -116,7 +119,10 @@ class Explorer(widgets.VBox):
         self._tmem_box = widgets.VBox([self.tmem_widget, widgets.HTML(key_html("tmem"))],
                                       layout=widgets.Layout(width="100%"))
         self._fitter = make_fitter()
+        # the run action (compile, launch, measure the current controls), when a runner is given
+        self.run_panel = _run_panel(run, lambda: self.values)
         super().__init__([bar, self.message, self.summary, self._smem_box, self._tmem_box,
+                          *([self.run_panel] if self.run_panel is not None else []),
                           self.details, export_box, *([self._fitter] if self._fitter is not None else [])])
         self.add_class(EXPLORER_CLASS)
 
@@ -140,6 +146,10 @@ class Explorer(widgets.VBox):
         """The builder arguments the controls give now."""
         return {**self._fixed, **{k: w.value for k, w in self.controls.items()}}
 
+    def __smemviz_layout__(self, arch: str | None = None) -> LayoutPair:
+        """The layout on screen, so ``smemviz.export(explorer, path)`` writes what is shown."""
+        return LayoutPair(self.smem_plan, self.tmem_plan, arch=arch or self.arch)
+
     def refresh(self) -> None:
         """Call the builder again with the current control values."""
         if self._builder is not None:
@@ -154,7 +164,7 @@ class Explorer(widgets.VBox):
         assert self._builder is not None
         args = self.values
         try:
-            return to_plans(self._builder(**args))
+            return builder_plans(self._builder(**args))
         except Exception as exc:  # the builder is user code: report, never raise into the widget
             where = ", ".join(f"{k}={v!r}" for k, v in args.items())
             frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
@@ -167,7 +177,7 @@ class Explorer(widgets.VBox):
         for plan in plans:
             if plan is None:
                 continue
-            cap = plan.capacity(self.arch if plan.memory == "smem" else "sm_100")
+            cap = plan.capacity(self.arch if plan.memory == "smem" else hardware.default_arch("tmem"))
             if not cap.fits:
                 problems.append(cap.message())
         return "\n".join(problems) or None
@@ -305,12 +315,22 @@ class Explorer(widgets.VBox):
         return smem if smem is not None else tmem
 
 
-def explore(target: Any, /, arch: Any = None, **controls: Any) -> Explorer:
+def _run_panel(runner: Any, values: Any) -> Any:
+    if runner is None:
+        return None
+    from ._run import RunPanel
+
+    return RunPanel(runner, values)
+
+
+def explore(target: Any, /, arch: Any = None, run: Any = None, **controls: Any) -> Explorer:
     """An explorer widget for a layout or a layout builder.
 
     ``explore(plan_or_allocator)``, ``explore((smem, tmem))``, or
     ``explore(build, stages=(1, 8), tile_n=[64, 128, 256], dtype=["bf16", "f8e4m3"])``:
     tuples become sliders, lists dropdowns, as with ``ipywidgets.interact``.
     ``arch`` picks the architecture whose capacity line is drawn first.
+    ``run`` (e.g. ``smemviz.kernel.gemm_runner()``) adds a "Run on GPU" action
+    that measures the current controls and keeps a history of runs.
     """
-    return Explorer(target, arch=arch, controls=controls)
+    return Explorer(target, arch=arch, controls=controls, run=run)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._cutlass_interop import as_plan
+from .._inputs import as_plan
 from ._spec import FigureSpec
 from ._style import FONT, KIND_COLORS, distinct_colors, fmt_units, plain
 

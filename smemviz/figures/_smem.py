@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._cutlass_interop import as_plan
+from .._inputs import as_plan
+from .._report import summary_parts
 from ._bars import LABEL_Y, SLOT_Y, region_traces
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
@@ -75,14 +76,7 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
 
 
 def _subtitle(plan: LayoutPlan) -> str:
-    parts = [f"{len(plan.regions)} regions", f"data {fmt_units(plan.data_total, 'B')}"]
-    if plan.barrier_bytes:
-        parts.append(f"barriers {plan.barrier_bytes:,} B")
-    if plan.padding:
-        parts.append(f"padding {plan.padding:,} B")
-    if plan.alias_savings:
-        parts.append(f"aliasing saves {fmt_units(plan.alias_savings, 'B')}")
-    return " · ".join(parts)
+    return " · ".join(summary_parts(plan)[1:])  # the title already gives the total
 
 
 def smem_figure(obj: Any, arch: Any = None, *, highlight: tuple[int, int] | None = None) -> Any:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import hardware
-from .._cutlass_interop import as_plan
+from .._inputs import as_plan
+from .._report import summary_parts
 from ._bars import LABEL_Y, SLOT_Y, region_traces
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
@@ -83,10 +84,7 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
 
 
 def _subtitle(plan: LayoutPlan) -> str:
-    parts = [f"{len(plan.regions)} allocations, each across all {LANES} lanes"]
-    if plan.alias_savings:
-        parts.append(f"aliasing saves {plan.alias_savings} cols")
-    return " · ".join(parts)
+    return " · ".join([f"each allocation across all {LANES} lanes", *summary_parts(plan)[1:]])
 
 
 def tmem_figure(obj: Any, *, highlight: tuple[int, int] | None = None) -> Any:
