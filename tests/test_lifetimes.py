@@ -303,3 +303,78 @@ def test_overlapping_regions_live_together_are_refused_on_read():
     epi["live"] = [1, 2]  # now live with the operands it overlaps
     with pytest.raises(ValueError, match="overlap but are both live at step 'mma'"):
         LayoutPlan.from_dict(data)
+
+
+# -- layout files ---------------------------------------------------------------------
+
+LAYOUT = """
+name = "epilogue over stages"
+arch = "sm_90a"
+steps = ["load", "mma", "epilogue"]
+
+[[smem]]
+name = "smem_a"
+size = 131072
+align = 1024
+live = ["load", "mma"]
+
+[[smem]]
+name = "epi"
+size = 65536
+align = 1024
+live = "epilogue"
+
+[[smem]]
+name = "flags"
+size = 64
+align = 16
+
+[[tmem]]
+name = "acc"
+columns = 256
+live = [0, 1]
+
+[[tmem]]
+name = "epi_acc"
+columns = 256
+live = 2
+"""
+
+
+def test_layout_file_steps_and_live():
+    from smemviz.layout_file import parse_layout
+
+    smem, tmem = parse_layout(LAYOUT).plans()
+    assert smem.steps == ("load", "mma", "epilogue") and smem.optimal
+    assert smem.region("epi").offset == smem.region("smem_a").offset == 0
+    assert smem.data_total == 131072 + 64 and smem.region("flags").live is None
+    assert tmem.data_total == 256 and tmem.region("epi_acc").live == (2,)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where", "match"),
+    [
+        ('live = "epilogue"', 'live = "store"', "smem[1].live", "unknown step 'store'; steps: 'load', 'mma', 'epilogue'"),
+        ('live = "epilogue"', "live = []", "smem[1].live", "is empty"),
+        ('live = "epilogue"', "live = 7", "smem[1].live", r"step 7 is out of range \(0..2\)"),
+        ('live = "epilogue"', "live = 1.5", "smem[1].live", "expected a step name or number"),
+        ('live = ["load", "mma"]', 'live = ["load", true]', "smem[0].live[1]", "expected a step name or number"),
+        ('steps = ["load", "mma", "epilogue"]', 'steps = ["load", "load", "epilogue"]', "steps", "repeated: 'load'"),
+        ('steps = ["load", "mma", "epilogue"]', 'steps = "load"', "steps", "expected a list of step names"),
+    ],
+)
+def test_layout_file_lifetime_errors(old, new, where, match):
+    from smemviz.layout_file import LayoutFileError, parse_layout
+
+    assert old in LAYOUT
+    with pytest.raises(LayoutFileError, match=match) as info:
+        parse_layout(LAYOUT.replace(old, new, 1))
+    assert where in str(info.value)
+
+
+def test_layout_file_live_with_alias_groups_is_refused():
+    from smemviz.layout_file import LayoutFileError, parse_layout
+
+    text = LAYOUT + '\n[[smem_alias]]\nphases = [["flags"], ["epi"]]\n'
+    with pytest.raises(LayoutFileError, match=r"smem_alias\[0\].phases.*has live= steps"):
+        parse_layout(text)
