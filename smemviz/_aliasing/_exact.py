@@ -151,12 +151,23 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
     unplaced = set(range(n))
     nodes = 0
     pruned_at = 1 << 62  # least bound of a branch pruned for exceeding the cap
+    # The rest of a search depends only on the unplaced buffers' lowest offsets
+    # and the last placement (the order constraint, which an earlier last
+    # placement only loosens): a state already searched to the end from an
+    # earlier or equal last placement, with a lower or equal peak, holds nothing new.
+    searched: dict[tuple, list[tuple[int, int, int]]] = {}
 
     def dfs(last_off: int, last_rank: int, peak: int) -> None:
         nonlocal nodes, pruned_at
         nodes += 1
         if nodes > limit:
             raise _OutOfNodes
+        state = tuple(sorted((i, min_off[i]) for i in unplaced))
+        visits = searched.get(state)
+        if visits is not None:
+            for s_off, s_rank, s_peak in visits:
+                if s_peak <= peak and (s_off < last_off or (s_off == last_off and s_rank <= last_rank)):
+                    return
         if not unplaced:
             if peak < best.peak:
                 best.peak = peak
@@ -239,6 +250,7 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
             off[i] = -1
             if not stacked:
                 break  # its offset is final, so any later sibling would have to go below it
+        searched.setdefault(state, []).append((last_off, last_rank, peak))
 
     try:
         dfs(-1, -1, 0)
