@@ -378,3 +378,19 @@ def test_layout_file_live_with_alias_groups_is_refused():
     text = LAYOUT + '\n[[smem_alias]]\nphases = [["flags"], ["epi"]]\n'
     with pytest.raises(LayoutFileError, match=r"smem_alias\[0\].phases.*has live= steps"):
         parse_layout(text)
+
+
+def test_cli_renders_the_lifetime_map(tmp_path, capsys):
+    from smemviz.cli import main
+
+    pytest.importorskip("plotly")
+    layout = tmp_path / "staged.toml"
+    layout.write_text(LAYOUT)
+    out = tmp_path / "lifetimes.html"
+    assert main(["render", str(layout), "-o", str(out), "--lifetimes"]) == 0
+    page = out.read_text()
+    assert "live bytes" in page and "epilogue" in page
+    plain = tmp_path / "plain.toml"
+    plain.write_text('[[smem]]\nname = "x"\nsize = 64\n')
+    assert main(["render", str(plain), "-o", str(tmp_path / "p.html"), "--lifetimes"]) == 2
+    assert "--lifetimes needs a layout with steps and live keys" in capsys.readouterr().err
