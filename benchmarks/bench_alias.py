@@ -18,8 +18,13 @@
    (the one place a wall clock ends a search). Targets: never worse than the
    best greedy; fits the capacity on at least 8 of 11 within 60 s each.
 
+3. With ``--figure N``: the lifetime map of an N-buffer layout, building its
+   figure and exporting SVG warm. Targets: redraw <= 150 ms at 200 regions
+   (the browser's part is not measured here), SVG export <= 0.5 s warm.
+
     python benchmarks/bench_alias.py [--instances 200] [--seed 0]
                                      [--challenging DIR] [--time-limit 60]
+                                     [--figure 200]
 """
 
 from __future__ import annotations
@@ -124,6 +129,43 @@ def challenging(directory: Path, time_limit: float) -> None:
     print(f"  fits {CAPACITY}: {fits} / {len(files)}; never worse than best greedy: {never_worse} / {len(files)}")
 
 
+def figure_speed(regions: int, repeats: int = 5) -> None:
+    """The lifetime map of a ``regions``-buffer plan: building its figure data,
+    and a warm SVG export (kaleido; the first export starts the browser)."""
+    import tempfile
+
+    import smemviz
+
+    rng = random.Random(1)
+    steps = 24
+    s = smemviz.SmemAllocator(steps=steps)
+    for k in range(regions):
+        first = rng.randrange(steps)
+        s.add(smemviz.SmemAllocation(f"buf{k}", rng.randint(4, 256) * 16, alignment=rng.choice([16, 128])),
+              live=range(first, rng.randint(first + 1, min(steps, first + 4))))
+    start = time.perf_counter()
+    s.compute_layout(node_budget=2000)
+    solve_s = time.perf_counter() - start
+    from smemviz.figures import lifetime_spec
+
+    spec_ms = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        lifetime_spec(s.plan).to_figure()
+        spec_ms.append((time.perf_counter() - start) * 1e3)
+    svg_s = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(repeats + 1):
+            fig = smemviz.lifetime_figure(s.plan)
+            start = time.perf_counter()
+            smemviz.export(s.plan, f"{tmp}/map{k}.svg", figure=fig)
+            svg_s.append(time.perf_counter() - start)
+    print(f"lifetime map, {regions} regions over {steps} steps (layout solved in {solve_s:.2f} s, "
+          f"{s.plan.solver}, optimal {s.plan.optimal}):")
+    print(f"  figure data + Figure: median {statistics.median(spec_ms):.1f} ms")
+    print(f"  SVG export: first {svg_s[0]:.2f} s, warm median {statistics.median(svg_s[1:]):.2f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--instances", type=int, default=200)
@@ -131,11 +173,14 @@ def main() -> None:
     ap.add_argument("--challenging", type=Path, help="directory with MiniMalloc's challenging CSVs")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per challenging file")
     ap.add_argument("--skip-kernel", action="store_true")
+    ap.add_argument("--figure", type=int, metavar="REGIONS", help="also time the lifetime map at this many regions")
     args = ap.parse_args()
     if not args.skip_kernel:
         kernel_sized(args.instances, args.seed)
     if args.challenging:
         challenging(args.challenging, args.time_limit)
+    if args.figure:
+        figure_speed(args.figure)
 
 
 if __name__ == "__main__":
