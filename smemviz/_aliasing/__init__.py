@@ -21,7 +21,7 @@ SolverName = Literal["auto", "exact", "greedy"]
 SOLVERS = ("auto", "exact", "greedy")
 
 # search nodes per layout (about 30 us each here): kernel-sized layouts mostly need a few hundred
-DEFAULT_NODE_BUDGET = 50_000
+DEFAULT_NODE_BUDGET = 100_000
 
 # static orders the exact search restarts with, in turn
 _SEARCH_ORDERS = ("size", "area", "alignment", "lifetime", "crowding", "area-time")

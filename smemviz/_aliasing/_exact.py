@@ -162,7 +162,7 @@ def _run(c: _Component, rank: Sequence[int], best: _Best, stop_below: int, limit
         nodes += 1
         if nodes > limit:
             raise _OutOfNodes
-        state = tuple(sorted((i, min_off[i]) for i in unplaced))
+        state = tuple([m if o < 0 else -1 for m, o in zip(min_off, off)])
         visits = searched.get(state)
         if visits is not None:
             for s_off, s_rank, s_peak in visits:
