@@ -919,7 +919,114 @@ def cutlass_allocators() -> nbformat.NotebookNode:
         fp4_smemviz = smemviz.SmemAllocation("sfa", dtype=cutlass.Float4E2M1FN, count=count)
         print(f"{count} x fp4: CUTLASS reserves {fp4_cutlass.size_bytes} B, smemviz {fp4_smemviz.size_bytes} B")
         """),
+        *struct_cells(),
     ])
+
+
+def struct_cells() -> list[nbformat.NotebookNode]:
+    """Notebook 04's last part: a kernel's own ``@cute.struct`` storage, linted, with its occupancy."""
+    return [
+        md("""
+        ## A kernel as it is written: its `@cute.struct` SharedStorage
+
+        Most CuTe DSL kernels declare shared memory as a `@cute.struct`.
+        Below is the storage of CUTLASS's Hopper dense GEMM example, built the
+        way that example builds it at trace time: fp16 A and B tiles of
+        128x128x64, 7 stages, the staged SMEM layouts from the DSL's Hopper
+        helpers, the mbarriers first, the operands aligned to 1024 B. Tracing
+        needs no GPU (`CUTE_DSL_ARCH` names the target).
+        """),
+        code("""
+        import os
+
+        os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
+        import cutlass.cute as cute
+        import cutlass.utils.hopper_helpers as sm90_utils
+        from cutlass.tensor_utils import LayoutEnum
+
+
+        def hopper_gemm_storage(stages=7, tile=(128, 128, 64), operand_align=1024):
+            \"\"\"Trace a jit function that declares the GEMM's SharedStorage; return the struct.\"\"\"
+            found = {}
+
+            @cute.jit
+            def declare():
+                a_layout = sm90_utils.make_smem_layout_a(LayoutEnum.ROW_MAJOR, tile, cutlass.Float16, stages)
+                b_layout = sm90_utils.make_smem_layout_b(LayoutEnum.ROW_MAJOR, tile, cutlass.Float16, stages)
+
+                @cute.struct
+                class SharedStorage:
+                    mainloop_pipeline_array_ptr: cute.struct.MemRange[cutlass.Int64, stages * 2]
+                    sA: cute.struct.Align[cute.struct.MemRange[cutlass.Float16, cute.cosize(a_layout)], operand_align]
+                    sB: cute.struct.Align[cute.struct.MemRange[cutlass.Float16, cute.cosize(b_layout)], operand_align]
+
+                found["storage"], found["swizzle"] = SharedStorage, str(a_layout.inner)
+
+            cute.compile(declare)
+            return found["storage"], found["swizzle"]
+
+
+        SharedStorage, swizzle = hopper_gemm_storage()
+        print(f"the DSL says: {SharedStorage.__sizeof__()} B; offsets {SharedStorage._offsets}; A swizzle {swizzle}")
+        """),
+        md("""
+        `plan_from_struct` reads the struct with the DSL's own offsets and
+        size. The struct cannot say that A and B are 128B-swizzled (the
+        `S<3,4,3>` above) in 7 stages, so that is passed by field name; the
+        linter uses it. The mbarrier array is recognised by its name.
+        """),
+        code("""
+        operands = {"sA": "128B", "sB": "128B"}
+        plan = smemviz.plan_from_struct(SharedStorage, arch="sm_90a", swizzle=operands, stages={"sA": 7, "sB": 7})
+        print(plan.report())
+        print(f"plan total equals the DSL's size: {plan.total == SharedStorage.__sizeof__()}")
+        """),
+        md("""
+        The struct puts the 112 B of mbarriers first and pads to the
+        1024-aligned operands: 912 B of padding that the allocator (which
+        sorts by alignment and puts the barriers last) would not spend. A
+        kernel within those bytes of the limit fits one way and not the other.
+        """),
+        code("""
+        alloc = smemviz.SmemAllocator()
+        for name in ("sA", "sB"):
+            region = plan.region(name)
+            alloc.add(smemviz.SmemAllocation(name, region.size, 1024, swizzle="128B", stages=7))
+        alloc.add(smemviz.SmemAllocation("mainloop_pipeline_array_ptr", 112, 8))
+        alloc.compute_layout()
+        print(f"struct: {plan.total} B, allocator: {alloc.plan.total} B, difference {plan.total - alloc.plan.total} B")
+        """),
+        md("""
+        ## Lint: the hardware's rules
+
+        The layout above breaks none. Declare the operands with the 128 B
+        alignment TMA alone needs and both start off their 1024 B swizzle
+        atoms: the kernel would read garbage, and nothing else would say so.
+        """),
+        code("""
+        print(f"as written: {plan.lint().text()}")
+        Loose, _ = hopper_gemm_storage(operand_align=128)
+        loose = smemviz.plan_from_struct(Loose, arch="sm_90a", swizzle=operands, stages={"sA": 7, "sB": 7})
+        for finding in loose.lint():
+            print(finding.line())
+        """),
+        md("""
+        ## Occupancy
+
+        One CTA of this GEMM fills an SM's shared memory. The occupancy says
+        what a second CTA per SM would take; fewer stages get there.
+        """),
+        code("""
+        print(plan.occupancy().message())
+        for stages in range(7, 1, -1):
+            storage, _ = hopper_gemm_storage(stages=stages)
+            occ = smemviz.plan_from_struct(storage, arch="sm_90a").occupancy(threads=384)
+            print(f"{stages} stages: {storage.__sizeof__():>7} B -> {occ.ctas} CTA(s)/SM, limited by {occ.limiter}")
+        """),
+        code("""
+        smemviz.smem_figure(plan)
+        """),
+    ]
 
 
 # ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The long fuzz run, started by hand: every fuzz test (tests/test_fuzz_*.py)
+# The long fuzz run, started by hand: every fuzz test (tests/test_fuzz_*.py and
+# the SVG one in tests/ui/)
 # with fresh random examples instead of CI's fixed seed and small budget.
 #
 #   scripts/fuzz_long.sh                 # 10000 examples per fuzz test (slow ones take a share)
@@ -14,4 +15,4 @@ cd "$(dirname "$0")/.."
 export SMEMVIZ_FUZZ_EXAMPLES="${SMEMVIZ_FUZZ_EXAMPLES:-10000}"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 exec nice -n 10 "${PYTHON:-python}" -m pytest -p no:cacheprovider -q --hypothesis-show-statistics \
-    --durations=0 tests/test_fuzz_*.py "$@"
+    --durations=0 tests/test_fuzz_*.py tests/ui/test_fuzz_svg.py "$@"

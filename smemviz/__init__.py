@@ -17,7 +17,10 @@ from ._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to
 from ._cutlass_interop import plan_from_cutlass
 from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
 from ._inputs import LayoutPair, as_layouts, as_plan
+from ._lint import Finding, Findings
+from ._occupancy import Occupancy, occupancy
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
+from ._struct import plan_from_struct
 from ._version import __version__
 from .hardware import get_arch
 
@@ -64,7 +67,12 @@ __all__ = [
     "DeclarationError",
     "DeclarationTypeError",
     "plan_from_cutlass",
+    "plan_from_struct",
     "as_plan",
+    "Finding",
+    "Findings",
+    "Occupancy",
+    "occupancy",
     "as_layouts",
     "LayoutPair",
     "get_arch",

@@ -117,6 +117,10 @@ class SmemAllocation:
     With ``dtype`` and no ``size_bytes`` the size is ``ceil(count * width / 8)``
     (exact for sub-byte types such as fp4). ``offset`` is set by
     ``SmemAllocator.compute_layout()``.
+
+    ``swizzle`` ("32B", "64B", "128B"), ``stages`` (pipeline stages the buffer
+    holds) and ``tma`` (a TMA destination) change nothing in the layout; they
+    travel into the plan so :meth:`LayoutPlan.lint` can check the hardware's rules.
     """
 
     name: str
@@ -124,6 +128,9 @@ class SmemAllocation:
     alignment: int = 128
     dtype: Any = None
     count: int = 1
+    swizzle: str | None = None
+    stages: int | None = None
+    tma: bool | None = None
     offset: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
@@ -137,6 +144,8 @@ class SmemAllocation:
             except (TypeError, ValueError) as exc:
                 raise _dtype_error(exc, self.name) from None
         check_smem_fields(self)
+        if self.swizzle is not None or self.stages is not None or self.tma is not None:
+            check_lint_fields(self)
 
     @property
     def end(self) -> int:
@@ -148,10 +157,30 @@ class SmemAllocation:
 
     def __repr__(self) -> str:
         typed = f", dtype={self.dtype_name}, count={self.count}" if self.dtype is not None else ""
+        for key in ("swizzle", "stages", "tma"):
+            if getattr(self, key) is not None:
+                typed += f", {key}={getattr(self, key)!r}"
         return (
             f"SmemAllocation({self.name!r}, size_bytes={self.size_bytes}, "
             f"alignment={self.alignment}{typed}, offset={self.offset})"
         )
+
+
+def check_lint_fields(alloc: Any) -> None:
+    """Refuse a bad ``swizzle``/``stages``/``tma`` naming the allocation."""
+    from .hardware import SWIZZLE_ATOM_BYTES
+
+    name = alloc.name
+    swizzle = getattr(alloc, "swizzle", None)
+    if swizzle is not None and swizzle not in SWIZZLE_ATOM_BYTES:
+        known = ", ".join(repr(k) for k in SWIZZLE_ATOM_BYTES)
+        raise ValueError(f"SMEM allocation {name!r}: swizzle must be None, {known}; got {swizzle!r}")
+    stages = getattr(alloc, "stages", None)
+    if stages is not None and (not _is_int(stages) or stages <= 0):
+        raise ValueError(f"SMEM allocation {name!r}: stages must be a positive int, got {stages!r}")
+    tma = getattr(alloc, "tma", None)
+    if tma is not None and not isinstance(tma, bool):
+        raise TypeError(f"SMEM allocation {name!r}: tma must be True, False or None, got {tma!r}")
 
 
 def check_tmem_fields(alloc: TmemAllocation) -> None:

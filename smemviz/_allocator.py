@@ -70,6 +70,7 @@ class _BaseAllocator:
         self._layout_computed = False
         self._total = 0
         self._plan: LayoutPlan | None = None
+        self._fixed: dict[int, tuple[int, int, int]] = {}  # id -> (offset, size, alignment) as computed
 
     # -- hooks ---------------------------------------------------------------
 
@@ -267,8 +268,8 @@ class _BaseAllocator:
         else:
             self._check_alloc(a, "compute_layout()")
 
-    def _packed_layout(self) -> tuple[list[tuple[Any, int]], int]:
-        """CUTLASS's layout: (block, base offset) for every block, and the total."""
+    def _packed_layout(self) -> tuple[list[tuple[Any, int, int, int]], int]:
+        """CUTLASS's layout: (block, base offset, size, alignment) for every block, and the total."""
         size_of, align_of = self._size, self._align
         aliased = self._aliased
         blocks: list[tuple[int, int, Any]] = []  # (alignment, size, alloc or group)
@@ -290,39 +291,44 @@ class _BaseAllocator:
             blocks.append((g_align, g_size, group))
         blocks.sort(key=_by_alignment_desc)
 
-        offsets: list[tuple[Any, int]] = []
+        offsets: list[tuple[Any, int, int, int]] = []
         cursor = 0
         for al, size, item in blocks:
             base = align_up(cursor, al)
-            offsets.append((item, base))
+            offsets.append((item, base, size, al))
             cursor = base + size
         return offsets, cursor
 
-    def _member_offsets(self, placed: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
-        """(allocation, offset) for every allocation of a packed layout."""
+    def _member_offsets(self, placed: list[tuple[Any, int, int, int]]) -> list[tuple[Any, int, int, int]]:
+        """(allocation, offset, size, alignment) for every allocation of a packed layout."""
         size_of, align_of = self._size, self._align
         out = []
-        for item, base in placed:
+        for item, base, size, al in placed:
             if type(item) is list:
                 for phase in item:
                     c = base
                     for a in phase:
-                        al = align_of(a)
-                        c = align_up(c, al)
-                        out.append((a, c))
-                        c += size_of(a)
+                        a_align = align_of(a)
+                        c = align_up(c, a_align)
+                        a_size = size_of(a)
+                        out.append((a, c, a_size, a_align))
+                        c += a_size
             else:
-                out.append((item, base))
+                out.append((item, base, size, al))
         return out
 
-    def _commit(self, placed: list[tuple[Any, int]], total: int) -> None:
-        # nothing here can fail
-        for a, offset in self._member_offsets(placed):
+    def _commit(self, placed: list[tuple[Any, int, int, int]], total: int) -> None:
+        # nothing here can fail. The placement is also kept apart from the (mutable)
+        # allocations, so the plan shows the layout as computed here even if an
+        # allocation is changed afterwards.
+        self._fixed = {}
+        for a, offset, size, al in self._member_offsets(placed):
             a.offset = offset
+            self._fixed[id(a)] = (offset, size, al)
         self._total = total
         self._layout_computed = True
 
-    def _solve_lifetimes(self, solver: str, node_budget: int, packed: list[tuple[Any, int]]) -> None:
+    def _solve_lifetimes(self, solver: str, node_budget: int, packed: list[tuple[Any, int, int, int]]) -> None:
         allocs = list(self.allocations)
         live = dict(self._live)
         if self._alias_groups:
@@ -333,7 +339,7 @@ class _BaseAllocator:
             steps = tuple(str(k) for k in range(max((max(v) for v in live.values()), default=0) + 1))
         every = frozenset(range(len(steps)))
         # the packed layout is valid for any lifetimes: the solver's layout to beat
-        given = {id(a): o for a, o in self._member_offsets(packed)}
+        given = {id(a): o for a, o, _, _ in self._member_offsets(packed)}
         solution = solve(
             [self._size(a) for a in allocs],
             [self._align(a) for a in allocs],
@@ -343,8 +349,10 @@ class _BaseAllocator:
             incumbents=[[given[id(a)] for a in allocs]],
         )
         self._check_capacity_before_commit(solution.peak)
+        self._fixed = {}
         for a, o in zip(allocs, solution.offsets):
             a.offset = o
+            self._fixed[id(a)] = (o, self._size(a), self._align(a))
         self._total = solution.peak
         self._lifetimes = Lifetimes(
             steps=steps,
@@ -400,30 +408,29 @@ class _BaseAllocator:
     def plan(self) -> LayoutPlan:
         """The computed layout as an immutable :class:`LayoutPlan`."""
         self._require_layout("reading the plan")
-        if self._plan is None and self._lifetimes is not None:
+        if self._plan is None:
+            # offsets, sizes and alignments come from compute_layout(); names and
+            # types are read from the allocations, so they are checked again
+            own_type, check_fields = self._own_type, self._check_fields
+            for a in self.allocations:
+                if type(a) is own_type:
+                    check_fields(a)
+                else:
+                    self._check_alloc(a, "reading the plan")
+            fixed = self._fixed
+            solved = self._lifetimes is not None
             self._plan = build_plan(
                 self._memory,
-                self.allocations,
-                [],
+                self.allocations if solved else [a for a in self._allocations if id(a) not in self._aliased],
+                [] if solved else self._alias_groups,
                 self._total,
-                size_of=self._size,
-                align_of=self._align,
+                size_of=lambda a: fixed[id(a)][1],
+                align_of=lambda a: fixed[id(a)][2],
+                offset_of=lambda a: fixed[id(a)][0],
                 barriers=self._barrier_entries(),
                 tmem_ptr=self._tmem_ptr(),
                 arch=self.arch,
                 lifetimes=self._lifetimes,
-            )
-        if self._plan is None:
-            self._plan = build_plan(
-                self._memory,
-                [a for a in self._allocations if id(a) not in self._aliased],
-                self._alias_groups,
-                self._total,
-                size_of=self._size,
-                align_of=self._align,
-                barriers=self._barrier_entries(),
-                tmem_ptr=self._tmem_ptr(),
-                arch=self.arch,
             )
         return self._plan
 
@@ -453,6 +460,33 @@ class _BaseAllocator:
             f"{type(self).__name__}({len(self.allocations)} allocations, "
             f"{len(self._alias_groups)} alias groups, {state})"
         )
+
+
+def barriers_per_stage(group: Any) -> int:
+    """Barrier pairs per stage of a pipeline group: its ``num_barriers_per_stage``,
+    or, for groups from CUTLASS releases before 4.8 that lack it, members + 1
+    (one full barrier per member and a shared empty one, as those releases counted)."""
+    label = _label(group)
+    per_stage = getattr(group, "num_barriers_per_stage", None)
+    if per_stage is None:
+        members = getattr(group, "members", None)
+        try:
+            count = len(members) if members is not None else 0
+        except TypeError:
+            count = 0
+        if count <= 0:
+            raise DeclarationError(
+                f"pipeline group {label!r} has neither num_barriers_per_stage nor members to count "
+                f"(members + 1 barrier pairs per stage), got members={members!r}",
+                allocation=label, field="members",
+            )
+        return count + 1
+    if not _is_int(per_stage) or per_stage <= 0:
+        raise DeclarationError(
+            f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}",
+            allocation=label, field="num_barriers_per_stage",
+        )
+    return per_stage
 
 
 def _by_alignment_desc(block: tuple[int, int, Any]) -> int:
@@ -567,7 +601,8 @@ class SmemAllocator(_BaseAllocator):
 
     def add_pipeline_group(self, group: Any) -> None:
         """Register a pipeline group's barriers: ``(N + 1) * S`` stage pairs for
-        N members and S stages (``num_barriers_per_stage * num_stages * 16`` bytes)."""
+        N members and S stages (``num_barriers_per_stage * num_stages * 16`` bytes;
+        a group without ``num_barriers_per_stage`` is counted as its members + 1)."""
         label = _label(group)
         self._ensure_open(f"add pipeline group {label!r}")
         cfg = getattr(group, "pipeline_config", None)
@@ -576,13 +611,7 @@ class SmemAllocator(_BaseAllocator):
                 f"pipeline group {label!r} has no pipeline_config; register it once the group is built"
             )
         stages = self._stages(cfg, "pipeline group", label)
-        per_stage = getattr(group, "num_barriers_per_stage", None)
-        if not _is_int(per_stage) or per_stage <= 0:
-            raise DeclarationError(
-                f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}",
-                allocation=label,
-                field="num_barriers_per_stage",
-            )
+        per_stage = barriers_per_stage(group)
         self._barrier_groups.append(group)
         self._add_barriers(self._group_barriers, f"{label}.barriers", per_stage * stages * hardware.BARRIER_BYTES_PER_STAGE)
 

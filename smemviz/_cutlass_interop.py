@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import hardware
+from ._allocator import barriers_per_stage
 from ._errors import LayoutStateError
 from ._plan import LayoutPlan, build_plan
 
@@ -52,7 +53,7 @@ def plan_from_cutlass(allocator: Any, arch: str | None = None) -> LayoutPlan:
         (f"{_label(r)}.barriers", r.pipeline_config.num_stages * stage)
         for r in getattr(allocator, "_barrier_resources", [])
     ] + [
-        (f"{_label(g)}.barriers", g.num_barriers_per_stage * g.pipeline_config.num_stages * stage)
+        (f"{_label(g)}.barriers", barriers_per_stage(g) * g.pipeline_config.num_stages * stage)
         for g in getattr(allocator, "_barrier_groups", [])
     ]
     return build_plan(

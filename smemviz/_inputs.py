@@ -7,6 +7,8 @@ things:
 * a :class:`~smemviz.LayoutPlan`;
 * a computed smemviz ``SmemAllocator``/``TmemAllocator``, or a computed
   CUTLASS ``task_scheduling`` allocator;
+* a CuTe DSL ``@cute.struct`` shared-storage class (or its plain class, or an
+  instance), read by :func:`~smemviz.plan_from_struct`;
 * any object with a ``__smemviz_layout__(arch)`` method returning a
   :class:`LayoutPair` (a layout file's ``LayoutSpec``, an explorer, ...);
 * a tuple or list of at most one SMEM and one TMEM layout of the kinds
@@ -26,6 +28,7 @@ from . import hardware
 from ._cutlass_interop import is_cutlass_allocator, plan_from_cutlass
 from ._errors import LayoutStateError
 from ._plan import LayoutPlan
+from ._struct import is_cute_struct, plan_from_struct
 
 __all__ = ["LayoutPair", "Which", "as_plan", "as_layouts", "LAYOUT_HOOK"]
 
@@ -69,8 +72,10 @@ def _one_plan(obj: Any, arch: str | None) -> LayoutPlan:
         if not getattr(obj, "_layout_computed", False):
             raise LayoutStateError(f"call compute_layout() on the CUTLASS {type(obj).__name__} first")
         return plan_from_cutlass(obj, arch=arch)
+    if is_cute_struct(obj):
+        return plan_from_struct(obj, arch=arch)
     raise TypeError(
-        "expected a LayoutPlan, a computed smemviz or CUTLASS allocator, a layout file's spec, "
+        "expected a LayoutPlan, a computed smemviz or CUTLASS allocator, a @cute.struct class, a layout file's spec, "
         f"or an (SMEM, TMEM) pair of those; got {_describe(obj)}"
     )
 

@@ -18,14 +18,19 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import hardware
 from ._errors import CapacityError
 from ._names import shown
 from ._units import align_up
 
-__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "LIFETIME_SCHEMA_VERSION"]
+if TYPE_CHECKING:
+    from ._lint import Findings
+    from ._occupancy import Occupancy
+
+__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "LIFETIME_SCHEMA_VERSION",
+           "STRUCT_SOURCE"]
 
 SCHEMA = "smemviz.layout-plan"
 SCHEMA_VERSION = 1
@@ -37,6 +42,8 @@ _READABLE_VERSIONS = (SCHEMA_VERSION, LIFETIME_SCHEMA_VERSION)
 RegionKind = Literal["data", "barrier", "tmem_ptr"]
 MemoryKind = Literal["smem", "tmem"]
 _KINDS = ("data", "barrier", "tmem_ptr")
+# the source of a plan read from a @cute.struct: its barriers sit inside the data
+STRUCT_SOURCE = "cute.struct"
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,9 @@ class Region:
     dtype: str | None = None
     count: int | None = None
     index: int = 0  # declaration order
+    swizzle: str | None = None  # "32B" / "64B" / "128B" when the buffer is swizzled
+    stages: int | None = None  # pipeline stages the buffer holds, when known
+    tma: bool | None = None  # True when the buffer is a TMA destination
     live: tuple[int, ...] | None = None  # step indices it is live in; None: every step
 
     @property
@@ -69,10 +79,16 @@ class Region:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        for key in _OPTIONAL_REGION_KEYS:  # written only when set, so older readers see no change
+            if d[key] is None:
+                del d[key]
         d["end"] = self.end
         if self.live is not None:
             d["live"] = list(self.live)
         return d
+
+
+_OPTIONAL_REGION_KEYS = ("swizzle", "stages", "tma", "live")
 
 
 @dataclass(frozen=True)
@@ -103,9 +119,10 @@ class AliasGroup:
 
 @dataclass(frozen=True)
 class CapacityCheck:
-    """How a layout compares with one architecture's capacity."""
+    """How a layout compares with one architecture's capacity (``arch`` is
+    ``None`` when no architecture was given or detected: then nothing is judged)."""
 
-    arch: str
+    arch: str | None
     memory: MemoryKind
     used: int
     limit: int
@@ -114,12 +131,16 @@ class CapacityCheck:
     breakdown: str = ""  # how ``used`` adds up, e.g. "data 230400 B + barriers 112 B"
 
     @property
+    def judged(self) -> bool:
+        return self.arch is not None
+
+    @property
     def fits(self) -> bool:
-        return self.used <= self.limit
+        return not self.judged or self.used <= self.limit
 
     @property
     def overshoot(self) -> int:
-        return max(0, self.used - self.limit)
+        return max(0, self.used - self.limit) if self.judged else 0
 
     @property
     def headroom(self) -> int:
@@ -127,17 +148,21 @@ class CapacityCheck:
 
     @property
     def percent(self) -> float:
+        if not self.judged:
+            return 0.0
         return 100.0 * self.used / self.limit if self.limit else float("inf")
 
     def message(self) -> str:
         """The one wording of a capacity verdict, used by every error, report and view."""
         what = "SMEM" if self.memory == "smem" else "TMEM"
         unit = "B" if self.memory == "smem" else "columns"
-        if self.limit == 0:
-            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
         head = f"{what} layout needs {self.used} {unit}"
         if self.breakdown:
             head += f" ({self.breakdown})"
+        if not self.judged:
+            return f"{head}; no arch given, so no capacity checked (pass arch=, e.g. 'sm_90a')"
+        if self.limit == 0:
+            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
         limit = (f"the {self.arch} per-block limit of {self.limit} B" if self.memory == "smem"
                  else f"the {self.limit} columns of a CTA on {self.arch}")
         if self.fits:
@@ -158,7 +183,7 @@ class LayoutPlan:
     barrier_bytes: int = 0
     base_alignment: int = 1
     arch: str | None = None
-    source: str = "smemviz"  # "smemviz" or "cutlass" (read from CUTLASS's allocator)
+    source: str = "smemviz"  # "smemviz", "cutlass" (CUTLASS's allocator) or "cute.struct"
     steps: tuple[str, ...] = ()  # program steps, when the layout was solved from lifetimes
     lower_bound: int | None = None  # no layout of these lifetimes has a smaller data total
     optimal: bool | None = None  # True only when the solver proved it; None without lifetimes
@@ -231,8 +256,8 @@ class LayoutPlan:
     def unified_bytes(self) -> int:
         """SMEM: what the one unified array holds (data rounded to 8, then barriers).
         TMEM: the columns used."""
-        if self.memory == "tmem":
-            return self.data_total
+        if self.memory == "tmem" or self.source == STRUCT_SOURCE:
+            return self.data_total  # a struct's size already holds its barriers
         return align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
 
     @property
@@ -339,9 +364,21 @@ class LayoutPlan:
 
     # -- capacity ------------------------------------------------------------
 
+    def resolved_arch(self, arch: str | int | hardware.Arch | None = None) -> hardware.Arch | None:
+        """``arch``, else the plan's own, else :func:`smemviz.hardware.default_arch`
+        (``$CUTE_DSL_ARCH`` or the GPU present; ``None`` for SMEM with neither)."""
+        if arch is not None:
+            return hardware.get_arch(arch)
+        if self.arch is not None:
+            return hardware.get_arch(self.arch)
+        return hardware.default_arch(self.memory)
+
     def capacity(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
-        """Compare with ``arch`` (default: the plan's own arch, else sm_90 / sm_100)."""
-        a = hardware.get_arch(arch or self.arch or hardware.default_arch(self.memory))
+        """Compare with ``arch`` (default: see :meth:`resolved_arch`); with no arch
+        at all the check says so instead of judging."""
+        a = self.resolved_arch(arch)
+        if a is None:
+            return CapacityCheck(None, self.memory, self.unified_bytes, 0, self.unit, self._largest_blocks)
         if self.memory == "smem":
             used, limit = self.unified_bytes, a.smem_per_block
         else:
@@ -352,11 +389,34 @@ class LayoutPlan:
         return self.capacity(arch).fits
 
     def check(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
-        """Raise :class:`CapacityError` when the layout does not fit ``arch``."""
+        """Raise :class:`CapacityError` when the layout does not fit ``arch``
+        (``ValueError`` when there is no arch to check against)."""
         result = self.capacity(arch)
+        if not result.judged:
+            raise ValueError(f"no arch to check the {self.memory.upper()} layout against; pass arch=, e.g. 'sm_90a'")
         if not result.fits:
             raise CapacityError(result.message())
         return result
+
+    def occupancy(self, arch: str | int | hardware.Arch | None = None, *,
+                  threads: int | None = None, registers: int | None = None) -> Occupancy | None:
+        """CTAs per SM this SMEM layout allows on ``arch`` (optionally with threads per
+        CTA and registers per thread), and the SMEM per CTA one more CTA would need.
+        ``None`` for TMEM plans and when there is no arch."""
+        if self.memory != "smem":
+            return None
+        a = self.resolved_arch(arch)
+        if a is None:
+            return None
+        from ._occupancy import occupancy
+
+        return occupancy(self.unified_bytes, a, threads=threads, registers=registers)
+
+    def lint(self, arch: str | int | hardware.Arch | None = None, **options: Any) -> Findings:
+        """Hardware rules this layout breaks, as :class:`Finding` s (see ``docs/lint.md``)."""
+        from ._lint import lint
+
+        return lint(self, arch, **options)
 
     # -- serialisation -------------------------------------------------------
 
@@ -447,19 +507,23 @@ def build_plan(
     *,
     size_of,
     align_of,
+    offset_of=None,
     barriers: Iterable[tuple[str, int]] = (),
     tmem_ptr: Any = None,
     arch: str | None = None,
     source: str = "smemviz",
     lifetimes: Lifetimes | None = None,
 ) -> LayoutPlan:
-    """Assemble a plan from allocations whose ``offset`` is already set.
+    """Assemble a plan from allocations whose ``offset`` is already set
+    (or that ``offset_of`` places).
 
     Works for smemviz's allocations and for CUTLASS's alike (duck-typed).
     ``lifetimes`` (a layout solved from live steps) adds the steps, each
     region's live steps and the solver's bound.
     """
     from ._dtypes import dtype_name
+
+    off = offset_of or _offset_attr
 
     regions: list[Region] = []
     group_infos: list[AliasGroup] = []
@@ -469,12 +533,12 @@ def build_plan(
     # padding in front of each top-level block (standalone region or whole group), in address order
     tops: list[tuple[int, int, int, int]] = []  # (offset, size, kind 0=standalone 1=group, index)
     for i, a in enumerate(standalone):
-        tops.append((a.offset, size_of(a), 0, i))
+        tops.append((off(a), size_of(a), 0, i))
     group_offsets = []
     for gi, phases in enumerate(groups):
-        g_offset = min(a.offset for p in phases for a in p)
+        g_offset = min(off(a) for p in phases for a in p)
         group_offsets.append(g_offset)
-        g_size = max(max(a.offset + size_of(a) for a in p) for p in phases) - g_offset
+        g_size = max(max(off(a) + size_of(a) for a in p) for p in phases) - g_offset
         tops.append((g_offset, g_size, 1, gi))
     top_padding: dict[tuple[int, int], int] = {}
     cursor = 0
@@ -490,7 +554,7 @@ def build_plan(
         return Region(
             name=a.name,
             kind="tmem_ptr" if (tmem_ptr is not None and a is tmem_ptr) else "data",
-            offset=a.offset,
+            offset=off(a),
             size=size_of(a),
             alignment=align_of(a),
             padding_before=padding,
@@ -499,6 +563,9 @@ def build_plan(
             dtype=dtype_name(dtype),
             count=getattr(a, "count", None) if dtype is not None else None,
             index=index,
+            swizzle=getattr(a, "swizzle", None),
+            stages=getattr(a, "stages", None),
+            tma=getattr(a, "tma", None),
             live=lifetimes.live.get(id(a)) if lifetimes is not None else None,
         )
 
@@ -516,8 +583,8 @@ def build_plan(
             # the first member of each phase also sees the gap in front of the group
             cursor = g_offset - top_padding[(1, gi)]
             for a in phase:
-                regions.append(make(a, a.offset - cursor, gi, pi))
-                cursor = max(cursor, a.offset + size_of(a))
+                regions.append(make(a, off(a) - cursor, gi, pi))
+                cursor = max(cursor, off(a) + size_of(a))
                 index += 1
             phase_sizes.append(cursor - g_offset)
         group_infos.append(AliasGroup(gi, g_offset, max(phase_sizes), g_align, tuple(phase_sizes)))
@@ -554,6 +621,10 @@ def build_plan(
         source=source,
         **(lifetimes.plan_fields() if lifetimes is not None else {}),
     )
+
+
+def _offset_attr(alloc: Any) -> int:
+    return alloc.offset
 
 
 def _padding_by_step(regions: list[Region]) -> list[Region]:

@@ -14,7 +14,16 @@ from dataclasses import fields
 from typing import Any
 
 from . import hardware
-from ._plan import _KINDS, LIFETIME_SCHEMA_VERSION, SCHEMA, SCHEMA_VERSION, AliasGroup, LayoutPlan, Region
+from ._plan import (
+    _KINDS,
+    LIFETIME_SCHEMA_VERSION,
+    SCHEMA,
+    SCHEMA_VERSION,
+    STRUCT_SOURCE,
+    AliasGroup,
+    LayoutPlan,
+    Region,
+)
 from ._units import align_up
 
 __all__ = ["plan_from_dict"]
@@ -45,8 +54,6 @@ def _int(value: Any, where: str, minimum: int = 0) -> int:
         raise _fail(where, f"expected an integer, got {_brief(value)}")
     if value < minimum:
         raise _fail(where, f"must be >= {minimum}, got {_brief(value)}")
-    if value.bit_length() > 63:
-        raise _fail(where, f"does not fit in 64 bits ({value.bit_length()} bits)")
     return value
 
 
@@ -99,12 +106,15 @@ def _region(data: Any, where: str) -> Region:
     if (group is None) != (phase is None):
         raise _fail(where, "group and phase must be both set or both null")
     dtype = _str(d.get("dtype"), f"{where}.dtype", optional=True)
-    count = _opt_int(d.get("count"), f"{where}.count", 1)
+    count = _opt_int(d.get("count"), f"{where}.count", 0)
+    if count == 0 and size:  # zero elements only for an empty marker field (a struct's MemRange[T, 0])
+        raise _fail(f"{where}.count", f"0 elements in a region of {size} units")
     if (dtype is None) != (count is None):
         raise _fail(where, "dtype and count must be both set or both null")
     others = {k: v for k, v in d.items() if k not in ("name", "kind", "offset", "size", "alignment", "group",
                                                       "phase", "padding_before", "dtype", "count", "index", "end",
                                                       "live")}
+    _check_lint_fields(others, where)
     live = d.get("live")
     if live is not None:
         steps = [_int(t, f"{where}.live[{i}]") for i, t in enumerate(_list(live, f"{where}.live"))]
@@ -127,6 +137,17 @@ def _region(data: Any, where: str) -> Region:
     )
 
 
+def _check_lint_fields(d: dict[str, Any], where: str) -> None:
+    swizzle = d.get("swizzle")
+    if swizzle is not None and swizzle not in hardware.SWIZZLE_ATOM_BYTES:
+        raise _fail(f"{where}.swizzle", f"expected null or one of {', '.join(hardware.SWIZZLE_ATOM_BYTES)}, "
+                                        f"got {_brief(swizzle)}")
+    _opt_int(d.get("stages"), f"{where}.stages", 1)
+    tma = d.get("tma")
+    if tma is not None and not isinstance(tma, bool):
+        raise _fail(f"{where}.tma", f"expected true, false or null, got {_brief(tma)}")
+
+
 def _group(data: Any, where: str, position: int) -> AliasGroup:
     d = _dict(data, where, _GROUP_KEYS)
     for key in ("index", "offset", "size", "alignment", "phase_sizes"):
@@ -147,16 +168,17 @@ def _group(data: Any, where: str, position: int) -> AliasGroup:
     return AliasGroup(index, offset, size, _int(d["alignment"], f"{where}.alignment", 1), phase_sizes)
 
 
-def _check_groups(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...]) -> None:
+def _check_groups(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...], struct: bool = False) -> None:
     """Every aliased region belongs to a listed group and phase, lies inside the
-    group, and each phase is as large as its regions reach."""
+    group, and each phase is as large as its regions reach. A ``@cute.struct``'s
+    unions may hold anything, and a phase may end in a nested struct's padding."""
     reach: dict[tuple[int, int], int] = {}
     starts: dict[int, int] = {}
     for i, r in enumerate(regions):
         if r.group is None or r.phase is None:
             continue
         where = f"regions[{i}]"
-        if r.kind == "barrier":
+        if r.kind == "barrier" and not struct:
             raise _fail(where, "mbarrier storage is never aliased")
         if r.group >= len(groups):
             raise _fail(f"{where}.group", f"{r.group} but the plan has {len(groups)} alias groups")
@@ -169,9 +191,14 @@ def _check_groups(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...]) -
         reach[key] = max(reach.get(key, 0), r.end - g.offset)
         starts[r.group] = min(starts.get(r.group, r.offset), r.offset)
     for g in groups:
-        if starts.get(g.index, g.offset) != g.offset:
+        if starts.get(g.index, g.offset) != g.offset and not struct:  # (a struct's nested union may come first)
             raise _fail(f"groups[{g.index}].offset", f"{g.offset}, but its first region starts at {starts[g.index]}")
         for p, size in enumerate(g.phase_sizes):
+            if struct:
+                if reach.get((g.index, p), 0) > size:
+                    raise _fail(f"groups[{g.index}].phase_sizes[{p}]",
+                                f"{size}, but the phase's regions reach {reach[(g.index, p)]}")
+                continue
             if (g.index, p) not in reach:
                 raise _fail(f"groups[{g.index}].phase_sizes[{p}]", "the phase has no regions")
             if reach[(g.index, p)] != size:
@@ -179,11 +206,15 @@ def _check_groups(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...]) -
                             f"{size}, but the phase's regions reach {reach[(g.index, p)]}")
 
 
-def _check_no_overlap(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...]) -> None:
+def _check_no_overlap(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...], struct: bool = False) -> None:
     """Regions that are live together never share a unit: standalone regions and
-    whole alias groups side by side, and the regions of each phase."""
+    whole alias groups side by side, and the regions of each phase. (A union
+    inside a union of a ``@cute.struct`` lies inside the outer group.)"""
     blocks = [(r.offset, r.end, repr(r.name)) for r in regions if r.group is None and r.size]
-    blocks += [(g.offset, g.end, f"alias group {g.index}") for g in groups if g.size]
+    # a struct's outer union comes before the unions inside it
+    outer = [g for g in groups if not (struct and any(
+        h.index < g.index and h.offset <= g.offset and g.end <= h.end for h in groups))]
+    blocks += [(g.offset, g.end, f"alias group {g.index}") for g in outer if g.size]
     phases: dict[tuple[int, int], list[tuple[int, int, str]]] = {}
     for r in regions:
         if r.group is not None and r.phase is not None and r.size:
@@ -231,7 +262,29 @@ def _cut(label: str) -> str:
     return label if len(label) <= 60 else label[:57] + "..."
 
 
+def _check_struct_totals(plan: LayoutPlan) -> None:
+    """A ``@cute.struct``: its size holds every field (barriers too) and is a
+    multiple of its alignment; nothing follows it."""
+    end = max([r.end for r in plan.regions] + [g.end for g in plan.groups] + [0])
+    if plan.data_total < end:
+        raise _fail("data_total", f"{plan.data_total}, but the struct's fields end at {end}")
+    if plan.data_total % plan.base_alignment:
+        raise _fail("data_total", f"{plan.data_total} is not a multiple of the struct's alignment {plan.base_alignment}")
+    if plan.barrier_bytes:
+        raise _fail("barrier_bytes", f"{plan.barrier_bytes}, but a struct's mbarriers are among its fields")
+    if plan.memory != "smem":
+        raise _fail("memory", "a @cute.struct lays out shared memory")
+    if sum(r.kind == "tmem_ptr" for r in plan.regions) > 1:
+        raise _fail("regions", "more than one TMEM-pointer slot")
+    widest = max([r.alignment for r in plan.regions] + [1])
+    if plan.base_alignment < widest:
+        raise _fail("base_alignment", f"{plan.base_alignment} is less than a region's alignment {widest}")
+
+
 def _check_totals(plan: LayoutPlan) -> None:
+    if plan.source == STRUCT_SOURCE:
+        _check_struct_totals(plan)
+        return
     data_end = max([r.end for r in plan.regions if r.group is None and r.kind != "barrier"]
                    + [g.end for g in plan.groups] + [0])
     if plan.data_total != data_end:
@@ -304,11 +357,12 @@ def plan_from_dict(data: Any) -> LayoutPlan:
         source=_str(d.get("source", "smemviz"), "source") or "smemviz",
         **_lifetime_fields(d, version, regions),
     )
+    struct = plan.source == STRUCT_SOURCE
     if plan.steps:
         _check_no_overlap_by_step(plan)
     else:
-        _check_no_overlap(regions, groups)
-    _check_groups(regions, groups)
+        _check_no_overlap(regions, groups, struct)
+    _check_groups(regions, groups, struct)
     _check_totals(plan)
     _check_summary(plan, d.get("summary"))
     return plan

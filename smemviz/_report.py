@@ -8,10 +8,12 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from . import hardware
 from ._names import shown
 from ._units import fmt_units
 
 if TYPE_CHECKING:
+    from ._lint import Finding
     from ._plan import LayoutPlan, Region
 
 __all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_cells",
@@ -28,7 +30,7 @@ _KIND_WORD = {"data": "", "barrier": "mbarriers", "tmem_ptr": "TMEM ptr"}
 def region_cells(r: Region) -> tuple[str, ...]:
     """One region's row of the table, raw text (escape it for HTML/Markdown)."""
     where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
-    typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
+    typed = f"{shown(r.dtype)} × {r.count:,}" if r.dtype else ""
     return (shown(r.name), _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
             f"{r.end:,}", str(r.alignment), f"{r.padding_before:,}", where, typed)
 
@@ -111,7 +113,23 @@ def text_report(plan: LayoutPlan) -> str:
         lines.append(f"  {lifetime_summary(plan)}")
     cap = plan.capacity()
     lines.append(f"  {cap.message()}")
+    if plan.arch is None and cap.arch is not None:  # say where an assumed arch came from
+        found = hardware.detect_arch()
+        if found is not None and found[0].name == cap.arch:
+            lines.append(f"  (arch {cap.arch} assumed from {found[1]})")
+    occ = plan.occupancy()
+    if occ is not None:
+        lines.append(f"  Occupancy {occ.message()}")
+    findings = _findings(plan)
+    if findings:
+        lines.append(rule)
+        lines += [f"  {f.line()}" for f in findings]
     return "\n".join(lines) + "\n"
+
+
+def _findings(plan: LayoutPlan) -> list[Finding]:
+    """Lint findings beyond the capacity verdict the report already gives."""
+    return [f for f in plan.lint() if f.rule != "capacity"]
 
 
 def markdown_report(plan: LayoutPlan) -> str:
@@ -133,12 +151,19 @@ def markdown_report(plan: LayoutPlan) -> str:
     for r in plan.regions:
         out.append("| " + " | ".join(cell(c) for c in region_cells(r)) + " |")
     out += ["", _summary(plan), ""]
+    findings = _findings(plan)
+    if findings:
+        out += ["Lint findings:", ""]
+        out += [f"- **{f.severity}** `{f.rule}`: {cell(f.message)}; fix: {cell(f.fix)}" for f in findings]
+        out.append("")
     return "\n".join(out)
 
 
 def _summary(plan: LayoutPlan) -> str:
-    """The summary line and the capacity verdict, plain text."""
-    return " · ".join(summary_parts(plan)) + "; " + plan.capacity().message()
+    """The summary line, the capacity verdict and the occupancy, plain text."""
+    text = " · ".join(summary_parts(plan)) + "; " + plan.capacity().message()
+    occ = plan.occupancy()
+    return text + (f"; occupancy {occ.message()}" if occ is not None else "")
 
 
 def html_report(plan: LayoutPlan) -> str:
@@ -155,12 +180,19 @@ def html_report(plan: LayoutPlan) -> str:
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
+    share = f"{cap.percent:.1f}% of {escape(cap.arch)}" if cap.arch else "no arch given"
+    findings = "".join(
+        f"<li class='smemviz-finding smemviz-{f.severity}'><b>{f.severity}</b> <code>{escape(f.rule)}</code>: "
+        f"{escape(f.message)}; fix: {escape(f.fix)}</li>"
+        for f in _findings(plan)
+    )
     return (
         "<div class='smemviz-report'>"
-        f"<b>{title}</b> <span style='color:{color}'>({cap.percent:.1f}% of {escape(cap.arch)})</span>"
+        f"<b>{title}</b> <span style='color:{color}'>({share})</span>"
         "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
         f"<thead><tr>{heads}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<div style='font-size:12px'>{escape(_summary(plan))}</div>"
-        "</div>"
+        + (f"<ul class='smemviz-findings' style='font-size:12px'>{findings}</ul>" if findings else "")
+        + "</div>"
     )

@@ -9,8 +9,11 @@ timeout, unwritable output). Errors go to stderr as one line,
 from __future__ import annotations
 
 import argparse
+import importlib
+import inspect
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,8 +33,9 @@ EXIT_EXPORT_FAILED = 3
 
 _WHICH = ("both", "smem", "tmem")
 _EPILOG = (
-    "FILE is a layout file (.toml or .json, see examples/) or a plan exported as .json. "
-    "Exit status: 0 ok, 1 does not fit, 2 bad file or arguments, 3 export failed."
+    "FILE is a layout file (.toml or .json, see examples/), a plan exported as .json, or "
+    "MODULE:NAME, a @cute.struct class (or a function returning one, or an allocator) in an importable module. "
+    "Exit status: 0 ok, 1 does not fit or breaks a lint rule, 2 bad file or arguments, 3 export failed."
 )
 
 
@@ -83,9 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", metavar="FILE", help="layout file (.toml, .json) or exported plan (.json)")
+        p.add_argument("file", metavar="FILE", help="layout file (.toml, .json), exported plan (.json) "
+                       "or MODULE:NAME of a @cute.struct")
         p.add_argument("--arch", type=_arch, help="architecture to check against, e.g. sm_90a, sm_100a "
-                       "(default: the file's 'arch')")
+                       "(default: the file's 'arch', else $CUTE_DSL_ARCH, else the GPU present)")
         p.add_argument("--which", choices=_WHICH, default="both", help="memories to include (default: both)")
 
     render = sub.add_parser("render", help="draw the layout: .html .svg .png .pdf .json .md",
@@ -105,20 +110,63 @@ def build_parser() -> argparse.ArgumentParser:
     common(report)
     report.add_argument("--format", choices=("text", "md", "json"), default="text",
                         help="text (default), md (Markdown) or json (the plan)")
+    occupancy_options(report)
 
-    check = sub.add_parser("check", help="exit 1 if the layout does not fit the architecture",
-                           description="Check the layout against an architecture's SMEM and TMEM capacity.",
+    check = sub.add_parser("check", help="exit 1 if the layout does not fit or breaks a hardware rule",
+                           description="Check the layout against an architecture's SMEM and TMEM capacity "
+                                       "and the lint rules (docs/lint.md); print the occupancy.",
                            epilog=_EPILOG)
     common(check)
+    check.add_argument("--strict", action="store_true", help="exit 1 on lint warnings too")
+    occupancy_options(check)
     return parser
+
+
+def occupancy_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--threads", type=_positive_int, help="threads per CTA, for the occupancy")
+    p.add_argument("--registers", type=_positive_int, help="registers per thread, for the occupancy "
+                   "(needs --threads)")
 
 
 # -- loading ---------------------------------------------------------------------
 
 
+_PYTHON_NAME = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+def _load_python(target: str) -> Any:
+    """The object ``MODULE:NAME`` names (the current folder importable); a function is called."""
+    module_name, _, attr = target.partition(":")
+    added = os.getcwd() not in sys.path
+    if added:
+        sys.path.insert(0, os.getcwd())
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise LayoutFileError(f"cannot import {module_name!r}: {exc}", source=target) from None
+    except Exception as exc:  # the module's own code failed
+        raise LayoutFileError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}",
+                              source=target) from None
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise LayoutFileError(f"{module_name} has no attribute {attr!r}", source=target)
+        obj = getattr(obj, part)
+    from ._struct import is_cute_struct
+
+    if inspect.isfunction(obj) and not is_cute_struct(obj):
+        obj = obj()
+    return obj
+
+
 def _load(file: str) -> Any:
-    """A :class:`LayoutSpec`, or an ``(smem, tmem)`` pair read from an exported plan."""
+    """A :class:`LayoutSpec`, an ``(smem, tmem)`` pair read from an exported plan, or
+    the object ``MODULE:NAME`` names."""
     path = Path(file)
+    if _PYTHON_NAME.match(file) and not path.exists():
+        return _load_python(file)
     if path.suffix.lower() == ".json" and path.is_file():
         try:
             text = path.read_text(encoding="utf-8")
@@ -180,6 +228,15 @@ def _lifetime_figure(pair: Any, args: argparse.Namespace) -> Any:
     return lifetime_figure(plan, arch=args.arch)
 
 
+def _occupancy_lines(args: argparse.Namespace, plans: Any, arch: str | None) -> list[str]:
+    lines = []
+    for plan in plans:
+        occ = plan.occupancy(arch, threads=args.threads, registers=args.registers)
+        if occ is not None:
+            lines.append(f"occupancy {occ.message()}")
+    return lines
+
+
 def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     from ._export._text import to_json, to_markdown
 
@@ -192,22 +249,35 @@ def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
         if pair.title:
             out.write(f"{shown(pair.title)}\n\n")
         out.write("\n".join(p.report() for p in pair.plans))
+        if args.threads:
+            for line in _occupancy_lines(args, pair.plans, pair.arch):
+                out.write(f"  {line}\n")
     return EXIT_OK
 
 
 def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     pair = _plans(source, args)
-    if pair.arch is None:
-        raise _UsageError(f"{args.file}: no architecture to check against; pass --arch (e.g. --arch sm_100a) "
-                          "or set 'arch' in the file")
+    arch = pair.arch
+    if arch is None:
+        found = hardware.detect_arch()
+        arch = found[0].name if found else None
+    if arch is None:
+        raise _UsageError(f"{args.file}: no architecture to check against; pass --arch (e.g. --arch sm_100a), "
+                          "set 'arch' in the file or $CUTE_DSL_ARCH")
     failed = 0
     for plan in pair.plans:
-        result = plan.capacity(pair.arch)
+        result = plan.capacity(arch)
         if result.fits:
             out.write(f"{shown(args.file)}: {result.message()}\n")
         else:
             failed += 1
             sys.stderr.write(f"smemviz: error: {shown(args.file)}: {result.message()}\n")
+        for finding in plan.lint(arch, ignore=("capacity",)):
+            bad = finding.severity == "error" or (args.strict and finding.severity == "warning")
+            failed += bad
+            (sys.stderr if bad else out).write(f"{shown(args.file)}: {shown(finding.line())}\n")
+    for line in _occupancy_lines(args, pair.plans, arch):
+        out.write(f"{shown(args.file)}: {line}\n")
     return EXIT_DOES_NOT_FIT if failed else EXIT_OK
 
 

@@ -10,12 +10,30 @@ Every capacity or geometry number in smemviz comes from this module.
   column count from 32 to 512 and writes the TMEM base address into a 4-byte
   shared-memory slot.
 * A pipeline stage keeps two 8-byte mbarriers (full and empty).
+* Swizzled TMA/MMA operand buffers repeat their swizzle pattern every 8 rows
+  of the swizzle width: 32B -> 256 B, 64B -> 512 B, 128B -> 1024 B. Each
+  buffer (and each stage of it) must start on that atom.
+* Occupancy: an SM shares its shared memory among resident CTAs; each CTA
+  also costs a 1 KiB reservation (sm_80 and later), and the SM picks its
+  shared-memory size from a short list of carveouts.
+
+Sources: the CUDA C++ Programming Guide, "Compute Capabilities" appendix
+(table "Technical Specifications per Compute Capability" and the per-family
+"Shared Memory" sections, which list the carveouts and the 1 KB reserved per
+block); the PTX ISA for mbarrier (8-byte object, 8-byte aligned), for
+``cp.async.bulk.tensor`` (128-byte aligned shared-memory destination with a
+tensor map) and ``tcgen05.alloc`` (power-of-two columns, 32..512, the address
+written to shared memory as a 32-bit value); the per-block capacities are the
+CuTe DSL's own capacity map (nvidia-cutlass-dsl 4.8.1).
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from dataclasses import dataclass
+from typing import Literal, overload
 
 __all__ = [
     "Arch",
@@ -34,11 +52,19 @@ __all__ = [
     "BARRIER_BYTES_PER_STAGE",
     "TMA_ALIGNMENT",
     "SWIZZLE_128B_ALIGNMENT",
+    "SWIZZLE_ATOM_BYTES",
+    "SMEM_RESERVED_PER_CTA",
+    "SMEM_ALLOC_GRANULARITY",
+    "REGISTERS_PER_SM",
+    "MAX_REGISTERS_PER_THREAD",
+    "REGISTER_ALLOC_UNIT",
+    "ARCH_ENV",
+    "VIEW_FALLBACK_ARCH",
+    "detect_arch",
     "TMA_ROW_BYTES",
     "WARPGROUP_THREADS",
     "WARP_THREADS",
     "TMEM_ADDRESS_LANE_SHIFT",
-    "REGISTERS_PER_SM",
     "bank_of",
     "default_arch",
     "compile_target",
@@ -64,13 +90,28 @@ MBARRIER_ALIGNMENT = 8
 MBARRIERS_PER_STAGE = 2  # full + empty
 BARRIER_BYTES_PER_STAGE = MBARRIERS_PER_STAGE * MBARRIER_BYTES
 
+# PTX ISA, cp.async.bulk.tensor: the shared-memory destination is 128-byte aligned
 TMA_ALIGNMENT = 128
-SWIZZLE_128B_ALIGNMENT = 1024
+# swizzle mode -> bytes of one swizzle atom (8 rows x the swizzle width); a swizzled
+# buffer and each of its stages start on a multiple of it (CUTLASS aligns them so)
+SWIZZLE_ATOM_BYTES: dict[str, int] = {"32B": 256, "64B": 512, "128B": 1024}
+SWIZZLE_128B_ALIGNMENT = SWIZZLE_ATOM_BYTES["128B"]
+
+# Programming Guide, "Shared Memory" (8.x and later): 1 KB of shared memory per
+# thread block is reserved for system use and counts against the SM's capacity
+SMEM_RESERVED_PER_CTA = 1 * KIB
+# CUDA occupancy calculator: shared memory is given to a block in 128-byte units (sm_80+)
+SMEM_ALLOC_GRANULARITY = 128
+# Programming Guide, technical specifications: 64 K 32-bit registers per SM, at most
+# 255 per thread, on every architecture listed here; the occupancy calculator
+# allocates registers per warp in units of 256
+REGISTERS_PER_SM = 64 * KIB
+MAX_REGISTERS_PER_THREAD = 255
+REGISTER_ALLOC_UNIT = 256
+WARP_THREADS = 32  # also tcgen05.ld: warp w of a warpgroup reaches TMEM lanes 32w .. 32w + 31
 TMA_ROW_BYTES = 16  # a TMA tensor's strides (so its rows) are multiples of 16 bytes
 WARPGROUP_THREADS = 128  # wgmma and setmaxnreg act on 4 consecutive warps
 TMEM_ADDRESS_LANE_SHIFT = 16  # a TMEM address is lane << 16 | column
-WARP_THREADS = 32  # tcgen05.ld: warp w of a warpgroup reaches TMEM lanes 32w .. 32w + 31
-REGISTERS_PER_SM = 65536  # 32-bit registers; a CTA's threads x registers/thread must fit
 # the CuTe DSL aligns the dynamic shared-memory array to at most this (".align 1024" in PTX)
 MAX_SMEM_BASE_ALIGNMENT = 1024
 
@@ -85,6 +126,10 @@ class Arch:
     has_tmem: bool = False
     # compiles as sm_XXa: its arch-specific instructions (wgmma, tcgen05, setmaxnreg) need the suffix
     arch_specific: bool = False
+    smem_per_sm: int = 0  # largest shared-memory carveout of one SM, bytes
+    carveouts_kib: tuple[int, ...] = ()  # the shared-memory sizes an SM can be set to, KiB
+    max_ctas_per_sm: int = 32  # resident blocks per SM
+    max_warps_per_sm: int = 64  # resident warps per SM
 
     @property
     def number(self) -> int:
@@ -103,18 +148,36 @@ class Arch:
         return self.name
 
 
+# Carveout lists, Programming Guide "Shared Memory" sections: 8.0/8.7 "0, 8, 16, 32,
+# 64, 100, 132 or 164 KB"; 8.6/8.9 and 12.x "0, 8, 16, 32, 64 or 100 KB"; 9.0 and
+# 10.x "0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB". The per-SM size is the
+# largest carveout. Resident blocks and warps per SM: the technical-specifications
+# table (8.0: 32 / 64; 8.6, 8.7: 16 / 48; 8.9: 24 / 48; 9.0, 10.x: 32 / 64;
+# 12.x: 32 / 48). sm_101 and sm_110 (Jetson Thor) are taken as 10.0, whose
+# per-block limit the DSL's capacity map gives them too (not checked on hardware).
+_CARVEOUTS_164 = (0, 8, 16, 32, 64, 100, 132, 164)
+_CARVEOUTS_100 = (0, 8, 16, 32, 64, 100)
+_CARVEOUTS_228 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
+
+
+def _arch(name: str, family: str, per_block_kib: int, carveouts: tuple[int, ...], ctas: int, warps: int,
+          *, has_tmem: bool = False, arch_specific: bool = False) -> Arch:
+    return Arch(name, family, per_block_kib * KIB, has_tmem, arch_specific,
+                carveouts[-1] * KIB, carveouts, ctas, warps)
+
+
 _ARCH_LIST = (
-    Arch("sm_80", "Ampere", 163 * KIB),
-    Arch("sm_86", "Ampere", 99 * KIB),
-    Arch("sm_87", "Ampere", 163 * KIB),
-    Arch("sm_89", "Ada", 99 * KIB),
-    Arch("sm_90", "Hopper", 227 * KIB, arch_specific=True),
-    Arch("sm_100", "Blackwell", 227 * KIB, has_tmem=True, arch_specific=True),
-    Arch("sm_101", "Blackwell", 227 * KIB, has_tmem=True, arch_specific=True),
-    Arch("sm_103", "Blackwell", 227 * KIB, has_tmem=True, arch_specific=True),
-    Arch("sm_110", "Blackwell", 227 * KIB, has_tmem=True, arch_specific=True),
-    Arch("sm_120", "Blackwell (GeForce)", 99 * KIB),
-    Arch("sm_121", "Blackwell (GeForce)", 99 * KIB),
+    _arch("sm_80", "Ampere", 163, _CARVEOUTS_164, 32, 64),
+    _arch("sm_86", "Ampere", 99, _CARVEOUTS_100, 16, 48),
+    _arch("sm_87", "Ampere", 163, _CARVEOUTS_164, 16, 48),
+    _arch("sm_89", "Ada", 99, _CARVEOUTS_100, 24, 48),
+    _arch("sm_90", "Hopper", 227, _CARVEOUTS_228, 32, 64, arch_specific=True),
+    _arch("sm_100", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
+    _arch("sm_101", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
+    _arch("sm_103", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
+    _arch("sm_110", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
+    _arch("sm_120", "Blackwell (GeForce)", 99, _CARVEOUTS_100, 32, 48),
+    _arch("sm_121", "Blackwell (GeForce)", 99, _CARVEOUTS_100, 32, 48),
 )
 
 ARCHS: dict[str, Arch] = {a.name: a for a in _ARCH_LIST}
@@ -151,13 +214,74 @@ def get_arch(arch: str | int | Arch) -> Arch:
     raise ValueError(f"unknown architecture {arch!r}; known: {known} (suffixes 'a'/'f' accepted)")
 
 
-# the arch a memory is judged against when nothing names one
-_DEFAULT_ARCH = {"smem": "sm_90", "tmem": "sm_100"}
+# every TMEM arch has the same 512 columns, so a TMEM layout is judged against the
+# first of them when nothing else names one; an SMEM layout is not judged at all
+_TMEM_FALLBACK = "sm_100"
+# an interactive view's arch menu must show some choice; it shows this one, visibly
+VIEW_FALLBACK_ARCH = "sm_90"
+ARCH_ENV = "CUTE_DSL_ARCH"  # what the CuTe DSL itself compiles for
 
 
-def default_arch(memory: str) -> Arch:
-    """The arch a layout of ``memory`` ("smem"/"tmem") is judged against when none is given."""
-    return ARCHS[_DEFAULT_ARCH[memory]]
+def _arch_or_none(value: str) -> Arch | None:
+    try:
+        return get_arch(value)
+    except (TypeError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _gpu_arch() -> tuple[str, str] | None:
+    """(arch name, GPU name) of GPU 0 as ``nvidia-smi`` reports it, asked once per process."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run(
+            [exe, "--query-gpu=compute_cap,name", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=5, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    line = done.stdout.strip().splitlines()[0] if done.returncode == 0 and done.stdout.strip() else ""
+    cap, _, gpu = line.partition(",")
+    major, _, minor = cap.strip().partition(".")
+    if not (major.isdigit() and minor.isdigit()):
+        return None
+    arch = _arch_or_none(f"sm_{major}{minor}")
+    return (arch.name, gpu.strip()) if arch else None
+
+
+def detect_arch() -> tuple[Arch, str] | None:
+    """The architecture to assume and where it came from: ``$CUTE_DSL_ARCH`` first,
+    else the GPU that ``nvidia-smi`` reports; ``None`` when neither says."""
+    env = os.environ.get(ARCH_ENV, "").strip()
+    if env:
+        arch = _arch_or_none(env)
+        if arch is not None:
+            return arch, f"${ARCH_ENV}={env}"
+    gpu = _gpu_arch()
+    if gpu is not None:
+        return ARCHS[gpu[0]], f"GPU {gpu[1]}"
+    return None
+
+
+@overload
+def default_arch(memory: Literal["tmem"]) -> Arch: ...
+@overload
+def default_arch(memory: str) -> Arch | None: ...
+def default_arch(memory: str) -> Arch | None:
+    """The arch a layout of ``memory`` ("smem"/"tmem") is judged against when none is
+    given: ``$CUTE_DSL_ARCH`` or the GPU present (:func:`detect_arch`). With neither,
+    ``None`` for SMEM (reports then say no arch was given) and sm_100 for TMEM,
+    whose 512 columns are the same on every TMEM arch."""
+    found = detect_arch()
+    arch = found[0] if found else None
+    if memory == "tmem" and (arch is None or not arch.has_tmem):
+        return ARCHS[_TMEM_FALLBACK]
+    return arch
 
 
 def compile_target(arch: str | int | Arch) -> str:

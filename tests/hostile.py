@@ -161,7 +161,96 @@ def _plausible(key: str, names: list[str]) -> st.SearchStrategy[Any]:
 
 
 @st.composite
-def layout_documents(draw: Any) -> dict[str, Any]:
+def valid_documents(draw: Any) -> dict[str, Any]:
+    """A layout document that follows the schema (it may still not fit)."""
+    smem_names = draw(st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True), min_size=0, max_size=7,
+                               unique=True))
+    doc: dict[str, Any] = {"version": 1}
+    if draw(st.booleans()):
+        doc["name"] = draw(st.from_regex(r"[A-Za-z][A-Za-z0-9 _.-]{0,20}", fullmatch=True))
+    if draw(st.booleans()):
+        doc["arch"] = draw(st.sampled_from(["sm_90a", "sm_100a", "sm_80", "sm_120"]))
+    smem = []
+    for name in smem_names:
+        entry: dict[str, Any] = {"name": name, "align": draw(st.sampled_from([4, 8, 16, 128, 1024]))}
+        if draw(st.booleans()):
+            entry["size"] = draw(st.integers(4, 90000))
+        else:
+            entry.update(dtype=draw(st.sampled_from(["f16", "bf16", "f32", "f8e4m3", "f4e2m1", "i8"])),
+                         count=draw(st.integers(1, 40000)))
+        smem.append(entry)
+    if smem:
+        doc["smem"] = smem
+    free = list(smem_names)
+    if free and draw(st.booleans()):
+        slot = free.pop()
+        doc["tmem_ptr"] = slot
+        smem[smem_names.index(slot)].update(size=draw(st.sampled_from([4, 8, 16])), align=4)
+        smem[smem_names.index(slot)].pop("dtype", None)
+        smem[smem_names.index(slot)].pop("count", None)
+    aliases = []
+    while len(free) >= 2 and draw(st.booleans()):
+        members = [free.pop() for _ in range(draw(st.integers(2, len(free))))]
+        cut = draw(st.integers(1, len(members) - 1))
+        aliases.append({"phases": [members[:cut], members[cut:]]})
+    if aliases:
+        doc["smem_alias"] = aliases
+    pipes = draw(st.lists(st.from_regex(r"p[a-z]{0,5}", fullmatch=True), max_size=3, unique=True))
+    if pipes:
+        doc["pipeline"] = [{"name": p, "stages": draw(st.integers(1, 8))} for p in pipes]
+    if draw(st.integers(0, 2)) == 0:
+        doc["pipeline_group"] = [{"name": "grp", "stages": draw(st.integers(1, 8)), "members": draw(st.integers(1, 4))}]
+    tmem_names = draw(st.lists(st.from_regex(r"t[a-z0-9]{0,5}", fullmatch=True), max_size=4, unique=True))
+    if tmem_names:
+        doc["tmem"] = [{"name": t, "columns": draw(st.sampled_from([16, 32, 64, 128, 256, 300]))} for t in tmem_names]
+        if len(tmem_names) >= 2 and draw(st.booleans()):
+            doc["tmem_alias"] = [{"phases": [tmem_names[:1], tmem_names[1:]]}]
+    return doc
+
+
+def _all_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _all_paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _all_paths(v, (*path, i))
+    return out
+
+
+@st.composite
+def with_defects(draw: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with up to two values replaced, keys removed or added, or entries duplicated."""
+    for _ in range(draw(st.integers(0, 2))):
+        paths = [p for p in _all_paths(doc) if p]
+        if not paths:
+            break
+        path = draw(st.sampled_from(paths))
+        parent = doc
+        for part in path[:-1]:
+            parent = parent[part]
+        key = path[-1]
+        op = draw(st.sampled_from(["replace", "replace", "delete", "add_key", "duplicate"]))
+        if op == "replace":
+            parent[key] = draw(st.one_of(scalars, hostile_values, unprintable_names))
+        elif op == "delete":
+            del parent[key]
+        elif op == "add_key" and isinstance(parent[key], dict):
+            parent[key][draw(st.sampled_from(["sizee", "alignment", "Name", "phase", ""]))] = draw(scalars)
+        elif op == "duplicate" and isinstance(parent, list):
+            parent.append(json.loads(json.dumps(parent[key])))
+    return doc
+
+
+def layout_documents() -> st.SearchStrategy[dict[str, Any]]:
+    """Layout documents: valid ones, valid ones with a defect or two, and
+    documents that are hostile throughout."""
+    return st.one_of(valid_documents(), valid_documents().flatmap(with_defects), hostile_documents())
+
+
+@st.composite
+def hostile_documents(draw: Any) -> dict[str, Any]:
     """A layout document as data: mostly the schema's shape, with wrong types,
     extreme numbers, unknown keys, duplicate names and hostile strings mixed in."""
     names = draw(st.lists(st.one_of(st.from_regex(r"[a-z]{1,6}[0-9]?", fullmatch=True), hostile_text),

@@ -215,3 +215,51 @@ def lifetime_instances(draw, max_buffers: int = 10, max_steps: int = 8, max_size
         else:
             lives.append(frozenset(draw(st.sets(st.integers(0, steps - 1), min_size=1))))
     return sizes, aligns, lives
+
+
+# -- @cute.struct shared-storage descriptions -----------------------------------------
+
+# CuTe DSL numeric type names a struct field may use (sub-byte ones only inside MemRange)
+STRUCT_SCALARS = ("Int8", "Int16", "Int32", "Int64", "Uint8", "Uint32", "Float16", "BFloat16",
+                  "Float32", "Float64", "Float8E4M3FN", "Boolean")
+STRUCT_RANGE_DTYPES = (*STRUCT_SCALARS, "Float4E2M1FN")
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    kind: str  # scalar | range | struct
+    dtype: str | None = None
+    count: int = 1
+    align: int | None = None  # wrapped in Align[...] when set
+    struct: StructSpec | None = None
+
+
+@dataclass(frozen=True)
+class StructSpec:
+    fields: tuple[FieldSpec, ...]
+    union: bool = False
+
+
+_ALIGNS = st.one_of(st.none(), st.sampled_from([1, 2, 4, 8, 16, 128, 256, 1024]))
+
+
+def _leaf_fields() -> st.SearchStrategy[FieldSpec]:
+    scalar = st.builds(FieldSpec, kind=st.just("scalar"), dtype=st.sampled_from(STRUCT_SCALARS), align=_ALIGNS)
+    ranged = st.builds(FieldSpec, kind=st.just("range"), dtype=st.sampled_from(STRUCT_RANGE_DTYPES),
+                       count=st.integers(0, 5000), align=_ALIGNS)
+    return st.one_of(scalar, ranged)
+
+
+def struct_specs(max_depth: int = 2) -> st.SearchStrategy[StructSpec]:
+    """Random struct (or union) descriptions: scalars, MemRanges, Align[...], nesting."""
+    def fields(depth: int) -> st.SearchStrategy[FieldSpec]:
+        if depth == 0:
+            return _leaf_fields()
+        nested = st.builds(FieldSpec, kind=st.just("struct"), align=_ALIGNS, struct=specs(depth - 1))
+        return st.one_of(_leaf_fields(), _leaf_fields(), nested)
+
+    def specs(depth: int) -> st.SearchStrategy[StructSpec]:
+        return st.builds(StructSpec, fields=st.lists(fields(depth), min_size=1, max_size=6).map(tuple),
+                         union=st.booleans().map(lambda b: b and depth < max_depth))
+
+    return specs(max_depth).map(lambda s: StructSpec(s.fields, union=False))

@@ -261,7 +261,7 @@ def test_five_thousand_regions_stay_a_handful_of_traces():
     for i in range(5000):
         s.add(SmemAllocation(f"r{i}", 64 + (i % 5) * 16, 16))
     s.compute_layout()
-    fig = smem_figure(s)
+    fig = smem_figure(s, arch="sm_90")
     assert len(fig.data) == len(TRACE_NAMES)
     assert len(traces(fig)["data"].base) == 5000
     assert len(fig.layout.shapes) == 2

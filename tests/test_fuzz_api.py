@@ -206,7 +206,12 @@ def test_random_call_sequences_do_the_job_or_refuse_cleanly(data, memory):
 
 
 def _check_computed(alloc: Any) -> None:
-    plan = alloc.plan
+    before = snapshot(alloc)
+    try:
+        plan = alloc.plan
+    except (ValueError, TypeError):  # an allocation broken after compute_layout()
+        assert snapshot(alloc) == before
+        return
     # what the allocator computed passes the checks a plan read back from a file must pass
     assert LayoutPlan.from_dict(json.loads(plan.to_json())) == plan
     for text in (text_report(plan), markdown_report(plan), plan.capacity().message()):

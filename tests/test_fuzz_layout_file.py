@@ -20,8 +20,10 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from hypothesis import event as _event
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
 from smemviz import CapacityError, LayoutPlan
 from smemviz._report import markdown_report, text_report
@@ -44,7 +46,16 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE_FILES = {p.suffix[1:]: p.read_bytes() for p in sorted(EXAMPLES.glob("*")) if p.suffix in (".toml", ".json")}
 
 
+def event(text: str) -> None:
+    """Count an outcome in hypothesis's statistics (ignored outside a fuzz test)."""
+    try:
+        _event(text)
+    except InvalidArgument:
+        pass
+
+
 def check_error(exc: LayoutFileError, source: str, fmt: str) -> None:
+    event(f"refused ({'with' if exc.line is not None else 'without'} a line)")
     text = str(exc)
     assert text.startswith(source), text
     assert not RAW_CONTROL_OR_NEWLINE.search(text), text  # one line, nothing a terminal would obey
@@ -53,6 +64,7 @@ def check_error(exc: LayoutFileError, source: str, fmt: str) -> None:
 
 
 def check_valid(spec: LayoutSpec) -> None:
+    event("valid layout")
     try:
         plans = spec.plans()
     except CapacityError:  # TMEM beyond 512 columns: a fact about the layout, not a bad file
@@ -133,6 +145,7 @@ def run_main(argv: list[str]) -> tuple[int, str, str]:
 
 def check_cli(path: Path, argv: list[str], output: Path | None = None) -> int:
     code, out, err = run_main(argv)
+    event(f"{argv[0]} exit {code}")
     assert "Traceback" not in out + err
     assert code in (0, 1, 2), (code, err)
     assert not RAW_CONTROL.search(out + err)

@@ -192,6 +192,14 @@ def check_cutlass(text: str, nb) -> None:
     assert f"CUTLASS reserves 0 B, smemviz {128 * 256 // 2} B" in text
     assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the explorer is not shown"
     assert "| smem_a |" in text, "the Markdown export is not shown"
+    # a kernel's own @cute.struct, read with the DSL's offsets, linted, with its occupancy
+    assert "the DSL says: 230400 B" in text and "plan total equals the DSL's size: True" in text
+    assert "mainloop_pipeline_array_ptr [mbarrier]" in text
+    assert re.search(r"struct: 230400 B, allocator: (\d+) B, difference (\d+) B", text)
+    assert "as written: no findings" in text
+    assert "error[swizzle-align] sB (128B swizzle)" in text
+    assert "sm_90: 1 CTA/SM (limited by shared memory); 2 CTAs/SM need <= 115712 B per CTA" in text
+    assert re.search(r"3 stages: +\d+ B -> 2 CTA\(s\)/SM", text)
 
 
 def check_real_gemm(text: str, nb) -> None:

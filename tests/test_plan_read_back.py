@@ -88,7 +88,7 @@ TAMPERS = {
     "unknown region key": (lambda d: _region(d, "a").update(colour="red"), "unknown key 'colour'"),
     "unknown architecture": (lambda d: d.update(arch="sm_7"), "arch"),
     "aliased mbarriers": (lambda d: _region(d, "load.barriers").update(group=0, phase=0), "never aliased"),
-    "huge size": (lambda d: _region(d, "a").update(size=2**80), "64 bits"),
+    "huge size": (lambda d: _region(d, "a").update(size=2**80, end=_region(d, "a")["offset"] + 2**80), "overlap"),
 }
 
 
@@ -129,3 +129,59 @@ def test_cli_refuses_a_tampered_plan_with_exit_2(tmp_path, capsys, smem_doc, wha
         out, err = capsys.readouterr()
         assert out == "" and err.startswith(f"smemviz: error: {path}: malformed layout plan") and err.count("\n") == 1
     assert not (tmp_path / "o.md").exists()
+
+
+def test_an_allocation_changed_after_compute_layout_does_not_change_the_plan():
+    """Found by the API fuzz test: the plan was built on first use from the
+    allocations as they were then, so a size changed after compute_layout()
+    gave a plan with overlapping regions."""
+    alloc = SmemAllocator()
+    a, b = SmemAllocation("a", 64, 64), SmemAllocation("b", 64, 64)
+    alloc.add(a)
+    alloc.add_alias_group([[b], [SmemAllocation("c", 32, 32)]])
+    alloc.compute_layout()
+    a.size_bytes, a.alignment, a.offset, b.size_bytes = 2**63, 1, 5, 4096
+    plan = alloc.plan
+    assert (plan.region("a").offset, plan.region("a").size, plan.region("a").alignment) == (0, 64, 64)
+    assert plan.region("b").size == 64 and plan.groups[0].size == 64
+    assert LayoutPlan.from_dict(plan.to_dict()) == plan
+
+
+def test_a_name_broken_after_compute_layout_is_refused_when_the_plan_is_read():
+    alloc = TmemAllocator()
+    t = alloc.add(TmemAllocation("t", 32))
+    alloc.compute_layout()
+    t.name = ""
+    with pytest.raises(ValueError, match="name must not be empty"):
+        alloc.plan
+    t.name = "t2"
+    assert alloc.plan.region("t2").size == 32
+
+
+def test_plans_with_sizes_beyond_64_bits_read_back():
+    """Found by the long fuzz run: the allocators take any positive size (a
+    layout that cannot fit still gets a plan, to show by how much), so a plan
+    read back takes it too."""
+
+    class Group:
+        name = "g"
+        num_barriers_per_stage = 2**62
+
+        class pipeline_config:  # noqa: N801
+            num_stages = 4
+            barrier_ptr = None
+
+    alloc = SmemAllocator()
+    alloc.add(SmemAllocation("a", 2**70))
+    alloc.add_pipeline_group(Group())
+    alloc.compute_layout()
+    assert LayoutPlan.from_json(alloc.plan.to_json()) == alloc.plan
+
+
+def test_a_dtype_read_back_is_shown_escaped(smem_doc):
+    from smemviz._report import html_report, markdown_report
+
+    doc = copy.deepcopy(smem_doc)
+    _region(doc, "a").update(dtype="\x1f<b>", count=4)
+    plan = LayoutPlan.from_dict(doc)
+    assert "\\x1f&lt;b&gt; × 4" in html_report(plan) and "\x1f" not in markdown_report(plan)

@@ -18,17 +18,29 @@ PAIR_SCHEMA = "smemviz.layout-plans"
 PAIR_SCHEMA_VERSION = 1
 
 
+def _with_checks(plan: LayoutPlan, arch: str | None) -> dict[str, Any]:
+    """The plan's data plus what was found about it on ``arch`` (lint, occupancy);
+    readers of the plan schema ignore both keys."""
+    d = plan.to_dict()
+    d["lint"] = plan.lint(arch).to_list()
+    occ = plan.occupancy(arch)
+    if occ is not None:
+        d["occupancy"] = {"arch": occ.arch, "ctas_per_sm": occ.ctas, "limited_by": occ.limiter,
+                          "next_level_smem_per_cta": occ.next_smem_per_cta}
+    return d
+
+
 def to_json(pair: LayoutPair) -> str:
     plans = pair.plans
     if len(plans) == 1:
-        return plans[0].to_json(indent=2) + "\n"
+        return json.dumps(_with_checks(plans[0], pair.arch), indent=2) + "\n"
     doc: dict[str, Any] = {
         "schema": PAIR_SCHEMA,
         "version": PAIR_SCHEMA_VERSION,
         "title": pair.title,
         "arch": pair.arch,
-        "smem": pair.smem.to_dict() if pair.smem else None,
-        "tmem": pair.tmem.to_dict() if pair.tmem else None,
+        "smem": _with_checks(pair.smem, pair.arch) if pair.smem else None,
+        "tmem": _with_checks(pair.tmem, pair.arch) if pair.tmem else None,
     }
     return json.dumps(doc, indent=2) + "\n"
 

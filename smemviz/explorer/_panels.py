@@ -79,15 +79,32 @@ def _line(plan: LayoutPlan) -> str:
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
     limit = fmt_units(cap.limit, plan.unit) if plan.memory == "smem" else f"{cap.limit} columns"
-    verdict = f"<span style='color:{color}'>{cap.percent:.1f}% of {escape(cap.arch)} ({limit})</span>"
+    verdict = (f"<span style='color:{color}'>{cap.percent:.1f}% of {escape(cap.arch)} ({limit})</span>"
+               if cap.arch else "no arch given")
     facts = [escape(p) for p in summary_parts(plan)]
     return " · ".join([f"<b>{plan.memory.upper()}</b> {facts[0]}", verdict, *facts[1:]])
 
 
 def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
-    """Totals and capacity, one line per memory."""
+    """Totals and capacity, one line per memory; then the occupancy and lint findings."""
     lines = [_line(p) for p in (smem, tmem) if p is not None]
-    return "<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines) + "</div>"
+    if smem is not None and (occ := smem.occupancy()) is not None:
+        lines.append(f"occupancy {escape(occ.message())}")
+    findings = [f for p in (smem, tmem) if p is not None for f in p.lint() if f.rule != "capacity"]
+    items = "".join(
+        f"<li class='smemviz-finding smemviz-{f.severity}' style='color:{_FINDING_COLORS[f.severity]}'>"
+        f"<b>{f.severity}</b> {escape(f.rule)}: {escape(f.message)}; fix: {escape(f.fix)}</li>"
+        for f in findings[:MAX_FINDINGS]
+    )
+    if len(findings) > MAX_FINDINGS:
+        items += f"<li>... and {len(findings) - MAX_FINDINGS} more (plan.lint() lists them all)</li>"
+    listing = f"<ul class='smemviz-findings' style='margin:2px 0;padding-left:18px'>{items}</ul>" if items else ""
+    return ("<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines)
+            + listing + "</div>")
+
+
+MAX_FINDINGS = 20  # the panel lists this many; reports and exports list every one
+_FINDING_COLORS = {"error": "#c62828", "warning": "#ef6c00", "info": "#546e7a"}
 
 
 MAX_TABLE_ROWS = 300  # beyond this the table lists the first rows; exports hold them all

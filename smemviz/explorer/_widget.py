@@ -26,6 +26,7 @@ from .. import hardware
 from .._errors import CapacityError
 from .._inputs import LayoutPair
 from .._plan import LayoutPlan
+from .._struct import is_cute_struct
 from ..figures import bank_spec, smem_spec, tmem_spec
 from ._controls import make_controls
 from ._exports import export_row
@@ -50,7 +51,8 @@ def _default_arch(plans: Plans) -> str:
     for plan in plans:
         if plan is not None and plan.arch:
             return plan.arch
-    return hardware.default_arch("tmem" if tmem is not None else "smem").name
+    found = hardware.default_arch("tmem" if tmem is not None else "smem")
+    return (found or hardware.get_arch(hardware.VIEW_FALLBACK_ARCH)).name  # the arch menu needs a choice
 
 
 class Explorer(widgets.VBox):
@@ -67,7 +69,8 @@ class Explorer(widgets.VBox):
         self._builder: Callable[..., Any] | None = None
         self.controls: dict[str, Any] = {}
         self._fixed: dict[str, Any] = {}
-        if callable(target) and not isinstance(target, (LayoutPlan, tuple, list)) and not hasattr(target, "compute_layout"):
+        if (callable(target) and not isinstance(target, (LayoutPlan, tuple, list))
+                and not hasattr(target, "compute_layout") and not is_cute_struct(target)):
             self._builder = target
             self.controls, self._fixed = make_controls(target, dict(controls or {}))
         elif controls:

@@ -32,11 +32,13 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
     span = max(plan.total, cap.limit, 1)
     tickvals, ticktext = kib_ticks(span)
     color = KIND_COLORS["fits"] if cap.fits else KIND_COLORS["capacity"]
-    title = (
-        f"SMEM layout: {fmt_units(cap.used, 'B')} of {fmt_units(cap.limit, 'B')} on {cap.arch} "
-        f"({cap.percent:.1f}%)"
-        if cap.limit else f"SMEM layout: {fmt_units(cap.used, 'B')}; {cap.arch} has no SMEM"
-    )
+    if cap.arch is None:
+        title = f"SMEM layout: {fmt_units(cap.used, 'B')} (no arch given)"
+    elif cap.limit:
+        title = (f"SMEM layout: {fmt_units(cap.used, 'B')} of {fmt_units(cap.limit, 'B')} on {cap.arch} "
+                 f"({cap.percent:.1f}%)")
+    else:
+        title = f"SMEM layout: {fmt_units(cap.used, 'B')}; {cap.arch} has no SMEM"
     subtitle = _subtitle(plan)
     shapes = [
         {   # the capacity line
@@ -57,6 +59,10 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
             "font": {"color": color, "size": 12},
         },
     ]
+    if cap.arch is None:  # nothing to draw a limit line for
+        shapes, annotations = [], []
+    else:
+        _mark_next_occupancy(plan, cap.arch, shapes, annotations)
     layout: dict[str, Any] = {
         **map_layout(title, subtitle, margin_left=30),
         "xaxis": {
@@ -73,6 +79,23 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
     }
     meta = {"capacity": cap, "span": span}
     return FigureSpec(region_traces(plan, 1.0, highlight, span), layout, meta)
+
+
+def _mark_next_occupancy(plan: LayoutPlan, arch: str, shapes: list, annotations: list) -> None:
+    """A dotted line where the layout would have to end for one more CTA per SM."""
+    occ = plan.occupancy(arch)
+    if occ is None or occ.ctas == 0 or occ.next_smem_per_cta is None:
+        return
+    x = occ.next_smem_per_cta
+    shapes.append({
+        "type": "line", "xref": "x", "yref": "y domain", "x0": x, "x1": x, "y0": 0, "y1": 1,
+        "line": {"color": KIND_COLORS["occupancy"], "width": 1, "dash": "dot"},
+    })
+    annotations.append({
+        "xref": "x", "yref": "y domain", "x": x, "y": 0.0, "yanchor": "top", "xanchor": "center",
+        "showarrow": False, "font": {"color": KIND_COLORS["occupancy"], "size": 11},
+        "text": f"{occ.ctas + 1} CTAs/SM: <= {fmt_units(x, 'B')}",
+    })
 
 
 def _subtitle(plan: LayoutPlan) -> str:

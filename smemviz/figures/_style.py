@@ -66,6 +66,7 @@ KIND_COLORS = {
     "fits": "#2e7d32",
     "group": "#263238",
     "alloc": "#1565c0",
+    "occupancy": "#6d4c41",
 }
 
 
