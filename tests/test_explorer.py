@@ -134,13 +134,25 @@ def test_a_builder_exception_is_shown_and_the_last_layout_stays():
     assert ex.message.value == "" and ex.last_error is None and len(data_trace(ex.smem_widget).base) == 4
 
 
-def test_an_over_capacity_layout_is_refused_with_a_readable_message():
+def test_an_over_capacity_layout_is_drawn_as_asked_with_the_overflow_and_a_red_summary():
     ex = gemm()
-    kept = list(data_trace(ex.smem_widget).base)
+    ex.controls["stages"].value = 3  # fits: the last layout that fit
     ex.controls["stages"].value = 8  # 8 x 32 KiB + 32 KiB > 227 KiB
     assert ex.arch == "sm_100"  # a layout with TMEM starts on Blackwell
     assert "exceeds the sm_100 per-block limit of 232448 B by 62464 B" in ex.message.value
-    assert list(data_trace(ex.smem_widget).base) == kept
+    # the map shows the 8-stage layout, not the last one that fit
+    assert ex.smem_plan.total == 8 * 32768 + 32768
+    assert len(data_trace(ex.smem_widget).base) == 16
+    overflow = ex.smem_widget.layout.shapes[1]
+    assert (overflow.x0, overflow.x1) == (232448, 8 * 32768 + 32768)
+    assert "over by 62,464 B" in ex.smem_widget.layout.annotations[0].text
+    # the summary is in the error colour and says by how much; the last fit is a note only
+    assert "smemviz-over" in ex.summary.value and "over by 62,464 B" in ex.summary.value
+    assert "smemviz-fits" not in ex.summary.value
+    note = ex.message.value.split("smemviz-note", 1)[1]
+    assert "Last layout that fit" in note and "stages=3" in note and "131,072 B" in note
+    ex.controls["stages"].value = 2  # fits again: message and note gone
+    assert ex.message.value == "" and "smemviz-fits" in ex.summary.value
 
 
 def test_arch_selector_moves_the_capacity_line():
@@ -357,3 +369,23 @@ def test_live_figures_also_drive_a_plain_figure_widget(monkeypatch):
     assert isinstance(ex.smem_widget, go.FigureWidget) and not hasattr(ex.smem_widget, "update_browser_first")
     ex.controls["stages"].value = 3
     assert len(data_trace(ex.smem_widget).base) == 6 and f"{ex.smem_plan.total:,} B" in ex.smem_widget.layout.title.text
+
+
+def build_for_arch(stages: int = 2, arch: str = "sm_90a"):
+    s = SmemAllocator(arch=arch)
+    s.add(SmemAllocation("a", 1024 * stages, 128))
+    return s
+
+
+def test_a_plan_is_judged_against_its_own_arch_until_one_is_picked():
+    ex = explore(build_for_arch, stages=(1, 4), arch=["sm_100a", "sm_90a", "sm_80"])
+    assert "arch" in ex.controls  # the builder takes arch: the list is its control
+    assert ex.arch == "sm_90" and "on sm_90 " in ex.smem_widget.layout.title.text
+    ex.controls["arch"].value = "sm_80"
+    assert ex.arch == "sm_80" and "on sm_80 " in ex.smem_widget.layout.title.text
+    ex.arch_selector.value = "sm_120"  # picked by hand: plans no longer move it
+    ex.controls["arch"].value = "sm_100a"
+    assert ex.smem_plan.arch == "sm_100" and ex.arch == "sm_120"
+    assert "on sm_120 " in ex.smem_widget.layout.title.text
+    fixed_arch = explore(build_for_arch, arch="sm_80")
+    assert fixed_arch.values["arch"] == "sm_80" and fixed_arch.arch == "sm_80"

@@ -23,11 +23,14 @@ _STYLES = {
 }
 
 
-def message_html(text: str, level: str = "error") -> str:
-    """A coloured box holding ``text`` (plain text, escaped); empty for no message."""
+def message_html(text: str, level: str = "error", note: str = "") -> str:
+    """A coloured box holding ``text`` (plain text, escaped) and a smaller
+    secondary ``note`` under it; empty for no message."""
     if not text:
         return ""
     body = escape(text).replace("\n", "<br>")
+    if note:
+        body += f"<div class='smemviz-note' style='font-size:12px;opacity:0.8;margin-top:3px'>{escape(note)}</div>"
     return f"<div class='smemviz-message smemviz-{level}' style='{_STYLES[level]}'>{body}</div>"
 
 
@@ -76,13 +79,15 @@ def _line(plan: LayoutPlan) -> str:
     color = "#2e7d32" if cap.fits else "#c62828"
     if plan.memory == "smem":
         parts = [f"<b>SMEM</b> {fmt_units(plan.total, 'B')}"]
-        parts.append(f"<span style='color:{color}'>{cap.percent:.1f}% of {escape(cap.arch)} "
-                     f"({fmt_units(cap.limit, 'B')})</span>")
+        over = "" if cap.fits else f", over by {fmt_units(cap.overshoot, 'B')}"
+        parts.append(f"<span class='smemviz-{'fits' if cap.fits else 'over'}' style='color:{color}'>"
+                     f"{cap.percent:.1f}% of {escape(cap.arch)} ({fmt_units(cap.limit, 'B')}){over}</span>")
         parts.append(f"data {plan.data_total:,} B")
         if plan.barrier_bytes:
             parts.append(f"barriers {plan.barrier_bytes:,} B")
     else:
-        parts = [f"<b>TMEM</b> {plan.data_total:,} of {cap.limit or 512} columns"]
+        over = "" if cap.fits else f" <span class='smemviz-over' style='color:{color}'>over by {cap.overshoot:,}</span>"
+        parts = [f"<b>TMEM</b> {plan.data_total:,} of {cap.limit or 512} columns{over}"]
         if plan.data_total:
             parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} cols")
     if plan.padding:

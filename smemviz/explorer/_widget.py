@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import inspect
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -73,7 +74,9 @@ class Explorer(widgets.VBox):
         self.smem_plan: LayoutPlan | None = None
         self.tmem_plan: LayoutPlan | None = None
         self.last_error: str | None = None
+        self.last_fit: tuple[dict[str, Any], Plans] | None = None  # builder arguments and plans
         self._busy = False
+        self._arch_pinned = arch is not None  # chosen by the caller or in the selector, not by a plan
         self._stale_tabs = {0: True, 1: True}
         self._panels_timer: asyncio.TimerHandle | None = None
 
@@ -173,24 +176,50 @@ class Explorer(widgets.VBox):
         return "\n".join(problems) or None
 
     def _accept(self, plans: Plans) -> None:
-        """Show ``plans`` if they are good; otherwise say why and keep the last good ones."""
+        """Show ``plans``, over capacity or not; a builder error keeps the last layout that built.
+
+        An over-capacity layout is drawn as asked (the overflow shaded past the
+        capacity line, the summary in the error colour); the last layout that
+        fit is only named in a note, never drawn in its place.
+        """
         if plans == (None, None):
             self._say(f"{self.last_error}\nShowing the last layout that built." if self.smem_plan or self.tmem_plan
                       else self.last_error or "no layout", "error")
             return
-        problem = self._over_capacity(plans)
-        if problem is not None:
-            self.last_error = f"{CapacityError.__name__}: {problem}"
-            keep = "\nShowing the last layout that fit." if self.smem_plan or self.tmem_plan else ""
-            if self.smem_plan is None and self.tmem_plan is None:
-                self.smem_plan, self.tmem_plan = plans  # nothing better to show: show it, over the line
-                self._render()
-            self._say(self.last_error + keep, "error")
-            return
-        self.last_error = None
         self.smem_plan, self.tmem_plan = plans
-        self._say("")
+        self._follow_plan_arch(plans)
         self._render()
+        problem = self._over_capacity(plans)
+        if problem is None:
+            self.last_error = None
+            self.last_fit = (self.values, plans) if self._builder is not None else None
+            self._say("")
+            return
+        self.last_error = f"{CapacityError.__name__}: {problem}"
+        self._say(self.last_error, "error", note=self._last_fit_note())
+
+    def _follow_plan_arch(self, plans: Plans) -> None:
+        """Until an arch is chosen, show each plan against the arch it was built for."""
+        if self._arch_pinned or not hasattr(self, "arch_selector"):
+            return
+        own = next((p.arch for p in plans if p is not None and p.arch), None)
+        if own is None:
+            return
+        name = hardware.get_arch(own).name
+        if name != self.arch_selector.value:
+            self._busy = True
+            try:
+                self.arch_selector.value = name
+            finally:
+                self._busy = False
+
+    def _last_fit_note(self) -> str:
+        if self.last_fit is None:
+            return ""
+        values, (smem, tmem) = self.last_fit
+        where = ", ".join(f"{k}={v!r}" for k, v in values.items())
+        size = f" ({smem.total:,} B of SMEM)" if smem is not None else ""
+        return f"Last layout that fit: {where}{size}."
 
     # -- drawing -----------------------------------------------------------------
 
@@ -262,8 +291,8 @@ class Explorer(widgets.VBox):
             finally:
                 self._busy = False
 
-    def _say(self, text: str, level: str = "error") -> None:
-        self.message.value = message_html(text, level)
+    def _say(self, text: str, level: str = "error", note: str = "") -> None:
+        self.message.value = message_html(text, level, note)
 
     # -- callbacks -----------------------------------------------------------------
 
@@ -271,6 +300,9 @@ class Explorer(widgets.VBox):
         self.refresh()
 
     def _on_arch(self, change: dict[str, Any]) -> None:
+        if self._busy:
+            return
+        self._arch_pinned = True
         if self._builder is not None:
             self.refresh()  # the builder's layout may fit the new arch, or stop fitting
             if self.last_error is not None:
@@ -311,6 +343,24 @@ def explore(target: Any, /, arch: Any = None, **controls: Any) -> Explorer:
     ``explore(plan_or_allocator)``, ``explore((smem, tmem))``, or
     ``explore(build, stages=(1, 8), tile_n=[64, 128, 256], dtype=["bf16", "f8e4m3"])``:
     tuples become sliders, lists dropdowns, as with ``ipywidgets.interact``.
-    ``arch`` picks the architecture whose capacity line is drawn first.
+    ``arch`` picks the architecture whose capacity line is drawn first; for
+    a builder that takes ``arch`` itself it is also (a list: the control of)
+    the builder's argument. Otherwise each plan is judged against the arch it
+    was built for, until one is picked in the explorer.
     """
+    if arch is not None and _takes_arch(target) and "arch" not in controls:
+        # the builder's own ``arch``: a list or a widget is its control, one name a fixed value
+        if isinstance(arch, (list, tuple, widgets.Widget)):
+            controls["arch"], arch = arch, None
+        else:
+            controls["arch"] = widgets.fixed(arch)
     return Explorer(target, arch=arch, controls=controls)
+
+
+def _takes_arch(target: Any) -> bool:
+    if isinstance(target, (LayoutPlan, tuple, list)) or not callable(target) or hasattr(target, "compute_layout"):
+        return False
+    try:
+        return "arch" in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return False
