@@ -4,12 +4,15 @@ lanes per phase, capacity line, hover text, escaping, stable colours."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 go = pytest.importorskip("plotly.graph_objects")
 
 import smemviz  # noqa: E402
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware  # noqa: E402
 from smemviz.figures import TRACE_NAMES, bank_figure, layout_figure, smem_figure, tmem_figure  # noqa: E402
+from smemviz.figures._bars import spread  # noqa: E402
 from smemviz.figures._geometry import LANE_FILL  # noqa: E402
 from smemviz.figures._style import color_for, kib_ticks, plain  # noqa: E402
 
@@ -62,7 +65,7 @@ def test_every_region_is_one_bar_at_its_offset_and_size():
     fig = smem_figure(plan)
     assert isinstance(fig, go.Figure)
     assert [t.meta for t in fig.data] == list(TRACE_NAMES)
-    seen = {t.text[i]: (t.base[i], t.x[i], key) for key, t, i in bars(fig)}
+    seen = {t.text[i]: (t.base[i], t.customdata[i], key) for key, t, i in bars(fig)}
     assert len(seen) == len(plan.regions)
     for r in plan.regions:
         base, size, key = seen[r.name]
@@ -85,7 +88,7 @@ def test_phases_sit_on_their_own_lanes_within_the_group_span():
     outline = traces(smem_figure(plan))["groups"]
     assert (outline.base[0], outline.x[0]) == (group.offset, group.size)
     for i in range(len(al.text)):
-        assert group.offset <= al.base[i] and al.base[i] + al.x[i] <= group.end
+        assert group.offset <= al.base[i] and al.base[i] + al.customdata[i] <= group.end
 
 
 def test_padding_is_drawn_and_adds_up():
@@ -322,3 +325,53 @@ def test_tmem_alloc_note_sits_above_the_plot_area():
     note = fig.layout.annotations[0]
     assert note.yref == "y domain" and note.y == 1.0 and note.yanchor == "bottom"
     assert "tcgen05.alloc 256 cols" in note.text
+
+
+def test_tiny_regions_are_drawn_wider_and_say_so():
+    plan = gemm_like(3).plan  # "odd" is 100 B of a 227 KiB axis
+    fig = smem_figure(plan, "sm_100")
+    span = fig.layout.xaxis.range[1] / 1.01
+    data = traces(fig)["data"]
+    for i, name in enumerate(data.text):
+        assert data.x[i] >= 0.004 * span, name  # a few px even on a 400 px map
+        assert data.x[i] >= data.customdata[i]
+    odd = list(data.text).index("odd")
+    assert data.x[odd] > 100 and "not to scale" in data.hovertext[odd]
+    assert odd == len(data.text) - 1  # drawn last, over its neighbours
+    assert all("not to scale" not in h for i, h in enumerate(data.hovertext) if i != odd)
+    assert "1 tiny region drawn wider (not to scale)" in fig.layout.title.subtitle.text
+    plain_layout = SmemAllocator()
+    plain_layout.add(SmemAllocation("a", 65536, 1024))
+    plain_layout.compute_layout()
+    assert "not to scale" not in smem_figure(plain_layout).layout.title.subtitle.text
+
+
+def test_every_barrier_region_has_a_marker_of_its_own():
+    s = SmemAllocator()
+    s.add(SmemAllocation("big", 65536, 1024))
+    s.add(SmemAllocation("tiny", 32, 16))
+    for name in ("load", "mma", "epi"):
+        p = Pipe()
+        p.name = name
+        s.add_resource(p)
+    s.add_tmem_ptr(SmemAllocation("tmem_ptr", 4, 4))
+    s.compute_layout()
+    fig = smem_figure(s.plan)
+    marks = traces(fig)["small"]
+    span = fig.layout.xaxis.range[1] / 1.01
+    barrier_xs = sorted(x for x, sym in zip(marks.x, marks.marker.symbol) if sym == "triangle-up")
+    assert len(barrier_xs) == 3 == len(s.plan.barrier_regions)
+    assert all(b - a >= 0.029 * span for a, b in zip(barrier_xs, barrier_xs[1:]))  # 15 px apart at 500 px
+    hovers = [h for h, sym in zip(marks.hovertext, marks.marker.symbol) if sym == "triangle-up"]
+    assert len(set(hovers)) == 3
+    assert "tiny" in traces(fig)["data"].text
+
+
+@given(st.lists(st.floats(0, 1000), min_size=0, max_size=30), st.floats(0.5, 50), st.floats(1, 500))
+def test_spread_markers_keep_their_order_and_a_gap(xs, gap, limit):
+    out = spread(xs, gap, limit)
+    assert len(out) == len(xs)
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    moved = [out[i] for i in order]
+    least = min(gap, limit / max(1, len(xs) - 1))
+    assert all(b - a >= least - 1e-6 for a, b in zip(moved, moved[1:]))

@@ -223,6 +223,48 @@ function isInternal(...objs) {
   return objs.some((o) => o && o[INTERNAL]);
 }
 
+// -- zoom ticks -------------------------------------------------------------------------
+// The maps' ticks come from Python for the whole axis (KiB steps). Zoomed in,
+// the view puts its own power-of-two ticks on the visible range: bytes and hex
+// for SMEM, column numbers for TMEM; zoomed back out, Python's ticks return.
+
+const ZOOMED = 0.9; // a visible range under this share of the full axis counts as zoomed
+const MAX_TICKS = 8;
+
+function zoomTickValues(lo, hi) {
+  let step = 1;
+  while ((hi - lo) / step > MAX_TICKS) step *= 2;
+  const vals = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) vals.push(v);
+  return [vals, step];
+}
+
+function zoomTickLabel(v, step, unit) {
+  if (unit !== "B") return v.toLocaleString("en-US");
+  if (step >= 1024 && v % 1024 === 0) return `${(v / 1024).toLocaleString("en-US")} KiB`;
+  return `${v.toLocaleString("en-US")}<br>0x${v.toString(16)}`;
+}
+
+function zoomTicks(gd, model, ev) {
+  const unit = gd.layout.meta && gd.layout.meta.smemviz_unit;
+  if (!unit || !Object.keys(ev).some((k) => k.startsWith("xaxis.range") || k === "xaxis.autorange")) return;
+  const full = (model.get("_widget_layout") || {}).xaxis || {};
+  const [lo, hi] = gd._fullLayout.xaxis.range;
+  const [f0, f1] = full.range || [lo, hi];
+  const title = (full.title && full.title.text) || "";
+  let update;
+  if (hi - lo >= ZOOMED * (f1 - f0)) {
+    update = { "xaxis.tickvals": full.tickvals || null, "xaxis.ticktext": full.ticktext || null, "xaxis.title.text": title };
+  } else {
+    const [vals, step] = zoomTickValues(Math.max(0, lo), hi);
+    update = {
+      "xaxis.tickvals": vals, "xaxis.ticktext": vals.map((v) => zoomTickLabel(v, step, unit)),
+      "xaxis.title.text": title.replace(/ \(ticks in KiB\)$/, "") + (unit === "B" ? " (zoomed: bytes, hex)" : " (zoomed)"),
+    };
+  }
+  Plotly.relayout(gd, { ...update, [INTERNAL]: true });
+}
+
 function wireEvents(gd, model, viewId) {
   const send = (trait, value) => { model.set(trait, value); model.save_changes(); };
   gd.on("plotly_restyle", (ev) => {
@@ -231,6 +273,7 @@ function wireEvents(gd, model, viewId) {
   });
   gd.on("plotly_relayout", (ev) => {
     if (!ev || isInternal(ev)) return;
+    zoomTicks(gd, model, ev);
     const relayout = { ...ev };
     delete relayout.lastInputTime;
     if (Object.keys(relayout).length) send("_js2py_relayout", { relayout_data: relayout, source_view_id: viewId });

@@ -16,7 +16,7 @@ from ._style import KIND_COLORS, distinct_colors, fmt_units, plain
 if TYPE_CHECKING:
     from .._plan import LayoutPlan, Region
 
-__all__ = ["region_traces", "TRACE_NAMES"]
+__all__ = ["region_traces", "TRACE_NAMES", "widened", "spread"]
 
 # trace order; the explorer and the tests rely on it
 TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "groups", "group labels")
@@ -27,6 +27,14 @@ MARKER_Y = -0.13  # band units: barrier markers sit just under the band,
 SLOT_Y = -0.3  # the TMEM-pointer slot's marker under them (they are often neighbours)
 MARKER_PX = 15  # big enough to find and hover: a few bytes are otherwise invisible
 LABEL_Y = 1.1  # group labels just above the band
+# Every data bar is drawn at least this share of the axis wide, so a 32 B
+# region next to 64 KiB ones stays visible and hoverable; the hover and the
+# subtitle say it is not to scale. Markers (barriers, the TMEM-pointer slot)
+# sit at least MARKER_GAP of the axis apart: one each, never one on another.
+MIN_BAR_FRACTION = 0.005
+MARKER_GAP = 0.03
+MARKER_FAN = 0.25  # the widest a cluster of markers spreads, as a share of the axis
+NOT_TO_SCALE = "<br><i>drawn wider than its size (not to scale)</i>"
 
 # A label is drawn only on a bar that could hold it on a wide plot. Plotly
 # measures and fits every inside label on every redraw (most of the redraw
@@ -57,6 +65,44 @@ def _region_colors(regions: list[Region]) -> list[str]:
     return out
 
 
+def min_drawn(span: float) -> float:
+    """The narrowest a data bar is drawn, in axis units: a few pixels on a narrow map."""
+    return max(span, 1) * MIN_BAR_FRACTION
+
+
+def widened(plan: LayoutPlan, span: float | None = None) -> int:
+    """How many data regions are drawn wider than their size (not to scale)."""
+    least = min_drawn(float(plan.total if span is None else span))
+    return sum(1 for r in plan.regions if r.kind == "data" and 0 < r.size < least)
+
+
+def spread(xs: list[float], gap: float, limit: float) -> list[float]:
+    """Marker positions at least ``gap`` apart, in the same order, each cluster
+    centred on where its members really are, so neighbouring markers never
+    hide one another. A cluster that would spread over more than ``limit``
+    gets a smaller gap (``limit / (members - 1)``)."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    clusters: list[tuple[list[int], float, float]] = []  # (members, first position, step)
+
+    def placed(members: list[int]) -> tuple[list[int], float, float]:
+        step = gap if len(members) < 2 else min(gap, limit / (len(members) - 1))
+        middle = sum(xs[i] for i in members) / len(members)
+        return members, middle - step * (len(members) - 1) / 2, step
+
+    for i in order:
+        clusters.append(placed([i]))
+        while len(clusters) > 1:
+            (m0, x0, s0), (m1, x1, _) = clusters[-2], clusters[-1]
+            if x0 + s0 * (len(m0) - 1) + gap <= x1:
+                break
+            clusters[-2:] = [placed(m0 + m1)]
+    out = list(xs)
+    for members, first, step in clusters:
+        for k, i in enumerate(members):
+            out[i] = first + k * step
+    return out
+
+
 def label_positions(regions: list[Region], span: float) -> list[str]:
     """``"inside"`` for a bar wide enough to hold its name, else ``"none"``."""
     per_px = max(span, 1) / WIDE_PLOT_PX
@@ -65,6 +111,9 @@ def label_positions(regions: list[Region], span: float) -> list[str]:
 
 def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale: float, span: float,
          counts: dict[int, int], highlight: Any, color: str | None, pattern: str = "") -> dict[str, Any]:
+    least = min_drawn(span) if name in ("data", "aliased") else 0.0
+    # bars drawn wider than their size last, so their neighbours do not cover them
+    regions = sorted(regions, key=lambda r: 0 < r.size < least)
     lanes = [lane_of(r, counts) for r in regions] if counts else None
     ys = [ln.center * scale for ln in lanes] if lanes else [0.5 * scale] * len(regions)
     hs = [ln.height * scale for ln in lanes] if lanes else [float(scale)] * len(regions)
@@ -74,11 +123,12 @@ def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale:
         "name": legend,
         "meta": name,
         "base": [r.offset for r in regions],
-        "x": [r.size for r in regions],
+        "x": [max(r.size, least) if r.size else 0 for r in regions],
+        "customdata": [r.size for r in regions],  # the true sizes, where ``x`` is widened
         "y": ys,
         "width": hs,
         "text": [region_label(r) for r in regions],
-        "hovertext": [region_hover(r, plan) for r in regions],
+        "hovertext": [region_hover(r, plan) + (NOT_TO_SCALE if 0 < r.size < least else "") for r in regions],
         "hovertemplate": "%{hovertext}<extra></extra>",
         "textposition": label_positions(regions, span),
         "insidetextanchor": "middle",
@@ -144,7 +194,7 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
         "mode": "markers",
         "name": "barrier / TMEM ptr",
         "meta": "small",
-        "x": [r.offset + r.size / 2 for r in small],
+        "x": _marker_xs(small, span),
         "y": [(MARKER_Y if r.kind == "barrier" else SLOT_Y) * scale for r in small],
         "hovertext": [region_hover(r, plan) for r in small],
         "hovertemplate": "%{hovertext}<extra></extra>",
@@ -195,6 +245,16 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
         outlines,
         labels,
     ]
+
+
+def _marker_xs(small: list[Region], span: float) -> list[float]:
+    """Barrier markers and the slot's marker (their own rows), spread apart per row."""
+    out = [r.offset + r.size / 2 for r in small]
+    for kind in ("barrier", "tmem_ptr"):
+        idx = [i for i, r in enumerate(small) if r.kind == kind]
+        for i, x in zip(idx, spread([out[i] for i in idx], MARKER_GAP * span, MARKER_FAN * span)):
+            out[i] = x
+    return out
 
 
 def _group_hovers(plan: LayoutPlan) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._cutlass_interop import as_plan
-from ._bars import LABEL_Y, SLOT_Y, region_traces
+from ._bars import LABEL_Y, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
 
@@ -36,7 +36,7 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
         f"({cap.percent:.1f}%)"
         if cap.limit else f"SMEM layout: {fmt_units(cap.used, 'B')}; {cap.arch} has no SMEM"
     )
-    subtitle = _subtitle(plan)
+    subtitle = _subtitle(plan, span)
     shapes = [
         {   # the capacity line
             "type": "line", "xref": "x", "yref": "y domain", "x0": cap.limit, "x1": cap.limit,
@@ -69,12 +69,13 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
         },
         "shapes": shapes,
         "annotations": annotations,
+        "meta": {"smemviz_unit": "B"},  # the live map's zoom ticks: bytes and hex
     }
     meta = {"capacity": cap, "span": span}
     return FigureSpec(region_traces(plan, 1.0, highlight, span), layout, meta)
 
 
-def _subtitle(plan: LayoutPlan) -> str:
+def _subtitle(plan: LayoutPlan, span: float) -> str:
     parts = [f"{len(plan.regions)} regions", f"data {fmt_units(plan.data_total, 'B')}"]
     if plan.barrier_bytes:
         parts.append(f"barriers {plan.barrier_bytes:,} B")
@@ -82,6 +83,9 @@ def _subtitle(plan: LayoutPlan) -> str:
         parts.append(f"padding {plan.padding:,} B")
     if plan.alias_savings:
         parts.append(f"aliasing saves {fmt_units(plan.alias_savings, 'B')}")
+    tiny = widened(plan, span)
+    if tiny:
+        parts.append(f"{tiny} tiny {'region' if tiny == 1 else 'regions'} drawn wider (not to scale)")
     return " · ".join(parts)
 
 

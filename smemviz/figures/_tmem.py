@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import hardware
 from .._cutlass_interop import as_plan
-from ._bars import LABEL_Y, SLOT_Y, region_traces
+from ._bars import LABEL_Y, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
 
@@ -65,7 +65,7 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
         },
     ]
     layout: dict[str, Any] = {
-        **map_layout(title, _subtitle(plan), margin_left=50),
+        **map_layout(title, _subtitle(plan, span), margin_left=50),
         "xaxis": {
             "title": {"text": "TMEM column"}, "range": [0, span * 1.01],
             "tickvals": list(range(0, span + 1, 32 if span <= 512 else 64)),
@@ -77,15 +77,19 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
         },
         "shapes": shapes,
         "annotations": annotations,
+        "meta": {"smemviz_unit": "cols"},
     }
     return FigureSpec(region_traces(plan, float(LANES), highlight, span), layout,
                       {"alloc_columns": alloc, "span": span})
 
 
-def _subtitle(plan: LayoutPlan) -> str:
+def _subtitle(plan: LayoutPlan, span: float) -> str:
     parts = [f"{len(plan.regions)} allocations, each across all {LANES} lanes"]
     if plan.alias_savings:
         parts.append(f"aliasing saves {plan.alias_savings} cols")
+    tiny = widened(plan, span)
+    if tiny:
+        parts.append(f"{tiny} drawn wider (not to scale)")
     return " · ".join(parts)
 
 
