@@ -389,3 +389,23 @@ def test_a_plan_is_judged_against_its_own_arch_until_one_is_picked():
     assert "on sm_120 " in ex.smem_widget.layout.title.text
     fixed_arch = explore(build_for_arch, arch="sm_80")
     assert fixed_arch.values["arch"] == "sm_80" and fixed_arch.arch == "sm_80"
+
+
+def test_a_narrow_explorer_shortens_titles_and_keeps_table_cells_whole():
+    ex = gemm()
+    long_title = ex.smem_widget.layout.title.text
+    ex._on_width({"new": 460})  # two explorers side by side
+    short = ex.smem_widget.layout.title.text
+    assert ex.smem_widget.layout.width == 460 - 8
+    assert len(short) < len(long_title) and short.startswith("SMEM ") and "sm_100" in short
+    assert len(short) * 7 < 460 - 40  # fits at ~7 px a character
+    assert len(ex.smem_widget.layout.annotations[0].text) * 7 < 200
+    assert ex.tmem_widget.layout.title.text.startswith("TMEM ")
+    ex.controls["stages"].value = 3  # updates keep the short forms
+    assert ex.smem_widget.layout.title.text.startswith("SMEM ") and "of" in ex.smem_widget.layout.title.text
+    assert len(ex.smem_widget.layout.title.text) < len(long_title)
+    ex._on_width({"new": 1200})
+    assert ex.smem_widget.layout.title.text.startswith("SMEM layout: ")
+    # a real table, numbers never broken over two lines
+    assert "<table class='smemviz-utable'>" in ex.table.value and "white-space:nowrap" in ex.table.value
+    assert "<td class=n>16,384<td" in ex.table.value  # one cell per number (closing tags are optional)

@@ -15,7 +15,7 @@ FORMATS = ("html", "svg", "png", "json")
 
 def export_row(target: Callable[[], Any], say: Callable[[str, str], None]) -> tuple[Any, dict[str, Any], Any]:
     """``(path text box, {format: button}, row)``; a click writes ``<path>.<format>``."""
-    path = widgets.Text(value="smemviz-layout", description="export to", layout=widgets.Layout(width="320px"))
+    path = widgets.Text(value="smemviz-layout", description="export to", layout=widgets.Layout(width="320px", max_width="100%"))
     buttons = {fmt: widgets.Button(description=fmt.upper(), tooltip=f"write <path>.{fmt}",
                                    layout=widgets.Layout(width="70px")) for fmt in FORMATS}
 
@@ -26,7 +26,7 @@ def export_row(target: Callable[[], Any], say: Callable[[str, str], None]) -> tu
 
     for fmt, button in buttons.items():
         button.on_click(click(fmt))
-    return path, buttons, widgets.HBox([path, *buttons.values()])
+    return path, buttons, widgets.HBox([path, *buttons.values()], layout=widgets.Layout(flex_flow="row wrap"))
 
 
 def write(fmt: str, stem: str, target: Callable[[], Any], say: Callable[[str, str], None]) -> str | None:

@@ -104,15 +104,20 @@ def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     return "<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines) + "</div>"
 
 
-MAX_TABLE_ROWS = 300  # beyond this the table lists the first rows; exports hold them all
+MAX_TABLE_ROWS = 120  # beyond this the table lists the first rows; exports hold them all
 
-# The usage tables are preformatted text, not <table> elements: the browser
-# parses and lays out a 200-row HTML table in ~60 ms on every change, a block
-# of aligned monospace text in a few ms. Columns are padded on the raw text
-# and escaped afterwards, so an escaped name still takes its visible width.
-_HEAD_STYLE = "font-weight:bold;color:#37474f"
-_PRE_STYLE = ("margin:2px 0 0 0;font-family:monospace;font-size:12px;line-height:1.45;"
-              "max-height:320px;overflow:auto;background:#fafbfc;padding:4px 8px;border:1px solid #eceff1")
+# The usage tables are HTML tables whose cells never wrap (a number stays on
+# one line at any width; a narrow explorer scrolls the table sideways). The
+# browser lays out every row on each change, so the rows are capped and the
+# styling sits in one stylesheet instead of on every cell.
+_TABLE_CSS = (
+    "<style>.smemviz-utable{border-collapse:collapse;font-family:monospace;font-size:12px;line-height:1.45}"
+    ".smemviz-utable th,.smemviz-utable td{white-space:nowrap;padding:0 7px;text-align:left}"
+    ".smemviz-utable th{color:#37474f;border-bottom:1px solid #cfd8dc;position:sticky;top:0;background:#fafbfc}"
+    ".smemviz-utable .n{text-align:right}"
+    ".smemviz-tscroll{max-height:320px;max-width:100%;overflow:auto;background:#fafbfc;"
+    "border:1px solid #eceff1;margin-top:2px}</style>"
+)
 _NUMERIC = ("offset", "hex", "size", "end", "align", "pad before")
 
 
@@ -122,37 +127,34 @@ def _rows(plan: LayoutPlan, max_rows: int) -> list[tuple[str, ...]]:
         where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
         typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
         kind = "" if r.kind == "data" else ("mbarriers" if r.kind == "barrier" else "TMEM ptr")
-        rows.append((r.name, kind, f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}", f"{r.end:,}",
-                     str(r.alignment), f"{r.padding_before:,}", where, typed))
+        rows.append((escape(r.name), kind, f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}", f"{r.end:,}",
+                     str(r.alignment), f"{r.padding_before:,}", where, escape(typed)))
     return rows
 
 
 def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
-    """One line per region in address order (names escaped), at most ``max_rows``."""
+    """One row per region in address order (names escaped), at most ``max_rows``."""
     head = ("name", "kind", "offset", "hex", f"size ({plan.unit})", "end", "align", "pad before",
             "group·phase", "type")
-    rows = _rows(plan, max_rows)
-    widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(head)]
-    right = [h.split(" (")[0] in _NUMERIC for h in head]
-
-    def line(cells: tuple[str, ...]) -> str:
-        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
-
-    body = "\n".join(escape(line(row)) for row in rows)
+    numeric = [h.split(" (")[0] in _NUMERIC for h in head]
+    open_cell = ["<td class=n>" if n else "<td>" for n in numeric]
+    header = "".join(f"<th class=n>{h}</th>" if n else f"<th>{h}</th>" for h, n in zip(head, numeric))
+    body = "".join("<tr>" + "".join(o + c for o, c in zip(open_cell, row)) + "</tr>" for row in _rows(plan, max_rows))
     more = len(plan.regions) - max_rows
     tail = (f"<div style='font-size:12px;color:#546e7a'>… and {more:,} more regions "
             "(the JSON and HTML exports list them all)</div>") if more > 0 else ""
     title = "SMEM regions" if plan.memory == "smem" else "TMEM allocations"
     return (
         f"<div class='smemviz-table'><b>{title}</b> <span style='color:#546e7a'>({len(plan.regions):,})</span>"
-        f"<pre style='{_PRE_STYLE}'><span style='{_HEAD_STYLE}'>{escape(line(head))}</span>\n{body}</pre>"
-        f"{tail}</div>"
+        f"<div class='smemviz-tscroll'><table class='smemviz-utable'><thead><tr>{header}</tr></thead>"
+        f"<tbody>{body}</tbody></table></div>{tail}</div>"
     )
 
 
 def tables_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     """The usage tables side by side (SMEM first), each scrolling on its own,
     so a short TMEM table is never pushed out of sight by a long SMEM one."""
-    parts = [f"<div style='flex:0 1 auto;min-width:0'>{usage_table_html(p)}</div>" for p in (smem, tmem) if p is not None]
-    return ("<div class='smemviz-tables' style='display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start'>"
-            + "".join(parts) + "</div>")
+    parts = [f"<div style='flex:0 1 auto;min-width:0;max-width:100%'>{usage_table_html(p)}</div>"
+             for p in (smem, tmem) if p is not None]
+    return (_TABLE_CSS + "<div class='smemviz-tables' style='display:flex;flex-wrap:wrap;gap:8px 28px;"
+            "align-items:flex-start'>" + "".join(parts) + "</div>")

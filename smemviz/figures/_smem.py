@@ -71,8 +71,19 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
         "annotations": annotations,
         "meta": {"smemviz_unit": "B"},  # the live map's zoom ticks: bytes and hex
     }
-    meta = {"capacity": cap, "span": span}
+    short = (f"SMEM {_kib(cap.used)} of {_kib(cap.limit)} · {cap.arch} · {cap.percent:.0f}%"
+             + (" · OVER" if not cap.fits else ""))
+    meta = {"capacity": cap, "span": span, "narrow": {
+        "title.text": short,
+        "title.subtitle.text": f"{len(plan.regions)} regions" + (f" · {widened(plan, span)} not to scale"
+                                                                  if widened(plan, span) else ""),
+        "annotations[0].text": f"{cap.arch} {cap.percent:.0f}%" + (f", +{_kib(cap.overshoot)}" if not cap.fits else ""),
+    }}
     return FigureSpec(region_traces(plan, 1.0, highlight, span), layout, meta)
+
+
+def _kib(nbytes: int) -> str:
+    return f"{nbytes / 1024:.1f} KiB" if nbytes % 1024 else f"{nbytes // 1024} KiB"
 
 
 def _subtitle(plan: LayoutPlan, span: float) -> str:

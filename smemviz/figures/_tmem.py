@@ -79,8 +79,12 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
         "annotations": annotations,
         "meta": {"smemviz_unit": "cols"},
     }
+    narrow = {
+        "title.text": f"TMEM {used:,}/{columns} cols" + (f" · alloc {alloc}" if alloc else " · OVER" if over else ""),
+        "title.subtitle.text": f"{len(plan.regions)} allocations",
+    }
     return FigureSpec(region_traces(plan, float(LANES), highlight, span), layout,
-                      {"alloc_columns": alloc, "span": span})
+                      {"alloc_columns": alloc, "span": span, "narrow": narrow})
 
 
 def _subtitle(plan: LayoutPlan, span: float) -> str:
