@@ -83,7 +83,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import smemviz
-    from smemviz.export import _figure, _plans, _static, find_browser, stop_renderer
+    from smemviz._export import _figure, _static, find_browser, stop_renderer
 
     plan = layout_200()
     out = Path(tempfile.mkdtemp(prefix="smemviz-bench-"))
@@ -91,7 +91,7 @@ def main() -> int:
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
 
     rows: list[tuple[str, float, float, float]] = []
-    pair = _plans.resolve_plans(plan)
+    pair = smemviz.as_layouts(plan)
     rows.append(("figure build (plotly)", *median_of(lambda: _figure.build_figure(pair), args.repeats)))
 
     cold = []

@@ -233,7 +233,7 @@ def quickstart() -> nbformat.NotebookNode:
         print("the JSON reads back equal:", again == plan)
         """),
         code("""
-        from smemviz.export import BrowserNotFoundError
+        from smemviz import BrowserNotFoundError
 
         try:
             path = smemviz.export((smem, tmem), out / "quickstart.svg")

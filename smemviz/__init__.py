@@ -14,8 +14,9 @@ from typing import Any
 from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator
-from ._cutlass_interop import as_plan, plan_from_cutlass
+from ._cutlass_interop import plan_from_cutlass
 from ._errors import CapacityError, DslUnavailableError, LayoutStateError
+from ._inputs import LayoutPair, as_layouts, as_plan
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from .hardware import get_arch
 
@@ -31,7 +32,14 @@ _LAZY: dict[str, str] = {
     "explore": "smemviz.explorer",
     "Explorer": "smemviz.explorer",
     # exports, layout files
-    "export": "smemviz.export",
+    "export": "smemviz._export",
+    "EXPORT_FORMATS": "smemviz._export",
+    "read_plans": "smemviz._export",
+    "BrowserNotFoundError": "smemviz._export",
+    "ExportTimeoutError": "smemviz._export",
+    "find_browser": "smemviz._export",
+    "start_renderer": "smemviz._export",
+    "stop_renderer": "smemviz._export",
     "load_layout": "smemviz.layout_file",
     # kernel bridge (CuTe DSL)
     "probe": "smemviz.kernel",
@@ -53,6 +61,8 @@ __all__ = [
     "DslUnavailableError",
     "plan_from_cutlass",
     "as_plan",
+    "as_layouts",
+    "LayoutPair",
     "get_arch",
     "hardware",
     "__version__",
@@ -63,7 +73,7 @@ __all__ = [
 _EXTRAS = {
     "smemviz.figures": "viz",
     "smemviz.explorer": "viz",
-    "smemviz.export": "export",
+    "smemviz._export": "export",
     "smemviz.kernel": "cutlass",
 }
 

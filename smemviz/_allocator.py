@@ -512,7 +512,7 @@ class SmemAllocator(_BaseAllocator):
         """Emit the one unified ``cutlass.Array`` in SMEM (call inside
         ``@cute.kernel``/``@cute.jit``) and return it."""
         self._require_layout("allocate()")
-        from .kernel import _emit
+        from . import _emit
 
         trace = _emit.current_trace()
         if self._smem_base is None or trace is not self._smem_trace:
@@ -524,7 +524,7 @@ class SmemAllocator(_BaseAllocator):
         self._require_layout(what)
         if self._smem_base is None:
             raise LayoutStateError(f"call allocate() (inside a kernel) before {what}")
-        from .kernel import _emit
+        from . import _emit
 
         if _emit.current_trace() is not self._smem_trace:
             raise LayoutStateError(
@@ -543,7 +543,7 @@ class SmemAllocator(_BaseAllocator):
             raise TypeError(
                 f"allocation {alloc.name!r} has no dtype; use get_as_type(alloc, dtype, count)"
             )
-        from .kernel import _emit
+        from . import _emit
 
         return _emit.typed_view(self._smem_base, alloc.offset, alloc.dtype, alloc.count)
 
@@ -560,7 +560,7 @@ class SmemAllocator(_BaseAllocator):
                 f"get_as_type({alloc.name!r}): {count} x {dtype} = {dtype_bytes(dtype, count)} B "
                 f"overruns the allocation's {alloc.size_bytes} B"
             )
-        from .kernel import _emit
+        from . import _emit
 
         return _emit.typed_view(self._smem_base, alloc.offset, dtype, count)
 
@@ -577,7 +577,7 @@ class SmemAllocator(_BaseAllocator):
         """Point each registered pipeline's ``pipeline_config.barrier_ptr`` into
         the barrier region of the unified array (after ``allocate()``)."""
         self._require_allocated("assign_barrier_ptrs()")
-        from .kernel import _emit
+        from . import _emit
 
         regions = iter(self.plan.barrier_regions)
         for owner in [*self._barrier_resources, *self._barrier_groups]:
@@ -593,7 +593,7 @@ class SmemAllocator(_BaseAllocator):
         self._require_allocated("tmem_ptr_view()")
         if self._tmem_ptr_alloc is None:
             raise LayoutStateError("no TMEM-pointer slot registered; call add_tmem_ptr() first")
-        from .kernel import _emit
+        from . import _emit
 
         return _emit.typed_view(self._smem_base, self._tmem_ptr_alloc.offset, "i32", 1)
 

@@ -61,19 +61,3 @@ def plan_from_cutlass(allocator: Any, arch: str | None = None) -> LayoutPlan:
         barriers=barriers, tmem_ptr=getattr(allocator, "_tmem_ptr_alloc", None),
         arch=arch, source="cutlass",
     )
-
-
-def as_plan(obj: Any, arch: str | None = None) -> LayoutPlan:
-    """A plan from a plan, a computed smemviz allocator or a computed CUTLASS allocator."""
-    if isinstance(obj, LayoutPlan):
-        return obj
-    from ._allocator import _BaseAllocator
-
-    if isinstance(obj, _BaseAllocator):
-        return obj.plan
-    if is_cutlass_allocator(obj):
-        return plan_from_cutlass(obj, arch=arch)
-    raise TypeError(
-        f"expected a LayoutPlan, an smemviz allocator or a CUTLASS task_scheduling allocator, "
-        f"got {type(obj).__name__}"
-    )

@@ -268,7 +268,7 @@ class LayoutPlan:
 
     def capacity(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
         """Compare with ``arch`` (default: the plan's own arch, else sm_90 / sm_100)."""
-        a = hardware.get_arch(arch or self.arch or ("sm_100" if self.memory == "tmem" else "sm_90"))
+        a = hardware.get_arch(arch or self.arch or hardware.default_arch(self.memory))
         if self.memory == "smem":
             used, limit = self.unified_bytes, a.smem_per_block
         else:

@@ -122,7 +122,7 @@ def _load(file: str) -> Any:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             data = None  # load_layout reports it with the position
         if isinstance(data, dict) and "schema" in data:
-            from .export import read_plans
+            from ._export import read_plans
 
             try:
                 return read_plans(json.dumps(data))
@@ -132,10 +132,10 @@ def _load(file: str) -> Any:
 
 
 def _plans(source: Any, arch: str | None, which: str) -> Any:
-    from .export._plans import resolve_plans
+    from ._inputs import as_layouts
 
     try:
-        return resolve_plans(source, which=which, arch=arch)
+        return as_layouts(source, which=which, arch=arch)
     except CapacityError:
         raise
     except ValueError as exc:
@@ -146,7 +146,7 @@ def _plans(source: Any, arch: str | None, which: str) -> Any:
 
 
 def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
-    from .export import FORMATS, export
+    from ._export import FORMATS, export
 
     target = Path(args.output)
     if target.suffix.lower() not in FORMATS:
@@ -164,7 +164,7 @@ def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
 
 
 def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
-    from .export._text import to_json, to_markdown
+    from ._export._text import to_json, to_markdown
 
     pair = _plans(source, args.arch, args.which)
     if args.format == "json":

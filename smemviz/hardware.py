@@ -35,6 +35,10 @@ __all__ = [
     "TMA_ALIGNMENT",
     "SWIZZLE_128B_ALIGNMENT",
     "bank_of",
+    "default_arch",
+    "compile_target",
+    "arch_of_capability",
+    "MAX_SMEM_BASE_ALIGNMENT",
     "tmem_alloc_columns",
 ]
 
@@ -56,6 +60,8 @@ BARRIER_BYTES_PER_STAGE = MBARRIERS_PER_STAGE * MBARRIER_BYTES
 
 TMA_ALIGNMENT = 128
 SWIZZLE_128B_ALIGNMENT = 1024
+# the CuTe DSL aligns the dynamic shared-memory array to at most this (".align 1024" in PTX)
+MAX_SMEM_BASE_ALIGNMENT = 1024
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,17 @@ class Arch:
     family: str  # e.g. "Hopper"
     smem_per_block: int  # opt-in maximum dynamic shared memory per block, bytes
     has_tmem: bool = False
+    # compiles as sm_XXa: its arch-specific instructions (wgmma, tcgen05, setmaxnreg) need the suffix
+    arch_specific: bool = False
+
+    @property
+    def number(self) -> int:
+        return int(self.name[3:])
+
+    @property
+    def compile_target(self) -> str:
+        """The name a compiler takes for this arch's full instruction set, e.g. ``sm_90a``."""
+        return self.name + ("a" if self.arch_specific else "")
 
     @property
     def tmem_columns(self) -> int:
@@ -80,11 +97,11 @@ _ARCH_LIST = (
     Arch("sm_86", "Ampere", 99 * KIB),
     Arch("sm_87", "Ampere", 163 * KIB),
     Arch("sm_89", "Ada", 99 * KIB),
-    Arch("sm_90", "Hopper", 227 * KIB),
-    Arch("sm_100", "Blackwell", 227 * KIB, has_tmem=True),
-    Arch("sm_101", "Blackwell", 227 * KIB, has_tmem=True),
-    Arch("sm_103", "Blackwell", 227 * KIB, has_tmem=True),
-    Arch("sm_110", "Blackwell", 227 * KIB, has_tmem=True),
+    Arch("sm_90", "Hopper", 227 * KIB, arch_specific=True),
+    Arch("sm_100", "Blackwell", 227 * KIB, has_tmem=True, arch_specific=True),
+    Arch("sm_101", "Blackwell", 227 * KIB, has_tmem=True, arch_specific=True),
+    Arch("sm_103", "Blackwell", 227 * KIB, has_tmem=True, arch_specific=True),
+    Arch("sm_110", "Blackwell", 227 * KIB, has_tmem=True, arch_specific=True),
     Arch("sm_120", "Blackwell (GeForce)", 99 * KIB),
     Arch("sm_121", "Blackwell (GeForce)", 99 * KIB),
 )
@@ -121,6 +138,34 @@ def get_arch(arch: str | int | Arch) -> Arch:
             return ARCHS[name]
     known = ", ".join(ARCHS)
     raise ValueError(f"unknown architecture {arch!r}; known: {known} (suffixes 'a'/'f' accepted)")
+
+
+# the arch a memory is judged against when nothing names one
+_DEFAULT_ARCH = {"smem": "sm_90", "tmem": "sm_100"}
+
+
+def default_arch(memory: str) -> Arch:
+    """The arch a layout of ``memory`` ("smem"/"tmem") is judged against when none is given."""
+    return ARCHS[_DEFAULT_ARCH[memory]]
+
+
+def compile_target(arch: str | int | Arch) -> str:
+    """The compiler's name for ``arch``: ``"sm90"``/``"hopper"`` -> ``"sm_90a"``.
+
+    A suffix the caller wrote (``a``/``f``) is kept; without one, archs with
+    arch-specific instructions get ``a``.
+    """
+    resolved = get_arch(arch)
+    if isinstance(arch, (str, int)) and not isinstance(arch, bool):
+        written = str(arch).strip().lower()
+        if written[-1:] in ("a", "f") and _ARCH_RE.match(written):
+            return resolved.name + written[-1]
+    return resolved.compile_target
+
+
+def arch_of_capability(major: int, minor: int) -> Arch:
+    """The arch of a CUDA compute capability, e.g. (9, 0) -> sm_90."""
+    return get_arch(major * 10 + minor)
 
 
 def bank_of(byte_offset: int) -> int:

@@ -57,6 +57,7 @@ from typing import Any, Literal
 from . import hardware
 from ._allocation import SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator
+from ._inputs import LayoutPair
 from ._plan import LayoutPlan
 
 if sys.version_info >= (3, 11):
@@ -229,6 +230,11 @@ class LayoutSpec:
         smem = replace(self.smem_allocator().plan, arch=name) if self.has_smem else None
         tmem = replace(self.tmem_allocator().plan, arch=name) if self.has_tmem else None
         return smem, tmem
+
+    def __smemviz_layout__(self, arch: str | None = None) -> LayoutPair:
+        """The file's layouts, titled with its name (smemviz's input rule)."""
+        smem, tmem = self.plans(arch)
+        return LayoutPair(smem, tmem, self.name, arch or self.arch)
 
     def _declare_smem(self, allocator: SmemAllocator) -> SmemAllocator:
         allocs = {e.name: e.allocation() for e in self.smem}

@@ -223,7 +223,7 @@ def test_console_script():
 @pytest.mark.browser
 def test_render_svg_end_to_end(tmp_path):
     pytest.importorskip("kaleido")
-    from smemviz.export import BrowserNotFoundError, find_browser
+    from smemviz._export import BrowserNotFoundError, find_browser
 
     try:
         find_browser()

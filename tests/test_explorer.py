@@ -33,7 +33,7 @@ def build_gemm_layout(stages: int = 2, tile_n: int = 128, dtype: str = "bf16"):
     s.add_alias_group([[SmemAllocation("epi", 128 * tile_n * 2, 128)], [SmemAllocation("red", 4096, 16)]])
     t = TmemAllocator()
     t.add(TmemAllocation("acc", tile_n))
-    return s, t  # not computed: the explorer computes them
+    return s, t  # not computed: a builder's own allocators are computed by the explorer
 
 
 def gemm(**controls) -> Explorer:
@@ -263,7 +263,7 @@ def test_export_buttons_write_files_or_say_why(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ex.export_path.value = str(tmp_path / "layout")
     try:
-        import smemviz.export  # noqa: F401
+        import smemviz._export  # noqa: F401
     except ImportError:
         ex.export_buttons["json"].click()
         assert "could not be imported" in ex.message.value

@@ -42,14 +42,20 @@ def test_unknown_extension_names_the_supported_ones(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_export_is_callable_both_as_the_function_and_through_the_package(tmp_path):
-    import smemviz.export as package
-    from smemviz.export import export
+def test_export_is_a_function_and_its_helpers_are_public_on_smemviz(tmp_path):
+    import importlib
+    import inspect
 
+    import smemviz._export as package
+
+    importlib.import_module("smemviz._export._static")  # importing a submodule must not shadow the function
+    assert inspect.isfunction(smemviz.export)
+    assert not callable(package)
     spec, _ = _pair()
-    assert package(spec, tmp_path / "a.md") == tmp_path / "a.md"
-    assert export(spec, tmp_path / "b.md").read_text() == (tmp_path / "a.md").read_text()
-    assert smemviz.export(spec, tmp_path / "c.md").exists()
+    assert smemviz.export(spec, tmp_path / "a.md") == tmp_path / "a.md"
+    for name in ("BrowserNotFoundError", "ExportTimeoutError", "find_browser", "start_renderer",
+                 "stop_renderer", "read_plans", "EXPORT_FORMATS"):
+        assert getattr(smemviz, name) is getattr(package, name)
 
 
 def test_which_and_pair_checks(tmp_path):
@@ -58,9 +64,10 @@ def test_which_and_pair_checks(tmp_path):
         smemviz.export(spec, tmp_path / "x.json", which="banks")
     with pytest.raises(ValueError, match="no TMEM layout"):
         smemviz.export(smem, tmp_path / "x.json", which="tmem")
-    with pytest.raises(ValueError, match=r"pass \(smem, tmem\) in that order"):
-        smemviz.export((tmem, smem), tmp_path / "x.json")
-    with pytest.raises(ValueError, match="nothing to export"):
+    smemviz.export((tmem, smem), tmp_path / "reversed.json")  # either order (smemviz's input rule)
+    smemviz.export((smem, tmem), tmp_path / "ordered.json")
+    assert (tmp_path / "reversed.json").read_text() == (tmp_path / "ordered.json").read_text()
+    with pytest.raises(ValueError, match="nothing to show"):
         smemviz.export((None, None), tmp_path / "x.json")
     with pytest.raises(TypeError, match="LayoutPlan"):
         smemviz.export(42, tmp_path / "x.json")
@@ -84,7 +91,7 @@ def test_json_of_one_plan_round_trips(tmp_path):
 
 
 def test_json_of_both_plans_round_trips(tmp_path):
-    from smemviz.export import read_plans
+    from smemviz._export import read_plans
 
     spec, (smem, tmem) = _pair()
     out = smemviz.export(spec, tmp_path / "both.json")
@@ -104,7 +111,7 @@ def test_json_arch_option_sets_the_capacity_shown(tmp_path):
 
 
 def test_read_plans_refuses_other_documents():
-    from smemviz.export import read_plans
+    from smemviz._export import read_plans
 
     with pytest.raises(ValueError, match="not a smemviz export"):
         read_plans('{"smem": []}')
@@ -145,10 +152,10 @@ def test_markdown_has_one_row_per_region_and_a_title(tmp_path):
 
 
 def test_markdown_title_is_literal():
-    from smemviz.export._plans import resolve_plans
-    from smemviz.export._text import to_markdown
+    from smemviz import as_layouts
+    from smemviz._export._text import to_markdown
 
-    text = to_markdown(resolve_plans(_hostile_spec()))
+    text = to_markdown(as_layouts(_hostile_spec()))
     assert text.splitlines()[0] == "## \\<b\\>evil\\</b\\> & co"
 
 
@@ -196,7 +203,7 @@ def test_html_is_self_contained_and_escapes_names(tmp_path):
 
 
 def test_a_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
-    from smemviz.export import _text
+    from smemviz._export import _text
 
     spec, _ = _pair()
     target = tmp_path / "l.md"
@@ -213,7 +220,7 @@ def test_a_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
 
 
 def test_an_interrupted_write_keeps_the_old_file(tmp_path, monkeypatch):
-    from smemviz.export import _atomic
+    from smemviz._export import _atomic
 
     target = tmp_path / "l.json"
     target.write_text("old")
@@ -244,7 +251,7 @@ def no_browser(monkeypatch):
     pytest.importorskip("kaleido")
     from choreographer.browsers.chromium import Chromium
 
-    from smemviz.export import _static
+    from smemviz._export import _static
 
     monkeypatch.delenv("BROWSER_PATH", raising=False)
     monkeypatch.setattr(Chromium, "find_browser", classmethod(lambda cls, **kw: None))
@@ -253,7 +260,7 @@ def no_browser(monkeypatch):
 
 @pytest.mark.parametrize("ext", [".svg", ".png", ".pdf"])
 def test_missing_browser_is_a_clear_error_not_a_hang(tmp_path, no_browser, ext):
-    from smemviz.export import BrowserNotFoundError
+    from smemviz._export import BrowserNotFoundError
 
     spec, _ = _pair()
     with pytest.raises(BrowserNotFoundError) as info:
@@ -265,7 +272,7 @@ def test_missing_browser_is_a_clear_error_not_a_hang(tmp_path, no_browser, ext):
 
 
 def test_bad_browser_path_is_named(tmp_path, monkeypatch):
-    from smemviz.export import BrowserNotFoundError, find_browser
+    from smemviz._export import BrowserNotFoundError, find_browser
 
     monkeypatch.setenv("BROWSER_PATH", str(tmp_path / "chrome"))
     with pytest.raises(BrowserNotFoundError, match=r"BROWSER_PATH=.*chrome.* is not an executable"):
@@ -277,7 +284,7 @@ def test_a_render_that_hangs_times_out(monkeypatch):
     import asyncio
     import time
 
-    from smemviz.export import _static
+    from smemviz._export import _static
 
     renderer = object.__new__(_static._Renderer)
     renderer.browser = "fake-chromium"

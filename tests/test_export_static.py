@@ -20,7 +20,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def renderer():
     pytest.importorskip("plotly")
     pytest.importorskip("kaleido")
-    from smemviz.export import BrowserNotFoundError, find_browser, start_renderer, stop_renderer
+    from smemviz._export import BrowserNotFoundError, find_browser, start_renderer, stop_renderer
 
     try:
         find_browser()
@@ -115,7 +115,7 @@ def test_hostile_names_stay_text_in_svg(tmp_path):
 def test_a_reused_browser_tab_draws_each_figure_afresh(tmp_path, spec, monkeypatch):
     """The warm renderer reuses its page between images (refreshing it every
     few); each image must show its own layout only."""
-    from smemviz.export import _static
+    from smemviz._export import _static
 
     monkeypatch.setattr(_static, "RELOAD_EVERY", 3)
     other = smemviz.SmemAllocator()

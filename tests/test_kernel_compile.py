@@ -117,7 +117,7 @@ def test_the_same_allocator_and_resource_trace_again_for_another_target():
 def test_a_pointer_the_user_placed_is_kept():
     from dataclasses import replace
 
-    from smemviz.kernel import _emit
+    from smemviz import _emit
 
     allocator, resource = pipeline_layout(2, 32)
 

@@ -34,7 +34,7 @@ def write(fmt: str, stem: str, target: Callable[[], Any], say: Callable[[str, st
     stem = (stem or "smemviz-layout").strip()
     out = stem if stem.lower().endswith(f".{fmt}") else f"{stem}.{fmt}"
     try:
-        from ..export import export
+        from .._export import export
     except ImportError as exc:
         say(f"Export needs smemviz.export, which could not be imported: {exc}", "error")
         return None

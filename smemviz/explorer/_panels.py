@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from .. import hardware
 from ..figures._style import KIND_COLORS, PALETTE, fmt_units
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def _key_items(memory: str) -> list[tuple[str, str]]:
             (f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['alloc']}'></span>",
              "columns tcgen05.alloc asks for"),
             (f"<span style='{_SWATCH}height:0;border-top:2px solid {KIND_COLORS['capacity']}'></span>",
-             "512 columns"),
+             f"{hardware.TMEM_COLUMNS} columns"),
         ]
     return items
 
@@ -87,7 +88,7 @@ def _line(plan: LayoutPlan) -> str:
             parts.append(f"barriers {plan.barrier_bytes:,} B")
     else:
         over = "" if cap.fits else f" <span class='smemviz-over' style='color:{color}'>over by {cap.overshoot:,}</span>"
-        parts = [f"<b>TMEM</b> {plan.data_total:,} of {cap.limit or 512} columns{over}"]
+        parts = [f"<b>TMEM</b> {plan.data_total:,} of {cap.limit or hardware.TMEM_COLUMNS} columns{over}"]
         if plan.data_total:
             parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} cols")
     if plan.padding:

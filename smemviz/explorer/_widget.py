@@ -25,12 +25,13 @@ import ipywidgets as widgets
 
 from .. import hardware
 from .._errors import CapacityError
+from .._inputs import LayoutPair
 from .._plan import LayoutPlan
 from ..figures import bank_spec, smem_spec, tmem_spec
 from ._controls import make_controls
 from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
-from ._inputs import Plans, to_plans
+from ._inputs import Plans, builder_plans, to_plans
 from ._panels import key_html, message_html, summary_html, tables_html
 from ._sync import LiveFigure
 
@@ -50,7 +51,7 @@ def _default_arch(plans: Plans) -> str:
     for plan in plans:
         if plan is not None and plan.arch:
             return plan.arch
-    return "sm_100" if tmem is not None else "sm_90"
+    return hardware.default_arch("tmem" if tmem is not None else "smem").name
 
 
 class Explorer(widgets.VBox):
@@ -143,6 +144,10 @@ class Explorer(widgets.VBox):
         """The builder arguments the controls give now."""
         return {**self._fixed, **{k: w.value for k, w in self.controls.items()}}
 
+    def __smemviz_layout__(self, arch: str | None = None) -> LayoutPair:
+        """The layout on screen, so ``smemviz.export(explorer, path)`` writes what is shown."""
+        return LayoutPair(self.smem_plan, self.tmem_plan, arch=arch or self.arch)
+
     def refresh(self) -> None:
         """Call the builder again with the current control values."""
         if self._builder is not None:
@@ -157,7 +162,7 @@ class Explorer(widgets.VBox):
         assert self._builder is not None
         args = self.values
         try:
-            return to_plans(self._builder(**args))
+            return builder_plans(self._builder(**args))
         except Exception as exc:  # the builder is user code: report, never raise into the widget
             where = ", ".join(f"{k}={v!r}" for k, v in args.items())
             frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
@@ -170,7 +175,7 @@ class Explorer(widgets.VBox):
         for plan in plans:
             if plan is None:
                 continue
-            cap = plan.capacity(self.arch if plan.memory == "smem" else "sm_100")
+            cap = plan.capacity(self.arch if plan.memory == "smem" else hardware.default_arch("tmem"))
             if not cap.fits:
                 problems.append(cap.message())
         return "\n".join(problems) or None

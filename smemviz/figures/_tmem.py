@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import hardware
-from .._cutlass_interop import as_plan
+from .._inputs import as_plan
 from ._bars import LABEL_Y, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout

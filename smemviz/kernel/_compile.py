@@ -18,26 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._emit import require_cutlass
+from .. import hardware
+from .._emit import require_cutlass
 
 __all__ = ["CompiledKernel", "compile_host", "normalise_arch", "cache_info", "clear_cache"]
 
-_ARCH_RE = re.compile(r"^sm_?(\d{2,3})([af]?)$")
-
-
-def normalise_arch(arch: str) -> str:
-    """``"sm90a"``/``"sm_90a"``/``"90a"`` -> ``"sm_90a"``; Hopper and Blackwell get the ``a`` suffix
-    their arch-specific instructions (wgmma, tcgen05) need."""
-    key = str(arch).strip().lower()
-    if key.isdigit() or re.match(r"^\d{2,3}[af]?$", key):
-        key = "sm_" + key
-    m = _ARCH_RE.match(key)
-    if m is None:
-        raise ValueError(f"unknown architecture {arch!r}; expected a name such as 'sm_90a' or 'sm_100a'")
-    number, suffix = m.groups()
-    if not suffix and int(number) in (90, 100, 101, 103, 110):
-        suffix = "a"
-    return f"sm_{number}{suffix}"
+def normalise_arch(arch: str | int) -> str:
+    """The target to compile for: ``"sm90"``/``"90a"``/``"hopper"`` -> ``"sm_90a"``
+    (:func:`smemviz.hardware.compile_target`)."""
+    return hardware.compile_target(arch)
 
 
 @dataclass(frozen=True)

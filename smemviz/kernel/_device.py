@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .. import hardware
+
 __all__ = ["GpuInfo", "NoGpuError", "WrongGpuError", "current_gpu", "require_gpu", "torch_or_none"]
 
 
@@ -29,13 +31,14 @@ class GpuInfo:
     @property
     def arch(self) -> str:
         """The arch to compile for: ``sm_90a`` on Hopper, ``sm_100a`` on B200/GB200, ..."""
-        number = self.major * 10 + self.minor
-        suffix = "a" if number in (90, 100, 101, 103, 110) else ""
-        return f"sm_{number}{suffix}"
+        return hardware.arch_of_capability(self.major, self.minor).compile_target
 
     @property
     def has_tmem(self) -> bool:
-        return self.major == 10 or self.major == 11
+        try:
+            return hardware.arch_of_capability(self.major, self.minor).has_tmem
+        except ValueError:  # a GPU newer than smemviz's table
+            return False
 
 
 def torch_or_none() -> Any:

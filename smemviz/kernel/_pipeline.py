@@ -9,9 +9,9 @@ from typing import Any
 
 from .._allocation import SmemAllocation
 from .._allocator import SmemAllocator
+from .._emit import require_cutlass
 from ._compile import CompiledKernel, compile_host, plan_key
 from ._device import require_gpu
-from ._emit import require_cutlass
 
 __all__ = ["PipelineConfig", "StagedCopyResource", "pipeline_layout", "compile_pipeline", "run_pipeline", "PipelineResult"]
 

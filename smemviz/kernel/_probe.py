@@ -15,10 +15,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._cutlass_interop import as_plan
+from .. import hardware
+from .._emit import require_cutlass
+from .._inputs import as_plan
 from ._compile import CompiledKernel, compile_host, plan_key
 from ._device import require_gpu
-from ._emit import require_cutlass
 from ._probe_plan import ProbeSchedule, schedule_for
 
 __all__ = ["compile_probe", "probe", "ProbeResult", "RegionCheck"]
@@ -107,7 +108,7 @@ class ProbeResult:
 
     @property
     def alignment_ok(self) -> bool:
-        return self.base_mod_1024 % min(self.plan.base_alignment, 1024) == 0
+        return self.base_mod_1024 % min(self.plan.base_alignment, hardware.MAX_SMEM_BASE_ALIGNMENT) == 0
 
     @property
     def passed(self) -> bool:

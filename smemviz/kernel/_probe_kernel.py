@@ -13,7 +13,7 @@ from typing import Any
 import cutlass
 import cutlass.cute as cute
 
-from . import _emit
+from .. import _emit, hardware
 from ._probe_plan import ProbeSchedule
 
 __all__ = ["SmemProbeKernel", "INFO_WORDS"]
@@ -54,7 +54,7 @@ class SmemProbeKernel:
         cute.arch.sync_threads()
         if tidx == 0:
             info[0] = cute.arch.dynamic_smem_size()
-            info[1] = cutlass.Int32(base.data_ptr().toint() % 1024)
+            info[1] = cutlass.Int32(base.data_ptr().toint() % hardware.MAX_SMEM_BASE_ALIGNMENT)
         for s in cutlass.range_constexpr(self.n_steps):
             for w in cutlass.range_constexpr(len(self.steps[s])):
                 offset, dtype, count, value, tail_offset, tail_count = self.steps[s][w]

@@ -9,10 +9,10 @@ from typing import Any
 
 from .._allocation import SmemAllocation
 from .._allocator import SmemAllocator
-from .._cutlass_interop import as_plan
+from .._emit import require_cutlass
+from .._inputs import as_plan
 from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
 from ._device import WrongGpuError, require_gpu
-from ._emit import require_cutlass
 
 __all__ = ["compile_tmem", "run_tmem", "TmemResult", "tcgen05_alloc_columns_in_ptx", "slot_allocator"]
 

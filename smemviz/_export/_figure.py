@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._plans import PlanPair
+from .._inputs import LayoutPair
 
 __all__ = ["build_figure"]
 
 
-def build_figure(pair: PlanPair) -> Any:
+def build_figure(pair: LayoutPair) -> Any:
     """Both maps stacked when there are both, else the single map as the
     explorer shows it."""
     try:

@@ -15,12 +15,11 @@ The diagram comes from the same builders as the notebook views
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
+from .._inputs import LayoutPair, as_layouts
 from ._atomic import write_atomic
-from ._plans import PlanPair, resolve_plans
 from ._static import (
     RENDER_TIMEOUT_S,
     BrowserNotFoundError,
@@ -34,6 +33,7 @@ from ._text import read_plans
 __all__ = [
     "export",
     "FORMATS",
+    "EXPORT_FORMATS",
     "BrowserNotFoundError",
     "ExportTimeoutError",
     "find_browser",
@@ -51,6 +51,7 @@ FORMATS: dict[str, str] = {
     ".json": "layout plan, versioned schema",
     ".md": "usage table, Markdown",
 }
+EXPORT_FORMATS = FORMATS  # the name under which ``smemviz`` offers it
 _STATIC = (".svg", ".png", ".pdf")
 
 
@@ -84,9 +85,9 @@ def export(
         raise ValueError(f"cannot export to {str(out)!r}: unknown extension {ext or '(none)'!r}; supported: {supported}")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"cannot export to {str(out)!r}: folder {str(out.parent)!r} does not exist")
-    pair = resolve_plans(obj, which=which, arch=arch)
+    pair = as_layouts(obj, which=which, arch=arch)
     if title is not None:
-        pair = PlanPair(pair.smem, pair.tmem, title, pair.arch)
+        pair = LayoutPair(pair.smem, pair.tmem, title, pair.arch)
 
     if ext == ".json":
         from ._text import to_json
@@ -124,16 +125,3 @@ def _require_plotly() -> None:
         import plotly  # noqa: F401
     except ImportError as exc:
         raise ImportError(f"HTML and image exports draw with plotly ({exc}); pip install 'smemviz[viz]'") from None
-
-
-class _CallableModule(type(sys.modules[__name__])):  # type: ignore[misc]
-    """Importing a submodule (``smemviz.export._static``) makes Python bind the
-    attribute ``smemviz.export`` to this package rather than to the function of
-    the same name; calling the package calls :func:`export`, so
-    ``smemviz.export(obj, path)`` works in either case."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Path:
-        return export(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -14,8 +14,8 @@ import re
 from html import escape
 from typing import Any
 
+from .._inputs import LayoutPair
 from .._report import html_report
-from ._plans import PlanPair
 
 __all__ = ["to_html"]
 
@@ -42,7 +42,7 @@ def _csp(fragment: str) -> str:
     )
 
 
-def to_html(pair: PlanPair, figure: Any, *, title: str | None = None, version: str = "") -> str:
+def to_html(pair: LayoutPair, figure: Any, *, title: str | None = None, version: str = "") -> str:
     """The page as text. ``figure`` is a plotly figure (built by the caller)."""
     import plotly.io as pio
 

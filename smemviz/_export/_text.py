@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._inputs import LayoutPair
 from .._plan import SCHEMA, LayoutPlan
 from .._report import markdown_report
-from ._plans import PlanPair
 
 __all__ = ["to_json", "read_plans", "to_markdown", "PAIR_SCHEMA", "PAIR_SCHEMA_VERSION"]
 
@@ -17,7 +17,7 @@ PAIR_SCHEMA = "smemviz.layout-plans"
 PAIR_SCHEMA_VERSION = 1
 
 
-def to_json(pair: PlanPair) -> str:
+def to_json(pair: LayoutPair) -> str:
     plans = pair.plans
     if len(plans) == 1:
         return plans[0].to_json(indent=2) + "\n"
@@ -49,7 +49,7 @@ def read_plans(text: str) -> tuple[LayoutPlan | None, LayoutPlan | None]:
     return smem, tmem
 
 
-def to_markdown(pair: PlanPair) -> str:
+def to_markdown(pair: LayoutPair) -> str:
     parts = [f"## {_md_text(pair.title)}", ""] if pair.title else []
     parts += [markdown_report(p) for p in pair.plans]
     return "\n".join(parts).rstrip("\n") + "\n"
