@@ -14,7 +14,7 @@ from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
 from smemviz.figures import TRACE_NAMES, bank_figure, layout_figure, smem_figure, tmem_figure  # noqa: E402
 from smemviz.figures._bars import spread  # noqa: E402
 from smemviz.figures._geometry import LANE_FILL  # noqa: E402
-from smemviz.figures._style import color_for, kib_ticks, plain  # noqa: E402
+from smemviz.figures._style import FAMILY_HUES, color_for, family_of, kib_ticks, plain, region_colors, shade  # noqa: E402
 
 EVIL = "<img src=x onerror=alert(1)>"
 
@@ -178,8 +178,8 @@ def test_colours_follow_names_not_positions():
     c_small = {t.text[i]: t.marker.color[i] for _, t, i in bars(smem_figure(small))}
     c_big = {t.text[i]: t.marker.color[i] for _, t, i in bars(smem_figure(big))}
     for name in ("a0", "a1", "odd", "epi", "scratch"):
-        assert c_small[name] == c_big[name] == color_for(name)
-    assert len({color_for(f"buf{i}") for i in range(40)}) > 10
+        assert c_small[name] == c_big[name]
+    assert c_small["a0"] == color_for("a0")
 
 
 def test_highlight_dims_everything_but_one_phase():
@@ -287,24 +287,67 @@ def test_figures_read_a_computed_cutlass_allocator():
     assert list(traces(tfig)["data"].x) == [96] and tfig.layout.shapes[1].x0 == 128
 
 
-def test_numbered_siblings_and_neighbours_get_different_colours():
-    assert color_for("acc0") != color_for("acc1")
-    assert len({color_for(f"smem_a{i}") for i in range(8)}) == 8
+def test_an_operands_stages_share_a_hue_shaded_by_stage():
+    assert family_of("a_stage3") == family_of("a3") == family_of("a_s3") == ("a", 3)
+    assert family_of("smem_b12") == ("smem_b", 12) and family_of("load.a") == ("load", None)
+    assert family_of("epi") == ("epi", None)
+    stages = [color_for(f"a_stage{i}") for i in range(4)]
+    assert len(set(stages)) == 4  # shades differ ...
+    hue = FAMILY_HUES[[shade(h, 0) for h in FAMILY_HUES].index(color_for("a"))]
+    assert all(s_ in {shade(hue, -0.28 + 0.09 * k) for k in range(8)} for s_ in stages)  # ... of one hue
+    light = [sum(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in stages]
+    assert light == sorted(light)  # stage 0 darkest
     t = TmemAllocator()
     t.add(TmemAllocation("acc0", 256))
     t.add(TmemAllocation("acc1", 256))
     t.compute_layout()
     data = traces(tmem_figure(t))["data"]
     assert data.marker.color[0] != data.marker.color[1]
-    # two names whose own colours collide still differ when they touch
-    names = [f"n{i}" for i in range(200)]
-    a, b = next((x, y) for x in names for y in names if x < y and color_for(x) == color_for(y))
+
+
+def test_families_in_one_map_get_distinct_hues_and_the_bank_view_agrees():
     s = SmemAllocator()
-    s.add(SmemAllocation(a, 1024, 128))
-    s.add(SmemAllocation(b, 1024, 128))
+    names = []
+    for operand in ("sfa", "sfb", "a", "b", "c", "d"):  # six families of four stages: 24 regions
+        for k in range(4):
+            names.append(f"{operand}_stage{k}")
+            s.add(SmemAllocation(names[-1], 2048, 128))
+    s.add_resource(Pipe())
     s.compute_layout()
-    colors = traces(smem_figure(s))["data"].marker.color
-    assert colors[0] == color_for(a) and colors[1] != colors[0]
+    fig = smem_figure(s)
+    data = traces(fig)["data"]
+    color = dict(zip(data.text, data.marker.color))
+    hues = {}
+    for name, c in color.items():
+        hues.setdefault(family_of(name)[0], set()).add(c)
+    base = {op: next(h for h in FAMILY_HUES if shade(h, -0.28) == color[f"{op}_stage0"])
+            for op in ("sfa", "sfb", "a", "b", "c", "d")}
+    assert len(set(base.values())) == 6  # one hue per family, none shared
+    assert all(len(v) == 4 for v in hues.values())
+    bank = bank_figure(s).data[0]
+    rows = [r for r in s.plan.regions if r.size]
+    for r, c in zip(rows, bank.marker.color):
+        if r.kind == "data":
+            assert c == color[r.name]
+    # resource members without numbers are shaded apart
+    load = region_colors(["load.a", "load.b"])
+    assert load["load.a"] != load["load.b"]
+
+
+def test_labels_that_do_not_fit_fall_back_to_the_stage_number_and_dimmed_ones_stay_readable():
+    s = SmemAllocator()
+    s.add(SmemAllocation("big_tile", 131072, 1024))
+    for k in range(4):
+        s.add(SmemAllocation(f"scale_factor_a_stage{k}", 2048, 128))
+    s.add_alias_group([[SmemAllocation("epi", 8192, 128)], [SmemAllocation("red", 8192, 128)]])
+    s.compute_layout()
+    data = traces(smem_figure(s, "sm_100"))["data"]
+    tmpl = dict(zip(data.text, data.texttemplate))
+    assert tmpl["big_tile"] == "%{text}"
+    assert [tmpl[f"scale_factor_a_stage{k}"] for k in range(4)] == ["0", "1", "2", "3"]
+    al = traces(smem_figure(s, "sm_100", highlight=(0, 1)))["aliased"]
+    font = dict(zip(al.text, al.textfont.color))
+    assert font["epi"] == "#37474f"  # dimmed bar: dark text, not white on near-white
 
 
 def test_only_bars_wide_enough_carry_a_label():

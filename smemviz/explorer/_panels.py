@@ -9,7 +9,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from .. import hardware
-from ..figures._style import KIND_COLORS, PALETTE, fmt_units
+from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, fmt_units, shade
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
@@ -41,12 +41,12 @@ _GLYPH = "display:inline-block;width:22px;text-align:center;margin-right:5px;"
 
 def _key_items(memory: str) -> list[tuple[str, str]]:
     """(swatch HTML, meaning) pairs for one map, in the order they appear on it."""
-    stripes = ", ".join(f"{c} {i * 33}% {(i + 1) * 33}%" for i, c in enumerate(PALETTE[:3]))
+    stripes = ", ".join(f"{shade(FAMILY_HUES[0], -0.28 + 0.18 * i)} {i * 25}% {(i + 1) * 25}%" for i in range(4))
     hatch = (f"background:repeating-linear-gradient(45deg,#90a4ae 0 2px,{KIND_COLORS['padding']} 2px 6px)")
     lanes = (f"background:linear-gradient({PALETTE[7]} 0 50%, {PALETTE[4]} 50% 100%);"
              f"box-shadow:inset 0 0 0 1.5px {KIND_COLORS['group']}")
     items = [
-        (f"<span style='{_SWATCH}background:linear-gradient(90deg, {stripes})'></span>", "regions, a colour each"),
+        (f"<span style='{_SWATCH}background:linear-gradient(90deg, {stripes})'></span>", "an operand's stages: one hue, darkest first"),
         (f"<span style='{_SWATCH}{lanes}'></span>", "alias group: one lane per phase"),
         (f"<span style='{_SWATCH}{hatch}'></span>", "padding"),
     ]

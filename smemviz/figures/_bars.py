@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._geometry import gaps, lane_of, phase_counts
 from ._hover import region_hover, region_label
-from ._style import KIND_COLORS, distinct_colors, fmt_units, plain
+from ._style import KIND_COLORS, family_of, fmt_units, plain, region_colors
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan, Region
@@ -49,20 +49,6 @@ def _opacity(region: Region, highlight: tuple[int, int] | None) -> float:
     if region.group is None:
         return DIM_STANDALONE
     return 1.0 if (region.group, region.phase) == tuple(highlight) else DIM_OTHER_PHASE
-
-
-def _region_colors(regions: list[Region]) -> list[str]:
-    """Colours by name, neighbours within a lane (standalone, or one alias
-    phase) kept distinct."""
-    lanes: dict[tuple[Any, Any], list[int]] = {}
-    for i, r in enumerate(regions):
-        lanes.setdefault((r.group, r.phase), []).append(i)
-    out = [""] * len(regions)
-    for members in lanes.values():
-        members.sort(key=lambda i: regions[i].offset)
-        for i, c in zip(members, distinct_colors([regions[i].name for i in members])):
-            out[i] = c
-    return out
 
 
 def min_drawn(span: float) -> float:
@@ -103,17 +89,43 @@ def spread(xs: list[float], gap: float, limit: float) -> list[float]:
     return out
 
 
-def label_positions(regions: list[Region], span: float) -> list[str]:
-    """``"inside"`` for a bar wide enough to hold its name, else ``"none"``."""
+def label_templates(regions: list[Region], span: float) -> list[str]:
+    """Per bar: its name where it fits, else its stage number where that fits
+    (``a_stage3`` -> ``3``), else nothing (the hover and the table name it)."""
     per_px = max(span, 1) / WIDE_PLOT_PX
-    return ["inside" if r.size >= (len(r.name) * MIN_CHAR_PX + 4) * per_px else "none" for r in regions]
+    out = []
+    for r in regions:
+        room = r.size / per_px - 4
+        if room >= len(r.name) * MIN_CHAR_PX:
+            out.append("%{text}")
+            continue
+        number = family_of(r.name)[1]
+        short = "" if number is None else str(number)
+        out.append(short if short and room >= len(short) * MIN_CHAR_PX else "")
+    return out
+
+
+def label_positions(regions: list[Region], span: float) -> list[str]:
+    """``"inside"`` for a bar that shows a label (see :func:`label_templates`), else ``"none"``."""
+    return ["inside" if t else "none" for t in label_templates(regions, span)]
+
+
+def _label_color(fill: str, opacity: float) -> str:
+    """Dark text on light or dimmed bars, white on dark ones."""
+    if opacity < 1.0:
+        return "#37474f"
+    r, g, b = (int(fill[i:i + 2], 16) for i in (1, 3, 5))
+    return "#263238" if 0.299 * r + 0.587 * g + 0.114 * b > 160 else "white"
 
 
 def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale: float, span: float,
-         counts: dict[int, int], highlight: Any, color: str | None, pattern: str = "") -> dict[str, Any]:
+         counts: dict[int, int], highlight: Any, color: str | dict[str, str], pattern: str = "") -> dict[str, Any]:
     least = min_drawn(span) if name in ("data", "aliased") else 0.0
     # bars drawn wider than their size last, so their neighbours do not cover them
     regions = sorted(regions, key=lambda r: 0 < r.size < least)
+    templates = label_templates(regions, span)
+    fills = [color] * len(regions) if isinstance(color, str) else [color[r.name] for r in regions]
+    opacities = [_opacity(r, highlight) for r in regions]
     lanes = [lane_of(r, counts) for r in regions] if counts else None
     ys = [ln.center * scale for ln in lanes] if lanes else [0.5 * scale] * len(regions)
     hs = [ln.height * scale for ln in lanes] if lanes else [float(scale)] * len(regions)
@@ -128,16 +140,18 @@ def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale:
         "y": ys,
         "width": hs,
         "text": [region_label(r) for r in regions],
+        "texttemplate": templates,
         "hovertext": [region_hover(r, plan) + (NOT_TO_SCALE if 0 < r.size < least else "") for r in regions],
         "hovertemplate": "%{hovertext}<extra></extra>",
-        "textposition": label_positions(regions, span),
+        "textposition": ["inside" if t else "none" for t in templates],
+        "textfont": {"color": [_label_color(c, o) for c, o in zip(fills, opacities)]},
         "insidetextanchor": "middle",
         "textangle": 0,
         "constraintext": "inside",
         "cliponaxis": True,
         "marker": {
-            "color": [color] * len(regions) if color else _region_colors(regions),
-            "opacity": [_opacity(r, highlight) for r in regions],
+            "color": fills,
+            "opacity": opacities,
             "line": {"width": 0.5, "color": "white"},
             "pattern": {"shape": pattern, "fgcolor": "white", "size": 6, "solidity": 0.25},
         },
@@ -168,6 +182,7 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
             standalone.append(r)
         else:
             aliased.append(r)
+    colors = region_colors(r.name for r in standalone + aliased)
     unit = plan.unit
     holes = gaps(plan)
     padding = {
@@ -237,8 +252,8 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
     }
     return [
         padding,
-        _bar("data", "data", standalone, plan, scale, span, counts, highlight, None),
-        _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, span, counts, highlight, None),
+        _bar("data", "data", standalone, plan, scale, span, counts, highlight, colors),
+        _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, span, counts, highlight, colors),
         _bar("barrier", "pipeline mbarriers", barriers, plan, scale, span, counts, highlight, KIND_COLORS["barrier"], "x"),
         _bar("tmem_ptr", "TMEM-pointer slot", slots, plan, scale, span, counts, highlight, KIND_COLORS["tmem_ptr"], "+"),
         markers,
