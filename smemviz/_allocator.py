@@ -30,6 +30,7 @@ from ._allocation import (
     check_tmem_fields,
 )
 from ._errors import CapacityError, LayoutStateError
+from ._pipelines import Pipeline, PipelineConfig
 from ._plan import LayoutPlan, build_plan
 
 __all__ = ["SmemAllocator", "TmemAllocator"]
@@ -194,6 +195,7 @@ class _BaseAllocator:
             else:
                 self._check_alloc(a, "compute_layout()")
 
+        self._refuse_duplicate_names()
         aliased = self._aliased
         blocks: list[tuple[int, int, Any]] = []  # (alignment, size, alloc or group)
         for a in self._allocations:
@@ -239,6 +241,24 @@ class _BaseAllocator:
                 item.offset = base
         self._total = total
         self._layout_computed = True
+
+    def _refuse_duplicate_names(self) -> None:
+        """Two different allocations of one name are refused, as layout files refuse them:
+        the plan, the report and ``plan.region(name)`` find regions by name."""
+        first: dict[str, int] = {}
+        members = [*self._allocations, *(a for g in self._alias_groups for p in g for a in p)]
+        slot = getattr(self, "_tmem_ptr_alloc", None)
+        if slot is not None:
+            members.append(slot)
+        for a in members:
+            name = getattr(a, "name", None)
+            if not isinstance(name, str):
+                continue
+            if first.setdefault(name, id(a)) != id(a):
+                raise ValueError(
+                    f"two different allocations are named {name!r}; names must be unique in one "
+                    f"{type(self).__name__} (rename one, or add the same object twice)"
+                )
 
     def _check_capacity_before_commit(self, total: int) -> None:
         pass
@@ -417,6 +437,19 @@ class SmemAllocator(_BaseAllocator):
         if needs_barriers:
             self._barrier_resources.append(resource)
             self._add_barriers(self._resource_barriers, f"{label}.barriers", nbytes)
+
+    def add_pipeline(self, name: str, stages: int) -> Pipeline:
+        """Declare a pipeline that owns ``stages`` x 16 B of mbarriers (a layout
+        file's ``[[pipeline]]``) and return it; its region is ``<name>.barriers``."""
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"pipeline name must be a non-empty str, got {name!r}")
+        self._stages(PipelineConfig(stages), f"pipeline {name!r}")  # checked before anything changes
+        taken = [label for label, _ in self._barrier_entries()]
+        if f"{name}.barriers" in taken:
+            raise ValueError(f"pipeline {name!r} is declared twice (its barriers {name}.barriers exist already)")
+        pipeline = Pipeline(name, PipelineConfig(stages))
+        self.add_resource(pipeline)
+        return pipeline
 
     def add_pipeline_group(self, group: Any) -> None:
         """Register a pipeline group's barriers: ``(N + 1) * S`` stage pairs for
