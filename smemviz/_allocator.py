@@ -18,7 +18,9 @@ call leaves the allocator as it was, and the result is an immutable
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from . import hardware
@@ -33,7 +35,23 @@ from ._errors import CapacityError, LayoutStateError
 from ._pipelines import Pipeline, PipelineConfig
 from ._plan import LayoutPlan, build_plan
 
-__all__ = ["SmemAllocator", "TmemAllocator"]
+__all__ = ["SmemAllocator", "TmemAllocator", "capacity_checks_deferred"]
+
+# Off inside ``capacity_checks_deferred()``: the explorer calls a layout builder
+# there, so an allocator made with ``arch=`` still computes an over-capacity
+# layout, which the explorer then draws past the capacity line and reports.
+_CAPACITY_CHECKS: ContextVar[bool] = ContextVar("smemviz_capacity_checks", default=True)
+
+
+@contextmanager
+def capacity_checks_deferred() -> Iterator[None]:
+    """Within this block ``compute_layout()`` does not refuse a layout for
+    exceeding its allocator's arch; the caller checks the plan's capacity."""
+    token = _CAPACITY_CHECKS.set(False)
+    try:
+        yield
+    finally:
+        _CAPACITY_CHECKS.reset(token)
 
 
 def _label(obj: Any) -> str:
@@ -225,7 +243,8 @@ class _BaseAllocator:
             offsets.append((item, base))
             cursor = base + size
         total = cursor
-        self._check_capacity_before_commit(total)
+        if _CAPACITY_CHECKS.get():
+            self._check_capacity_before_commit(total)
 
         # commit: nothing below can fail
         for item, base in offsets:

@@ -409,3 +409,34 @@ def test_a_narrow_explorer_shortens_titles_and_keeps_table_cells_whole():
     # a real table, numbers never broken over two lines
     assert "<table class='smemviz-utable'>" in ex.table.value and "white-space:nowrap" in ex.table.value
     assert "<td class=n>16,384<td" in ex.table.value  # one cell per number (closing tags are optional)
+
+
+def build_for_sm100(stages: int = 2):
+    s = SmemAllocator(arch="sm_100a")  # refuses over-capacity layouts outside the explorer
+    for i in range(stages):
+        s.add(SmemAllocation(f"a_stage{i}", 32768, 1024))
+    s.compute_layout()
+    return s
+
+
+def test_a_builder_whose_allocator_refuses_over_capacity_is_still_drawn_as_asked():
+    ex = explore(build_for_sm100, stages=(1, 12))
+    ex.controls["stages"].value = 9  # 288 KiB
+    assert ex.smem_plan.total == 9 * 32768 and len(data_trace(ex.smem_widget).base) == 9
+    assert "exceeds the sm_100 per-block limit" in ex.message.value and "stages=2" in ex.message.value
+    with pytest.raises(smemviz.CapacityError):  # outside the explorer the check is back
+        build_for_sm100(9)
+
+
+def build_that_fails(n: int = 1):
+    s = SmemAllocator()
+    s.add(SmemAllocation("a", 1024 * n, 3))  # alignment 3: refused inside smemviz
+    return s
+
+
+def test_a_builder_error_points_at_the_builders_line():
+    ex = explore(build_that_fails, n=(1, 2))
+    assert "at build_that_fails, line" in ex.message.value
+    import inspect
+    line = inspect.getsourcelines(build_that_fails)[1] + 2
+    assert f"line {line})" in ex.message.value

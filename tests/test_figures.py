@@ -14,7 +14,16 @@ from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
 from smemviz.figures import TRACE_NAMES, bank_figure, layout_figure, smem_figure, tmem_figure  # noqa: E402
 from smemviz.figures._bars import spread  # noqa: E402
 from smemviz.figures._geometry import LANE_FILL  # noqa: E402
-from smemviz.figures._style import FAMILY_HUES, color_for, family_of, kib_ticks, plain, region_colors, shade  # noqa: E402
+from smemviz.figures._style import (  # noqa: E402
+    FAMILY_HUES,
+    KIND_COLORS,
+    color_for,
+    family_of,
+    kib_ticks,
+    plain,
+    region_colors,
+    shade,
+)
 
 EVIL = "<img src=x onerror=alert(1)>"
 
@@ -376,7 +385,7 @@ def test_tiny_regions_are_drawn_wider_and_say_so():
     span = fig.layout.xaxis.range[1] / 1.01
     data = traces(fig)["data"]
     for i, name in enumerate(data.text):
-        assert data.x[i] >= 0.004 * span, name  # a few px even on a 400 px map
+        assert data.x[i] >= 0.0035 * span, name  # a few px even on a 400 px map
         assert data.x[i] >= data.customdata[i]
     odd = list(data.text).index("odd")
     assert data.x[odd] > 100 and "not to scale" in data.hovertext[odd]
@@ -404,7 +413,7 @@ def test_every_barrier_region_has_a_marker_of_its_own():
     span = fig.layout.xaxis.range[1] / 1.01
     barrier_xs = sorted(x for x, sym in zip(marks.x, marks.marker.symbol) if sym == "triangle-up")
     assert len(barrier_xs) == 3 == len(s.plan.barrier_regions)
-    assert all(b - a >= 0.029 * span for a, b in zip(barrier_xs, barrier_xs[1:]))  # 15 px apart at 500 px
+    assert all(b - a >= 0.044 * span for a, b in zip(barrier_xs, barrier_xs[1:]))  # 18 px apart at 400 px
     hovers = [h for h, sym in zip(marks.hovertext, marks.marker.symbol) if sym == "triangle-up"]
     assert len(set(hovers)) == 3
     assert "tiny" in traces(fig)["data"].text
@@ -418,3 +427,14 @@ def test_spread_markers_keep_their_order_and_a_gap(xs, gap, limit):
     moved = [out[i] for i in order]
     least = min(gap, limit / max(1, len(xs) - 1))
     assert all(b - a >= least - 1e-6 for a, b in zip(moved, moved[1:]))
+
+
+def test_an_over_capacity_map_has_a_red_title_and_shaded_overflow():
+    s = SmemAllocator()
+    s.add(SmemAllocation("a", 300 * 1024, 1024))
+    s.compute_layout()
+    fig = smem_figure(s, "sm_90")
+    assert fig.layout.title.font.color == KIND_COLORS["capacity"]
+    over = fig.layout.shapes[1]
+    assert (over.x0, over.x1) == (232448, 300 * 1024)
+    assert smem_figure(gemm_like().plan, "sm_90").layout.title.font.color != KIND_COLORS["capacity"]

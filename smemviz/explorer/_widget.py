@@ -19,11 +19,13 @@ import dataclasses
 import inspect
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
 
 from .. import hardware
+from .._allocator import capacity_checks_deferred
 from .._errors import CapacityError
 from .._inputs import LayoutPair
 from .._plan import LayoutPlan
@@ -87,8 +89,9 @@ class Explorer(widgets.VBox):
             options=list(hardware.ARCHS), value=arch_name, description="arch",
             layout=widgets.Layout(width="180px"),
         )
+        # index, not value: a Dropdown whose value is None shows no selection at all
         self.phase_selector = widgets.Dropdown(
-            options=[(ALL_PHASES, None)], value=None, description="highlight",
+            options=[(ALL_PHASES, None)], index=0, description="highlight",
             layout=widgets.Layout(width="280px"),
         )
         self.message = widgets.HTML()
@@ -162,10 +165,11 @@ class Explorer(widgets.VBox):
         assert self._builder is not None
         args = self.values
         try:
-            return builder_plans(self._builder(**args))
+            with capacity_checks_deferred():  # an over-capacity layout is drawn, then reported
+                return builder_plans(self._builder(**args))
         except Exception as exc:  # the builder is user code: report, never raise into the widget
             where = ", ".join(f"{k}={v!r}" for k, v in args.items())
-            frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+            frame = _user_frame(exc)
             at = f" (at {frame.name}, line {frame.lineno})" if frame else ""
             self.last_error = f"{type(exc).__name__}: {exc}{at}\nwith {where}" if where else f"{type(exc).__name__}: {exc}{at}"
             return None, None
@@ -292,7 +296,7 @@ class Explorer(widgets.VBox):
             self._busy = True
             try:
                 self.phase_selector.options = options
-                self.phase_selector.value = keep if keep in [v for _, v in options] else None
+                self._show_phase(keep if keep in [v for _, v in options] else None)
             finally:
                 self._busy = False
 
@@ -317,7 +321,20 @@ class Explorer(widgets.VBox):
         problem = self._over_capacity((self.smem_plan, self.tmem_plan))
         self._say(f"{CapacityError.__name__}: {problem}" if problem else "")
 
+    def _show_phase(self, value: Any) -> None:
+        """Select ``value``; ``None`` selects "all phases" by index, so the box is never blank."""
+        if value is None:
+            self.phase_selector.index = 0
+        else:
+            self.phase_selector.value = value
+
     def _on_phase(self, change: dict[str, Any]) -> None:
+        if change["new"] is None and self.phase_selector.index is None:
+            busy, self._busy = self._busy, True
+            try:
+                self.phase_selector.index = 0
+            finally:
+                self._busy = busy
         if not self._busy:
             self._render()
 
@@ -340,6 +357,20 @@ class Explorer(widgets.VBox):
         if smem is not None and tmem is not None:
             return smem, tmem
         return smem if smem is not None else tmem
+
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+
+
+def _user_frame(exc: BaseException) -> traceback.FrameSummary | None:
+    """The innermost frame of the traceback outside smemviz: the builder's own
+    line that made the failing call, not the check inside smemviz that refused it."""
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    # "<string>": code that dataclasses and the like generate, not a line anyone wrote
+    outside = [f for f in frames if f.filename != "<string>"
+               and not str(Path(f.filename).resolve()).startswith(_PACKAGE_DIR)]
+    chosen = outside or frames
+    return chosen[-1] if chosen else None
 
 
 def explore(target: Any, /, arch: Any = None, **controls: Any) -> Explorer:

@@ -31,8 +31,8 @@ LABEL_Y = 1.1  # group labels just above the band
 # region next to 64 KiB ones stays visible and hoverable; the hover and the
 # subtitle say it is not to scale. Markers (barriers, the TMEM-pointer slot)
 # sit at least MARKER_GAP of the axis apart: one each, never one on another.
-MIN_BAR_FRACTION = 0.005
-MARKER_GAP = 0.03
+MIN_BAR_FRACTION = 0.0035  # 3 px on a 900 px map, 1.5 px at 400 px
+MARKER_GAP = 0.045  # 18 px on a 400 px map
 MARKER_FAN = 0.25  # the widest a cluster of markers spreads, as a share of the axis
 NOT_TO_SCALE = "<br><i>drawn wider than its size (not to scale)</i>"
 
@@ -210,6 +210,7 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
         "name": "barrier / TMEM ptr",
         "meta": "small",
         "x": _marker_xs(small, span),
+        "customdata": [r.offset + r.size / 2 for r in small],  # where each really is (the live map's zoom)
         "y": [(MARKER_Y if r.kind == "barrier" else SLOT_Y) * scale for r in small],
         "hovertext": [region_hover(r, plan) for r in small],
         "hovertemplate": "%{hovertext}<extra></extra>",
@@ -263,13 +264,9 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
 
 
 def _marker_xs(small: list[Region], span: float) -> list[float]:
-    """Barrier markers and the slot's marker (their own rows), spread apart per row."""
-    out = [r.offset + r.size / 2 for r in small]
-    for kind in ("barrier", "tmem_ptr"):
-        idx = [i for i, r in enumerate(small) if r.kind == kind]
-        for i, x in zip(idx, spread([out[i] for i in idx], MARKER_GAP * span, MARKER_FAN * span)):
-            out[i] = x
-    return out
+    """Barrier and slot markers, spread apart along the axis together: their
+    rows are close, so hover finds each one only if none sits over another."""
+    return spread([r.offset + r.size / 2 for r in small], MARKER_GAP * span, MARKER_FAN * span)
 
 
 def _group_hovers(plan: LayoutPlan) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._inputs import as_plan
-from ._bars import LABEL_Y, SLOT_Y, region_traces, widened
+from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
 
@@ -57,7 +57,7 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
         },
     ]
     layout: dict[str, Any] = {
-        **map_layout(title, subtitle, margin_left=30),
+        **map_layout(title, subtitle, margin_left=30, color=None if cap.fits else KIND_COLORS["capacity"]),
         "xaxis": {
             "title": {"text": "SMEM address (ticks in KiB)"},
             "range": [0, span * 1.01], "tickvals": tickvals, "ticktext": ticktext,
@@ -69,7 +69,8 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
         },
         "shapes": shapes,
         "annotations": annotations,
-        "meta": {"smemviz_unit": "B"},  # the live map's zoom ticks: bytes and hex
+        # for the live map when zoomed: its ticks (bytes and hex) and the minimum bar width
+        "meta": {"smemviz_unit": "B", "smemviz_min_bar": MIN_BAR_FRACTION},
     }
     short = (f"SMEM {_kib(cap.used)} of {_kib(cap.limit)} · {cap.arch} · {cap.percent:.0f}%"
              + (" · OVER" if not cap.fits else ""))

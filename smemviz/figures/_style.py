@@ -39,11 +39,12 @@ PALETTE: tuple[str, ...] = (
 )
 
 # Fixed colours for what is not user data, so it never blends with it.
-def map_layout(title: str, subtitle: str, margin_left: int) -> dict:
-    """Layout settings both memory maps share (a fresh dict each call)."""
+def map_layout(title: str, subtitle: str, margin_left: int, color: str | None = None) -> dict:
+    """Layout settings both memory maps share (a fresh dict each call);
+    ``color`` for a title that must stand out (a layout over capacity)."""
     return {
         "title": {"text": title, "subtitle": {"text": subtitle, "font": {"size": 12, "color": "#546e7a"}},
-                  "x": 0.01, "xanchor": "left"},
+                  "x": 0.01, "xanchor": "left", "font": {"color": color or "#263238"}},
         "barmode": "overlay",
         "height": 320,
         "margin": {"l": margin_left, "r": 20, "t": 80, "b": 75},

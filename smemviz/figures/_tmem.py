@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import hardware
 from .._inputs import as_plan
-from ._bars import LABEL_Y, SLOT_Y, region_traces, widened
+from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
 
@@ -77,7 +77,7 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
         },
         "shapes": shapes,
         "annotations": annotations,
-        "meta": {"smemviz_unit": "cols"},
+        "meta": {"smemviz_unit": "cols", "smemviz_min_bar": MIN_BAR_FRACTION},
     }
     narrow = {
         "title.text": f"TMEM {used:,}/{columns} cols" + (f" · alloc {alloc}" if alloc else " · OVER" if over else ""),
