@@ -17,6 +17,7 @@ from ._allocator import SmemAllocator, TmemAllocator
 from ._cutlass_interop import plan_from_cutlass
 from ._errors import CapacityError, DslUnavailableError, LayoutStateError
 from ._inputs import LayoutPair, as_layouts, as_plan
+from ._max_fit import MaxFit, max_fit
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from .hardware import get_arch
 
@@ -64,6 +65,8 @@ __all__ = [
     "as_layouts",
     "LayoutPair",
     "get_arch",
+    "max_fit",
+    "MaxFit",
     "hardware",
     "__version__",
 ]  # the lazy names stay out of __all__, so ``import *`` never needs the extras
