@@ -14,10 +14,13 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import hardware
 from ._errors import CapacityError
+
+if TYPE_CHECKING:
+    from ._diff import PlanDiff
 
 __all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION"]
 
@@ -284,6 +287,13 @@ class LayoutPlan:
         if not result.fits:
             raise CapacityError(result.message())
         return result
+
+    def diff(self, other: LayoutPlan) -> PlanDiff:
+        """What changed from this layout to ``other``: regions added, removed,
+        moved and resized (matched by name), and the totals."""
+        from ._diff import diff_plans
+
+        return diff_plans(self, other)
 
     # -- serialisation -------------------------------------------------------
 
