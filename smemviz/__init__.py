@@ -29,6 +29,7 @@ _LAZY: dict[str, str] = {
     "smem_figure": "smemviz.figures",
     "tmem_figure": "smemviz.figures",
     "bank_figure": "smemviz.figures",
+    "compare_figure": "smemviz.figures",
     # notebook explorer (ipywidgets + plotly)
     "explore": "smemviz.explorer",
     "Explorer": "smemviz.explorer",

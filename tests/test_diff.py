@@ -61,3 +61,19 @@ def test_every_region_is_accounted_for_once(s1, s2, e1, e2):
     assert len(d.added) + len(d.moved) + len(d.resized) + d.unchanged == len(b.regions)
     assert d.total_before + d.total_delta == b.total
     assert a.diff(b).same == (a.to_dict()["regions"] == b.to_dict()["regions"])
+
+
+def test_compare_figure_outlines_what_changed_on_one_axis():
+    import pytest
+
+    pytest.importorskip("plotly")
+    import smemviz
+
+    fig = smemviz.compare_figure(layout(4), layout(5), arch="sm_90")
+    assert "+16,400 B" in fig.layout.title.text and "1 added" in fig.layout.title.text
+    assert fig.layout.xaxis.range == fig.layout.xaxis2.range  # one address axis for both
+    after = [t for t in fig.data if t.meta == "data" and t.xaxis == "x2"][0]
+    widths = dict(zip(after.text, after.marker.line.width))
+    assert widths["a_stage4"] == 2.5 and widths["epi"] == 2.5 and widths["a_stage0"] == 0.5
+    before = [t for t in fig.data if t.meta == "data" and t.xaxis == "x"][0]
+    assert all(w == 0.5 for w in before.marker.line.width)  # nothing removed
