@@ -172,6 +172,7 @@ def test_phase_selector_highlights_one_phase():
     ex = gemm()
     values = [v for _, v in ex.phase_selector.options]
     assert values == [None, ("smem", 0, 0), ("smem", 0, 1)]
+    assert ex.phase_selector.index == 0 and ex.phase_selector.label == "all phases"
     ex.phase_selector.value = ("smem", 0, 1)
     al = next(t for t in ex.smem_widget.data if t.meta == "aliased")
     opacity = dict(zip(al.text, al.marker.opacity))
@@ -181,6 +182,7 @@ def test_phase_selector_highlights_one_phase():
     assert dict(zip(al.text, al.marker.opacity))["red"] == 1.0
     ex.phase_selector.value = None
     assert all(o == 1.0 for o in al.marker.opacity)
+    assert ex.phase_selector.index == 0  # the box reads "all phases", never blank
 
 
 def test_plain_layouts_pairs_and_plans():
@@ -407,7 +409,9 @@ def test_a_narrow_explorer_shortens_titles_and_keeps_table_cells_whole():
     ex._on_width({"new": 1200})
     assert ex.smem_widget.layout.title.text.startswith("SMEM layout: ")
     # a real table, numbers never broken over two lines
-    assert "<table class='smemviz-utable'>" in ex.table.value and "white-space:nowrap" in ex.table.value
+    assert "<table class='smemviz-utable'" in ex.table.value and "table-layout:fixed" in ex.table.value
+    css = ex.children[0].value  # the tables' stylesheet, on the page once
+    assert "smemviz-utable" in css and "white-space:nowrap" in css and "<style" not in ex.table.value
     assert "<td class=n>16,384<td" in ex.table.value  # one cell per number (closing tags are optional)
 
 
@@ -440,3 +444,31 @@ def test_a_builder_error_points_at_the_builders_line():
     import inspect
     line = inspect.getsourcelines(build_that_fails)[1] + 2
     assert f"line {line})" in ex.message.value
+
+
+def test_tried_configurations_are_listed_and_reset_goes_back():
+    ex = gemm()
+    ex.controls["stages"].value = 3
+    ex.controls["tile_n"].value = 256
+    ex.controls["stages"].value = 7  # the builder raises
+    ex.controls["stages"].value = 8  # over capacity
+    tried = [(a.arguments["stages"], a.arguments["tile_n"], a.fits) for a in ex.history]
+    assert tried == [(2, 128, True), (3, 128, True), (3, 256, True), (7, 256, None), (8, 256, False)]
+    assert ex.history[1].smem_total == 3 * 32768 + 32768 and ex.history[1].arch == "sm_100"
+    ex.details.selected_index = 2
+    html = ex.history_table.value
+    assert html.index("<td>8</td>") < html.index("<td>2</td>")  # newest first
+    assert ">over (sm_100)<" in html and ">error (sm_100)<" in html and "+32,768" in html
+    ex.reset()
+    assert ex.values == {"stages": 2, "tile_n": 128, "dtype": "bf16"} and ex.message.value == ""
+    assert len(ex.history) == 6 and ex.history[-1] == ex.history[0]  # one rebuild for the whole reset
+    assert "reset" in [getattr(w, "description", "") for w in ex.control_bar.children]
+    fixed = explore(_computed())  # a fixed layout: nothing to reset, nothing tried
+    assert "reset" not in [getattr(w, "description", "") for w in fixed.control_bar.children]
+    assert fixed.history == [] and len(fixed.details.children) == 2
+
+
+def _computed():
+    s, _ = build_gemm_layout()
+    s.compute_layout()
+    return s

@@ -14,7 +14,7 @@ from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, fmt_units, shade
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
 
-__all__ = ["summary_html", "message_html", "tables_html", "usage_table_html", "key_html", "MAX_TABLE_ROWS"]
+__all__ = ["summary_html", "message_html", "tables_html", "TABLE_CSS", "usage_table_html", "key_html", "MAX_TABLE_ROWS"]
 
 _BOX = "padding:6px 10px;border-radius:4px;margin:4px 0;font-size:13px;line-height:1.4;"
 _STYLES = {
@@ -105,16 +105,19 @@ def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     return "<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines) + "</div>"
 
 
-MAX_TABLE_ROWS = 120  # beyond this the table lists the first rows; exports hold them all
+# beyond this the table lists the first rows (the box shows ~18 at a time);
+# exports hold them all. A row costs the browser about 0.2 ms per update.
+MAX_TABLE_ROWS = 64
 
 # The usage tables are HTML tables whose cells never wrap (a number stays on
 # one line at any width; a narrow explorer scrolls the table sideways). The
 # browser lays out every row on each change, so the rows are capped and the
-# styling sits in one stylesheet instead of on every cell.
-_TABLE_CSS = (
+# styling sits in one stylesheet, put on the page once per explorer
+# (TABLE_CSS): a <style> inside each update would restyle the whole page.
+TABLE_CSS = (
     "<style>.smemviz-utable{border-collapse:collapse;font-family:monospace;font-size:12px;line-height:1.45}"
     ".smemviz-utable th,.smemviz-utable td{white-space:nowrap;padding:0 7px;text-align:left}"
-    ".smemviz-utable th{color:#37474f;border-bottom:1px solid #cfd8dc;position:sticky;top:0;background:#fafbfc}"
+    ".smemviz-utable th{color:#37474f;border-bottom:1px solid #cfd8dc}"
     ".smemviz-utable .n{text-align:right}"
     ".smemviz-tscroll{max-height:320px;max-width:100%;overflow:auto;background:#fafbfc;"
     "border:1px solid #eceff1;margin-top:2px}</style>"
@@ -123,32 +126,42 @@ _NUMERIC = ("offset", "hex", "size", "end", "align", "pad before")
 
 
 def _rows(plan: LayoutPlan, max_rows: int) -> list[tuple[str, ...]]:
+    """Plain-text cells (escaped when the row is written, so widths count visible characters)."""
     rows: list[tuple[str, ...]] = []
     for r in plan.regions[:max_rows]:
         where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
         typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
         kind = "" if r.kind == "data" else ("mbarriers" if r.kind == "barrier" else "TMEM ptr")
-        rows.append((escape(r.name), kind, f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}", f"{r.end:,}",
-                     str(r.alignment), f"{r.padding_before:,}", where, escape(typed)))
+        rows.append((r.name, kind, f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}", f"{r.end:,}",
+                     str(r.alignment), f"{r.padding_before:,}", where, typed))
     return rows
 
 
 def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
-    """One row per region in address order (names escaped), at most ``max_rows``."""
+    """One row per region in address order (names escaped), at most ``max_rows``.
+
+    The column widths are set from the longest text of each column (in ``ch``
+    of the monospace font), with a fixed table layout: the browser then lays
+    the table out without measuring every cell, about as fast as plain text.
+    """
     head = ("name", "kind", "offset", "hex", f"size ({plan.unit})", "end", "align", "pad before",
             "group·phase", "type")
+    rows = _rows(plan, max_rows)
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(head)]
     numeric = [h.split(" (")[0] in _NUMERIC for h in head]
+    cols = "".join(f"<col style='width:calc({w}ch + 14px)'>" for w in widths)
+    total = f"calc({sum(widths)}ch + {14 * len(widths)}px)"
     open_cell = ["<td class=n>" if n else "<td>" for n in numeric]
-    header = "".join(f"<th class=n>{h}</th>" if n else f"<th>{h}</th>" for h, n in zip(head, numeric))
-    body = "".join("<tr>" + "".join(o + c for o, c in zip(open_cell, row)) + "</tr>" for row in _rows(plan, max_rows))
+    header = "".join(f"<th class=n>{escape(h)}</th>" if n else f"<th>{escape(h)}</th>" for h, n in zip(head, numeric))
+    body = "".join("<tr>" + "".join(o + escape(c) for o, c in zip(open_cell, row)) + "</tr>" for row in rows)
     more = len(plan.regions) - max_rows
     tail = (f"<div style='font-size:12px;color:#546e7a'>… and {more:,} more regions "
             "(the JSON and HTML exports list them all)</div>") if more > 0 else ""
     title = "SMEM regions" if plan.memory == "smem" else "TMEM allocations"
     return (
         f"<div class='smemviz-table'><b>{title}</b> <span style='color:#546e7a'>({len(plan.regions):,})</span>"
-        f"<div class='smemviz-tscroll'><table class='smemviz-utable'><thead><tr>{header}</tr></thead>"
-        f"<tbody>{body}</tbody></table></div>{tail}</div>"
+        f"<div class='smemviz-tscroll'><table class='smemviz-utable' style='table-layout:fixed;width:{total}'>"
+        f"<colgroup>{cols}</colgroup><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table></div>{tail}</div>"
     )
 
 
@@ -157,5 +170,5 @@ def tables_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     so a short TMEM table is never pushed out of sight by a long SMEM one."""
     parts = [f"<div style='flex:0 1 auto;min-width:0;max-width:100%'>{usage_table_html(p)}</div>"
              for p in (smem, tmem) if p is not None]
-    return (_TABLE_CSS + "<div class='smemviz-tables' style='display:flex;flex-wrap:wrap;gap:8px 28px;"
+    return ("<div class='smemviz-tables' style='display:flex;flex-wrap:wrap;gap:8px 28px;"
             "align-items:flex-start'>" + "".join(parts) + "</div>")

@@ -33,8 +33,9 @@ from ..figures import bank_spec, smem_spec, tmem_spec
 from ._controls import make_controls
 from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
+from ._history import MAX_HISTORY, Attempt, history_html
 from ._inputs import Plans, builder_plans, to_plans
-from ._panels import key_html, message_html, summary_html, tables_html
+from ._panels import TABLE_CSS, key_html, message_html, summary_html, tables_html
 from ._sync import LiveFigure
 
 __all__ = ["Explorer", "explore"]
@@ -80,7 +81,10 @@ class Explorer(widgets.VBox):
         self.last_fit: tuple[dict[str, Any], Plans] | None = None  # builder arguments and plans
         self._busy = False
         self._arch_pinned = arch is not None  # chosen by the caller or in the selector, not by a plan
-        self._stale_tabs = {0: True, 1: True}
+        self._stale_tabs = {0: True, 1: True, 2: True}
+        self.history: list[Attempt] = []  # builder calls, oldest first (see the "Tried" tab)
+        self._initial_values: dict[str, Any] = {k: w.value for k, w in self.controls.items()}
+        self._batch = False  # several controls set at once (reset): one rebuild at the end
         self._panels_timer: asyncio.TimerHandle | None = None
 
         plans = self._build() if self._builder else to_plans(target)
@@ -107,13 +111,23 @@ class Explorer(widgets.VBox):
         self.bank_widget = self._bank_live.widget
         self.table = widgets.HTML()
         table_box = widgets.Box([self.table], layout=widgets.Layout(width="100%"))
-        self.details = widgets.Tab([table_box, widgets.VBox([self.bank_widget], layout=widgets.Layout(width="100%"))])
+        self.history_table = widgets.HTML()
+        tabs = [table_box, widgets.VBox([self.bank_widget], layout=widgets.Layout(width="100%"))]
+        if self._builder is not None:
+            tabs.append(widgets.Box([self.history_table], layout=widgets.Layout(width="100%")))
+        self.details = widgets.Tab(tabs)
         self.details.set_title(0, "Usage table")
         self.details.set_title(1, "Bank view")
+        if self._builder is not None:
+            self.details.set_title(2, "Tried")
+        self.reset_button = widgets.Button(description="reset", tooltip="put every control back where it started",
+                                           layout=widgets.Layout(width="70px"))
+        self.reset_button.on_click(lambda _: self.reset())
         self.export_path, self.export_buttons, export_box = export_row(self._export_target, self._say)
 
-        bar = widgets.HBox(
-            [*self.controls.values(), self.arch_selector, self.phase_selector],
+        self.control_bar = bar = widgets.HBox(
+            [*self.controls.values(), *([self.reset_button] if self._builder is not None else []),
+             self.arch_selector, self.phase_selector],
             layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
         )
         # column boxes stretch the figures to the full width, which the fitter
@@ -123,7 +137,7 @@ class Explorer(widgets.VBox):
         self._tmem_box = widgets.VBox([self.tmem_widget, widgets.HTML(key_html("tmem"))],
                                       layout=widgets.Layout(width="100%"))
         self._fitter = make_fitter()
-        super().__init__([bar, self.message, self.summary, self._smem_box, self._tmem_box,
+        super().__init__([widgets.HTML(TABLE_CSS), bar, self.message, self.summary, self._smem_box, self._tmem_box,
                           self.details, export_box, *([self._fitter] if self._fitter is not None else [])])
         self.add_class(EXPLORER_CLASS)
 
@@ -150,6 +164,16 @@ class Explorer(widgets.VBox):
     def __smemviz_layout__(self, arch: str | None = None) -> LayoutPair:
         """The layout on screen, so ``smemviz.export(explorer, path)`` writes what is shown."""
         return LayoutPair(self.smem_plan, self.tmem_plan, arch=arch or self.arch)
+
+    def reset(self) -> None:
+        """Put every control back where it started, then rebuild once."""
+        self._batch = True
+        try:
+            for key, value in self._initial_values.items():
+                self.controls[key].value = value
+        finally:
+            self._batch = False
+        self.refresh()
 
     def refresh(self) -> None:
         """Call the builder again with the current control values."""
@@ -192,11 +216,13 @@ class Explorer(widgets.VBox):
         fit is only named in a note, never drawn in its place.
         """
         if plans == (None, None):
+            self._record(plans)
             self._say(f"{self.last_error}\nShowing the last layout that built." if self.smem_plan or self.tmem_plan
                       else self.last_error or "no layout", "error")
             return
         self.smem_plan, self.tmem_plan = plans
         self._follow_plan_arch(plans)
+        self._record(plans)
         self._render()
         problem = self._over_capacity(plans)
         if problem is None:
@@ -206,6 +232,22 @@ class Explorer(widgets.VBox):
             return
         self.last_error = f"{CapacityError.__name__}: {problem}"
         self._say(self.last_error, "error", note=self._last_fit_note())
+
+    def _record(self, plans: Plans) -> None:
+        """Add a builder call to :attr:`history` (not a repeat of the one before)."""
+        if self._builder is None:
+            return
+        smem, tmem = plans
+        failed = plans == (None, None)
+        arch = self.arch
+        fits = None if failed else self._over_capacity(plans) is None
+        attempt = Attempt(tuple(self.values.items()), smem.total if smem is not None else None,
+                          tmem.data_total if tmem is not None else None, fits, arch)
+        if self.history and self.history[-1] == attempt:
+            return
+        self.history.append(attempt)
+        del self.history[:-MAX_HISTORY]
+        self._stale_tabs[2] = True
 
     def _follow_plan_arch(self, plans: Plans) -> None:
         """Until an arch is chosen, show each plan against the arch it was built for."""
@@ -250,7 +292,7 @@ class Explorer(widgets.VBox):
             self._smem_live.show(smem_spec(smem, self.arch, hl_smem))
         if tmem is not None:
             self._tmem_live.show(tmem_spec(tmem, hl_tmem))
-        self._stale_tabs = {0: True, 1: True}
+        self._stale_tabs = {0: True, 1: True, 2: True}
         self._schedule_panels()
 
     def _schedule_panels(self) -> None:
@@ -276,7 +318,9 @@ class Explorer(widgets.VBox):
         if tab is None or not self._stale_tabs.get(tab):
             return
         smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
-        if tab == 0:
+        if tab == 2:
+            self.history_table.value = history_html(self.history)
+        elif tab == 0:
             self.table.value = tables_html(smem, tmem)
         else:
             self._bank_live.show(bank_spec(smem or _EMPTY_SMEM))
@@ -306,7 +350,8 @@ class Explorer(widgets.VBox):
     # -- callbacks -----------------------------------------------------------------
 
     def _on_control(self, change: dict[str, Any]) -> None:
-        self.refresh()
+        if not self._batch:
+            self.refresh()
 
     def _on_arch(self, change: dict[str, Any]) -> None:
         if self._busy:
