@@ -21,8 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 FIRST_COMPILE_TARGET_S = 3.0
 CACHED_COMPILE_TARGET_S = 0.050
 
@@ -90,9 +88,6 @@ def main() -> int:
                 return 1
         numbers["launch_roundtrip_median_s"] = round(statistics.median(rounds), 6)
         numbers["launch_roundtrip_max_s"] = round(max(rounds), 6)
-        from smemviz.kernel._probe import LAUNCH_STATS
-
-        numbers["launch_paths"] = dict(LAUNCH_STATS)
 
     width = max(len(k) for k in numbers)
     for k, v in numbers.items():

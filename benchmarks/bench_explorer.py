@@ -118,8 +118,8 @@ def main() -> None:
               f"  {r['core_layout_ms']:>17.1f} ms  {b['to_message_ms']:>18.1f} / {b['callback_ms']:>6.1f} ms"
               f"  {r['callback_ms'] / b['callback_ms']:>16.2f}{mark}")
     if args.browser:
-        script = Path(__file__).with_name("bench_explorer_browser.py")
-        subprocess.run([sys.executable, str(script)], check=True)
+        root = Path(__file__).resolve().parents[1]
+        subprocess.run([sys.executable, "-m", "benchmarks.bench_explorer_browser"], check=True, cwd=root)
 
 
 if __name__ == "__main__":

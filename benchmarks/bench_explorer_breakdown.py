@@ -14,7 +14,7 @@ milliseconds, both processes on this machine):
 - title: the new title is in the DOM (what bench_explorer_browser.py times);
 - main-thread long tasks (> 50 ms) between press and title, summed.
 
-    python benchmarks/bench_explorer_breakdown.py [--moves 12] [--profile out.cpuprofile]
+    python -m benchmarks.bench_explorer_breakdown [--moves 12] [--profile out.cpuprofile]
 
 ``--profile`` records a Chrome CPU profile of the page over the timed moves
 (open it in Chrome DevTools' Performance panel) and prints its top functions.
@@ -25,19 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "ui"))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from bench_explorer_browser import ARGS, CHROMIUM, start_lab  # noqa: E402
-from explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change  # noqa: E402
+from tests.helpers import CHROMIUM_ARGS, find_chromium
+from tests.ui.explorer_page import GEMM_CELL, open_and_run, smem_title, start_lab, stop_lab, wait_for_title_change
 
 # Runs in the kernel: wall-clock stamps of the explorer's steps, kept in _T.
 KERNEL_HOOKS = '''
@@ -209,12 +204,12 @@ def main() -> None:
             nbformat.v4.new_code_cell(KERNEL_HOOKS + args.kernel_code)]
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(nb, str(root / "bench.ipynb"))
-        proc, url = start_lab(root)
+        proc, url = start_lab(root, root / "jupyter")
         moves: list[dict[str, float]] = []
         windows: list[tuple[float, float]] = []
         try:
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+                browser = pw.chromium.launch(executable_path=find_chromium(), headless=True, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1400, "height": 1200})
                 page.add_init_script(PAGE_HOOKS)
                 open_and_run(page, url, "bench.ipynb")
@@ -272,8 +267,7 @@ def main() -> None:
                     page.screenshot(path=str(args.screenshot), full_page=True)
                 browser.close()
         finally:
-            proc.terminate()
-            proc.wait(timeout=15)
+            stop_lab(proc)
     summarize(moves)
 
 

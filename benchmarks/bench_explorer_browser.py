@@ -14,65 +14,23 @@ legends. Two numbers per move:
 
 bench_explorer_breakdown.py splits the time into its steps.
 
-    python benchmarks/bench_explorer_browser.py [--moves 25] [--rounds 2] [--no-baseline]
+    python -m benchmarks.bench_explorer_browser [--moves 25] [--rounds 2] [--no-baseline]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "ui"))
-
-from explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change  # noqa: E402
-
-CHROMIUM = os.environ.get("SMEMVIZ_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
+from tests.helpers import CHROMIUM_ARGS, find_chromium
+from tests.ui.explorer_page import GEMM_CELL, open_and_run, smem_title, start_lab, stop_lab, wait_for_title_change
 
 # the slider's keydown time, on the page's clock (capture phase: before any handler)
 KEYDOWN_STAMP = """() => document.addEventListener("keydown",
     (e) => { window.__smemvizKeydown = e.timeStamp; }, {capture: true})"""
-
-
-def start_lab(root: Path) -> tuple[subprocess.Popen, str]:
-    env = dict(os.environ)
-    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
-                "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR"):
-        (root / var).mkdir()
-        env[var] = str(root / var)
-    settings = root / "JUPYTERLAB_SETTINGS_DIR" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-        "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={root}",
-        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
-    ], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(f"{url}/api/status", timeout=2)
-            return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise RuntimeError("JupyterLab did not start")
 
 
 # The baseline: the same explorer drawn by plotly's own FigureWidget view,
@@ -81,7 +39,7 @@ def start_lab(root: Path) -> tuple[subprocess.Popen, str]:
 BASELINE_CELL = """
 import plotly.graph_objects as go
 from smemviz.explorer import _map_widget, _sync
-_map_widget.map_widget_class = lambda: go.FigureWidget
+_map_widget.map_widget_class = lambda: go.FigureWidget  # plotly's own view as the baseline
 _sync.without_legend = lambda spec: spec
 """
 
@@ -149,10 +107,10 @@ def main() -> None:
             nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
             files[label] = f"bench{i}.ipynb"
             nbformat.write(nb, str(root / files[label]))
-        proc, url = start_lab(root)
+        proc, url = start_lab(root, root / "jupyter")
         try:
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+                browser = pw.chromium.launch(executable_path=find_chromium(), headless=True, args=CHROMIUM_ARGS)
                 for _ in range(args.rounds):
                     for label in variants:
                         in_page, times, n_bars = measure(browser, url, files[label], args.moves)
@@ -160,8 +118,7 @@ def main() -> None:
                         results[label][1].extend(times)
                 browser.close()
         finally:
-            proc.terminate()
-            proc.wait(timeout=15)
+            stop_lab(proc)
     print(f"browser redraw after a slider move, {args.regions} regions ({n_bars} bars drawn), "
           f"{args.moves} moves x {args.rounds} rounds per variant, variants interleaved:")
     for label, (in_page, times) in results.items():

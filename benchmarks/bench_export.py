@@ -19,14 +19,11 @@ import argparse
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 WARM_SVG_TARGET_S = 0.5
 
@@ -108,15 +105,15 @@ def main() -> int:
 
     if args.compare_kaleido_default:
         stop_renderer()
-        own = _static._background_reload
-        _static._background_reload = lambda base: base
+        own = _static.fast_tab_reuse
+        _static.fast_tab_reuse = lambda base: base
         try:
             smemviz.export(plan, out / "warmup.svg")
             rows.append(("SVG, warm, kaleido's own tab reload",
                          *median_of(lambda: smemviz.export(plan, out / "k.svg"), args.repeats)))
         finally:
             stop_renderer()
-            _static._background_reload = own
+            _static.fast_tab_reuse = own
 
     print(f"\n{'export':<40} {'median s':>9} {'min s':>7} {'max s':>7}")
     print("-" * 66)

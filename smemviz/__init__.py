@@ -15,13 +15,12 @@ from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator
 from ._cutlass_interop import plan_from_cutlass
-from ._errors import CapacityError, DslUnavailableError, LayoutStateError
+from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
 from ._inputs import LayoutPair, as_layouts, as_plan
 from ._max_fit import MaxFit, max_fit
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
+from ._version import __version__
 from .hardware import get_arch
-
-__version__ = "0.1.0"
 
 # public name -> module that defines it; imported on first access
 _LAZY: dict[str, str] = {
@@ -61,6 +60,8 @@ __all__ = [
     "CapacityError",
     "LayoutStateError",
     "DslUnavailableError",
+    "DeclarationError",
+    "DeclarationTypeError",
     "plan_from_cutlass",
     "as_plan",
     "as_layouts",

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from ._dtypes import dtype_bytes, dtype_name
+from ._errors import DeclarationError, DeclarationTypeError
+from ._names import check_name
 
 __all__ = ["SmemAllocation", "TmemAllocation", "ResourceContext"]
 
@@ -28,13 +30,6 @@ def _plain_int(value: Any) -> Any:
     return value
 
 
-def check_name(name: Any, what: str) -> None:
-    if not isinstance(name, str):
-        raise TypeError(f"{what} name must be a str, got {type(name).__name__} {name!r}")
-    if not name:
-        raise ValueError(f"{what} name must not be empty")
-
-
 def check_smem_fields(alloc: SmemAllocation) -> None:
     """Raise ``TypeError``/``ValueError`` naming the allocation if a field is bad."""
     # fast path for the common untyped case: this runs for every allocation on
@@ -49,6 +44,7 @@ def check_smem_fields(alloc: SmemAllocation) -> None:
         and align > 0
         and not align & (align - 1)
         and name
+        and name.isprintable()
         and type(alloc.count) is int
         and alloc.count > 0
     ):
@@ -60,34 +56,58 @@ def _check_smem_fields_slowly(alloc: SmemAllocation) -> None:
     check_name(alloc.name, "SMEM allocation")
     name = alloc.name
     if not _is_int(alloc.size_bytes):
-        raise TypeError(f"SMEM allocation {name!r}: size_bytes must be an int, got {alloc.size_bytes!r}")
+        raise DeclarationTypeError(
+            f"SMEM allocation {name!r}: size_bytes must be an int, got {alloc.size_bytes!r}", allocation=name, field="size_bytes"
+        )
     if alloc.size_bytes < 0:
-        raise ValueError(f"SMEM allocation {name!r}: size_bytes must be >= 0, got {alloc.size_bytes}")
+        raise DeclarationError(
+            f"SMEM allocation {name!r}: size_bytes must be >= 0, got {alloc.size_bytes}", allocation=name, field="size_bytes"
+        )
     if not _is_int(alloc.alignment):
-        raise TypeError(f"SMEM allocation {name!r}: alignment must be an int, got {alloc.alignment!r}")
+        raise DeclarationTypeError(
+            f"SMEM allocation {name!r}: alignment must be an int, got {alloc.alignment!r}", allocation=name, field="alignment"
+        )
     if alloc.alignment <= 0 or alloc.alignment & (alloc.alignment - 1):
-        raise ValueError(
-            f"SMEM allocation {name!r}: alignment must be a positive power of two, got {alloc.alignment}"
+        raise DeclarationError(
+            f"SMEM allocation {name!r}: alignment must be a positive power of two, got {alloc.alignment}",
+            allocation=name,
+            field="alignment",
         )
     if not _is_int(alloc.count):
-        raise TypeError(f"SMEM allocation {name!r}: count must be an int, got {alloc.count!r}")
+        raise DeclarationTypeError(
+            f"SMEM allocation {name!r}: count must be an int, got {alloc.count!r}", allocation=name, field="count"
+        )
     if alloc.count <= 0:
-        raise ValueError(f"SMEM allocation {name!r}: count must be >= 1, got {alloc.count}")
+        raise DeclarationError(
+            f"SMEM allocation {name!r}: count must be >= 1, got {alloc.count}", allocation=name, field="count"
+        )
     if alloc.dtype is None:
         if alloc.size_bytes == 0:
-            raise ValueError(f"SMEM allocation {name!r}: size_bytes is 0 and no dtype is given")
+            raise DeclarationError(
+                f"SMEM allocation {name!r}: size_bytes is 0 and no dtype is given", allocation=name, field="size_bytes"
+            )
         return
     try:
         needed = dtype_bytes(alloc.dtype, alloc.count)
     except (TypeError, ValueError) as exc:
-        raise type(exc)(f"SMEM allocation {name!r}: {exc}") from None
+        raise _dtype_error(exc, name) from None
     if alloc.size_bytes == 0:
-        raise ValueError(f"SMEM allocation {name!r}: size is 0 ({alloc.count} x {dtype_name(alloc.dtype)})")
+        raise DeclarationError(f"SMEM allocation {name!r}: size is 0 ({alloc.count} x {dtype_name(alloc.dtype)})", allocation=name)
     if alloc.size_bytes < needed:
-        raise ValueError(
+        raise DeclarationError(
             f"SMEM allocation {name!r}: size_bytes {alloc.size_bytes} is smaller than "
-            f"{alloc.count} x {dtype_name(alloc.dtype)} = {needed} B"
+            f"{alloc.count} x {dtype_name(alloc.dtype)} = {needed} B",
+            allocation=name,
+            field="size_bytes",
         )
+
+
+def _dtype_error(exc: Exception, name: Any) -> Exception:
+    """A dtype the sizing refused, restated for the allocation."""
+    message = f"SMEM allocation {name!r}: {exc}"
+    if isinstance(exc, TypeError):
+        return DeclarationTypeError(message, allocation=name, field="dtype")
+    return DeclarationError(message, allocation=name, field="dtype")
 
 
 @dataclass(eq=False)
@@ -115,7 +135,7 @@ class SmemAllocation:
             try:
                 self.size_bytes = dtype_bytes(self.dtype, self.count)
             except (TypeError, ValueError) as exc:
-                raise type(exc)(f"SMEM allocation {self.name!r}: {exc}") from None
+                raise _dtype_error(exc, self.name) from None
         check_smem_fields(self)
 
     @property
@@ -135,15 +155,20 @@ class SmemAllocation:
 
 
 def check_tmem_fields(alloc: TmemAllocation) -> None:
-    if type(alloc.num_columns) is int and alloc.num_columns > 0 and type(alloc.name) is str and alloc.name:
+    name = alloc.name
+    if type(alloc.num_columns) is int and alloc.num_columns > 0 and type(name) is str and name and name.isprintable():
         return
-    check_name(alloc.name, "TMEM allocation")
+    check_name(name, "TMEM allocation")
     if not _is_int(alloc.num_columns):
-        raise TypeError(
-            f"TMEM allocation {alloc.name!r}: num_columns must be an int, got {alloc.num_columns!r}"
+        raise DeclarationTypeError(
+            f"TMEM allocation {name!r}: num_columns must be an int, got {alloc.num_columns!r}",
+            allocation=name,
+            field="num_columns",
         )
     if alloc.num_columns <= 0:
-        raise ValueError(f"TMEM allocation {alloc.name!r}: num_columns must be >= 1, got {alloc.num_columns}")
+        raise DeclarationError(
+            f"TMEM allocation {name!r}: num_columns must be >= 1, got {alloc.num_columns}", allocation=name, field="num_columns"
+        )
 
 
 @dataclass(eq=False, init=False)

@@ -31,9 +31,10 @@ from ._allocation import (
     check_smem_fields,
     check_tmem_fields,
 )
-from ._errors import CapacityError, LayoutStateError
+from ._errors import CapacityError, DeclarationError, DeclarationTypeError, LayoutStateError
 from ._pipelines import Pipeline, PipelineConfig
-from ._plan import LayoutPlan, build_plan
+from ._plan import CapacityCheck, LayoutPlan, build_plan
+from ._units import align_up
 
 __all__ = ["SmemAllocator", "TmemAllocator", "capacity_checks_deferred"]
 
@@ -88,9 +89,6 @@ class _BaseAllocator:
 
     def _align(self, alloc: Any) -> int:
         return 1
-
-    def _requirements(self, resource: Any) -> list[Any]:
-        raise NotImplementedError
 
     # -- declaration -----------------------------------------------------------
 
@@ -188,9 +186,11 @@ class _BaseAllocator:
             for a in phase:
                 self._check_alloc(a, where)
                 if id(a) in seen:
-                    raise ValueError(f"allocation {a.name!r} appears twice in the same alias group")
+                    raise DeclarationError(
+                        f"allocation {a.name!r} appears twice in the same alias group", allocation=a.name
+                    )
                 if id(a) in self._aliased:
-                    raise ValueError(f"allocation {a.name!r} is already in another alias group")
+                    raise DeclarationError(f"allocation {a.name!r} is already in another alias group", allocation=a.name)
                 seen.add(id(a))
         self._alias_groups.append(phase_lists)
         self._aliased |= seen
@@ -230,7 +230,7 @@ class _BaseAllocator:
                     al = align_of(a)
                     if al > g_align:
                         g_align = al
-                    cursor = -(-cursor // al) * al + size_of(a)
+                    cursor = align_up(cursor, al) + size_of(a)
                 if cursor > g_size:
                     g_size = cursor
             blocks.append((g_align, g_size, group))
@@ -239,7 +239,7 @@ class _BaseAllocator:
         offsets: list[tuple[Any, int]] = []
         cursor = 0
         for al, size, item in blocks:
-            base = -(-cursor // al) * al
+            base = align_up(cursor, al)
             offsets.append((item, base))
             cursor = base + size
         total = cursor
@@ -253,7 +253,7 @@ class _BaseAllocator:
                     c = base
                     for a in phase:
                         al = align_of(a)
-                        c = -(-c // al) * al
+                        c = align_up(c, al)
                         a.offset = c
                         c += size_of(a)
             else:
@@ -274,9 +274,10 @@ class _BaseAllocator:
             if not isinstance(name, str):
                 continue
             if first.setdefault(name, id(a)) != id(a):
-                raise ValueError(
+                raise DeclarationError(
                     f"two different allocations are named {name!r}; names must be unique in one "
-                    f"{type(self).__name__} (rename one, or add the same object twice)"
+                    f"{type(self).__name__} (rename one, or add the same object twice)",
+                    allocation=name, field="name",
                 )
 
     def _check_capacity_before_commit(self, total: int) -> None:
@@ -403,6 +404,7 @@ class SmemAllocator(_BaseAllocator):
 
     _own_type = SmemAllocation
     _check_fields = staticmethod(check_smem_fields)
+
     def _size(self, alloc: Any) -> int:
         return int(alloc.size_bytes)
 
@@ -412,23 +414,27 @@ class SmemAllocator(_BaseAllocator):
     def _check_capacity_before_commit(self, total: int) -> None:
         if self._arch is None:
             return
-        unified = -(-total // hardware.MBARRIER_ALIGNMENT) * hardware.MBARRIER_ALIGNMENT + self._barrier_bytes
-        if unified > self._arch.smem_per_block:
-            largest = sorted(self.allocations, key=lambda a: -a.size_bytes)[:3]
-            top = ", ".join(f"{a.name} ({a.size_bytes} B, align {a.alignment})" for a in largest)
-            raise CapacityError(
-                f"SMEM layout needs {unified} B (data {total} B + barriers {self._barrier_bytes} B), "
-                f"which exceeds the {self._arch.name} per-block limit of {self._arch.smem_per_block} B "
-                f"by {unified - self._arch.smem_per_block} B; largest: {top}"
-            )
+        unified = align_up(total, hardware.MBARRIER_ALIGNMENT) + self._barrier_bytes
+        largest = sorted(self.allocations, key=lambda a: -a.size_bytes)[:3]
+        verdict = CapacityCheck(
+            self._arch.name, "smem", unified, self._arch.smem_per_block, "B",
+            tuple((a.name, a.size_bytes, a.alignment) for a in largest),
+            breakdown=f"data {total} B + barriers {self._barrier_bytes} B",
+        )
+        if not verdict.fits:
+            raise CapacityError(verdict.message())
 
     # -- pipelines -------------------------------------------------------------
 
     @staticmethod
-    def _stages(cfg: Any, owner: str) -> int:
+    def _stages(cfg: Any, kind: str, label: str) -> int:
         stages = getattr(cfg, "num_stages", None)
         if not _is_int(stages) or stages <= 0:
-            raise ValueError(f"{owner}: pipeline_config.num_stages must be a positive int, got {stages!r}")
+            raise DeclarationError(
+                f"{kind} {label!r}: pipeline_config.num_stages must be a positive int, got {stages!r}",
+                allocation=label,
+                field="num_stages",
+            )
         return stages
 
     def add_resource(self, resource: Any) -> None:
@@ -451,7 +457,7 @@ class SmemAllocator(_BaseAllocator):
             and getattr(cfg, "barrier_ptr", None) is None
             and getattr(resource, "pipeline_group", None) is None
         )
-        nbytes = self._stages(cfg, f"resource {label!r}") * hardware.BARRIER_BYTES_PER_STAGE if needs_barriers else 0
+        nbytes = self._stages(cfg, "resource", label) * hardware.BARRIER_BYTES_PER_STAGE if needs_barriers else 0
         self._add_many(reqs)
         if needs_barriers:
             self._barrier_resources.append(resource)
@@ -461,11 +467,12 @@ class SmemAllocator(_BaseAllocator):
         """Declare a pipeline that owns ``stages`` x 16 B of mbarriers (a layout
         file's ``[[pipeline]]``) and return it; its region is ``<name>.barriers``."""
         if not isinstance(name, str) or not name:
-            raise TypeError(f"pipeline name must be a non-empty str, got {name!r}")
-        self._stages(PipelineConfig(stages), f"pipeline {name!r}")  # checked before anything changes
+            raise DeclarationTypeError(f"pipeline name must be a non-empty str, got {name!r}", field="name")
+        self._stages(PipelineConfig(stages), "pipeline", name)  # checked before anything changes
         taken = [label for label, _ in self._barrier_entries()]
         if f"{name}.barriers" in taken:
-            raise ValueError(f"pipeline {name!r} is declared twice (its barriers {name}.barriers exist already)")
+            raise DeclarationError(f"pipeline {name!r} is declared twice (its barriers {name}.barriers exist already)",
+                                   allocation=name, field="name")
         pipeline = Pipeline(name, PipelineConfig(stages))
         self.add_resource(pipeline)
         return pipeline
@@ -480,18 +487,20 @@ class SmemAllocator(_BaseAllocator):
             raise ValueError(
                 f"pipeline group {label!r} has no pipeline_config; register it once the group is built"
             )
-        stages = self._stages(cfg, f"pipeline group {label!r}")
+        stages = self._stages(cfg, "pipeline group", label)
         per_stage = getattr(group, "num_barriers_per_stage", None)
         if not _is_int(per_stage) or per_stage <= 0:
-            raise ValueError(
-                f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}"
+            raise DeclarationError(
+                f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}",
+                allocation=label,
+                field="num_barriers_per_stage",
             )
         self._barrier_groups.append(group)
         self._add_barriers(self._group_barriers, f"{label}.barriers", per_stage * stages * hardware.BARRIER_BYTES_PER_STAGE)
 
     def _add_barriers(self, into: list, name: str, nbytes: int) -> None:
         align = hardware.MBARRIER_ALIGNMENT
-        self._barrier_bytes = -(-self._barrier_bytes // align) * align + nbytes
+        self._barrier_bytes = align_up(self._barrier_bytes, align) + nbytes
         into.append((name, nbytes))
 
     def _barrier_entries(self) -> list[tuple[str, int]]:
@@ -515,14 +524,18 @@ class SmemAllocator(_BaseAllocator):
                 f"cannot register {alloc.name!r} too"
             )
         if alloc.size_bytes < hardware.TMEM_PTR_BYTES:
-            raise ValueError(
+            raise DeclarationError(
                 f"TMEM-pointer slot {alloc.name!r} has {alloc.size_bytes} B; it must hold a 32-bit address "
-                f"({hardware.TMEM_PTR_BYTES} B)"
+                f"({hardware.TMEM_PTR_BYTES} B)",
+                allocation=alloc.name,
+                field="size_bytes",
             )
         if alloc.alignment < hardware.TMEM_PTR_BYTES:
-            raise ValueError(
+            raise DeclarationError(
                 f"TMEM-pointer slot {alloc.name!r} has alignment {alloc.alignment}; it needs at least "
-                f"{hardware.TMEM_PTR_BYTES}"
+                f"{hardware.TMEM_PTR_BYTES}",
+                allocation=alloc.name,
+                field="alignment",
             )
         self._add_many([alloc])
         self._tmem_ptr_alloc = alloc
@@ -688,17 +701,17 @@ class TmemAllocator(_BaseAllocator):
 
     _own_type = TmemAllocation
     _check_fields = staticmethod(check_tmem_fields)
+
     def _size(self, alloc: Any) -> int:
         return int(alloc.num_columns)
 
     def _check_capacity_before_commit(self, total: int) -> None:
-        if total > hardware.TMEM_COLUMNS:
-            largest = sorted(self.allocations, key=lambda a: -a.num_columns)[:3]
-            top = ", ".join(f"{a.name} ({a.num_columns} cols)" for a in largest)
-            raise CapacityError(
-                f"TMEM layout needs {total} columns, which exceeds the {hardware.TMEM_COLUMNS} columns "
-                f"of a CTA by {total - hardware.TMEM_COLUMNS}; largest: {top}"
-            )
+        arch = self._arch if self._arch is not None else hardware.default_arch("tmem")
+        largest = sorted(self.allocations, key=lambda a: -a.num_columns)[:3]
+        verdict = CapacityCheck(arch.name, "tmem", total, arch.tmem_columns, "cols",
+                                tuple((a.name, a.num_columns, 1) for a in largest))
+        if not verdict.fits:
+            raise CapacityError(verdict.message())
 
     @property
     def total_tmem_columns(self) -> int:

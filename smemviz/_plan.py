@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import hardware
 from ._errors import CapacityError
+from ._names import shown
+from ._units import align_up
 
 if TYPE_CHECKING:
     from ._diff import PlanDiff
@@ -97,7 +99,8 @@ class CapacityCheck:
     used: int
     limit: int
     unit: str
-    contributors: tuple[tuple[str, int], ...]  # largest top-level blocks, (label, size)
+    contributors: tuple[tuple[str, int, int], ...]  # largest top-level blocks: (label, size, alignment)
+    breakdown: str = ""  # how ``used`` adds up, e.g. "data 230400 B + barriers 112 B"
 
     @property
     def fits(self) -> bool:
@@ -116,22 +119,21 @@ class CapacityCheck:
         return 100.0 * self.used / self.limit if self.limit else float("inf")
 
     def message(self) -> str:
+        """The one wording of a capacity verdict, used by every error, report and view."""
         what = "SMEM" if self.memory == "smem" else "TMEM"
-        limit_kind = "per-block limit" if self.memory == "smem" else "column count"
+        unit = "B" if self.memory == "smem" else "columns"
         if self.limit == 0:
-            return f"{self.arch} has no {what}, but the layout needs {self.used} {self.unit}"
-        head = f"{what} layout needs {self.used} {self.unit}"
+            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
+        head = f"{what} layout needs {self.used} {unit}"
+        if self.breakdown:
+            head += f" ({self.breakdown})"
+        limit = (f"the {self.arch} per-block limit of {self.limit} B" if self.memory == "smem"
+                 else f"the {self.limit} columns of a CTA on {self.arch}")
         if self.fits:
-            return f"{head}: fits the {self.arch} {limit_kind} of {self.limit} {self.unit} ({self.percent:.1f}%)"
-        top = ", ".join(f"{label} ({size} {self.unit})" for label, size in self.contributors)
-        return (
-            f"{head}, which exceeds the {self.arch} {limit_kind} of {self.limit} {self.unit} "
-            f"by {self.overshoot} {self.unit}; largest: {top}"
-        )
-
-
-def _align_up(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
+            return f"{head}: fits {limit} ({self.percent:.1f}%)"
+        top = ", ".join(f"{shown(label)} ({size} {unit}" + (f", align {al})" if al > 1 else ")")
+                        for label, size, al in self.contributors)
+        return f"{head}, which exceeds {limit} by {self.overshoot} {unit}; largest: {top}"
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ class LayoutPlan:
         TMEM: the columns used."""
         if self.memory == "tmem":
             return self.data_total
-        return _align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
+        return align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
 
     @property
     def total(self) -> int:
@@ -258,8 +260,10 @@ class LayoutPlan:
         return list(self._blocks)
 
     @cached_property
-    def _largest_blocks(self) -> tuple[tuple[str, int], ...]:
-        return tuple(sorted(((label, size) for label, _, size in self._blocks), key=lambda b: -b[1])[:3])
+    def _largest_blocks(self) -> tuple[tuple[str, int, int], ...]:
+        aligned = [(r.name, r.size, r.alignment) for r in self.regions if r.group is None]
+        aligned += [(self.group_label(g.index), g.size, g.alignment) for g in self.groups]
+        return tuple(sorted(aligned, key=lambda b: -b[1])[:3])
 
     def group_label(self, index: int) -> str:
         phases = []
@@ -324,34 +328,19 @@ class LayoutPlan:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LayoutPlan:
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-            raise ValueError(f"not a smemviz layout plan (expected schema {SCHEMA!r})")
-        version = data.get("version")
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"unsupported layout-plan version {version!r}; this smemviz reads {SCHEMA_VERSION}")
-        try:
-            regions = tuple(
-                Region(**{k: v for k, v in r.items() if k != "end"}) for r in data["regions"]
-            )
-            groups = tuple(
-                AliasGroup(
-                    index=g["index"], offset=g["offset"], size=g["size"],
-                    alignment=g["alignment"], phase_sizes=tuple(g["phase_sizes"]),
-                )
-                for g in data.get("groups", [])
-            )
-            return cls(
-                memory=data["memory"], regions=regions, groups=groups,
-                data_total=data["data_total"], barrier_bytes=data.get("barrier_bytes", 0),
-                base_alignment=data.get("base_alignment", 1), arch=data.get("arch"),
-                source=data.get("source", "smemviz"),
-            )
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"malformed layout plan: {exc}") from None
+        """The plan ``to_dict()`` wrote; ``ValueError`` naming the field when the
+        document is not one a computed layout could produce (see ``_plan_read``)."""
+        from ._plan_read import plan_from_dict
+
+        return plan_from_dict(data)
 
     @classmethod
     def from_json(cls, text: str) -> LayoutPlan:
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise ValueError("malformed layout plan: nested too deeply") from None
+        return cls.from_dict(data)
 
     # -- display -------------------------------------------------------------
 
@@ -455,11 +444,11 @@ def build_plan(
     if memory == "smem":
         if base_alignment == 1:
             base_alignment = hardware.TMA_ALIGNMENT
-        start = _align_up(data_total, hardware.MBARRIER_ALIGNMENT)
+        start = align_up(data_total, hardware.MBARRIER_ALIGNMENT)
         cursor = start
         prev_end = data_total
         for name, nbytes in barriers:
-            off = _align_up(cursor, hardware.MBARRIER_ALIGNMENT)
+            off = align_up(cursor, hardware.MBARRIER_ALIGNMENT)
             regions.append(Region(
                 name=name, kind="barrier", offset=off, size=nbytes,
                 alignment=hardware.MBARRIER_ALIGNMENT, padding_before=off - prev_end,

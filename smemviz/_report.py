@@ -1,14 +1,54 @@
-"""Usage tables of a :class:`LayoutPlan`: plain text (the seed's layout) and HTML."""
+"""What a :class:`LayoutPlan` says about itself, in words: the one-line
+summary, the region table's cells, and the usage reports (plain text in the
+seed's layout, Markdown, HTML). Views (figures, the explorer) take their
+summary and table from here too."""
 
 from __future__ import annotations
 
 from html import escape
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ._plan import LayoutPlan
+from ._names import shown
+from ._units import fmt_units
 
-__all__ = ["text_report", "html_report", "markdown_report"]
+if TYPE_CHECKING:
+    from ._plan import LayoutPlan, Region
+
+__all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_cells"]
+
+# the region table, as every view shows it: (heading, right-aligned?)
+REGION_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("name", False), ("kind", False), ("offset", True), ("hex", True), ("size", True), ("end", True),
+    ("align", True), ("pad before", True), ("group·phase", False), ("type", False),
+)
+_KIND_WORD = {"data": "", "barrier": "mbarriers", "tmem_ptr": "TMEM ptr"}
+
+
+def region_cells(r: Region) -> tuple[str, ...]:
+    """One region's row of the table, raw text (escape it for HTML/Markdown)."""
+    where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
+    typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
+    return (shown(r.name), _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
+            f"{r.end:,}", str(r.alignment), f"{r.padding_before:,}", where, typed)
+
+
+def summary_parts(plan: LayoutPlan) -> list[str]:
+    """The plan's one-line summary as its facts, most important first (no capacity verdict)."""
+    unit = plan.unit
+    if plan.memory == "smem":
+        parts = [f"total {fmt_units(plan.unified_bytes, unit)}", f"data {fmt_units(plan.data_total, unit)}"]
+        if plan.barrier_bytes:
+            parts.append(f"barriers {plan.barrier_bytes:,} B")
+    else:
+        parts = [f"{plan.data_total:,} columns"]
+        if plan.data_total:
+            parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} columns")
+    if plan.padding:
+        parts.append(f"padding {fmt_units(plan.padding, unit)}")
+    if plan.alias_savings:
+        parts.append(f"aliasing saves {fmt_units(plan.alias_savings, unit)}")
+    parts.append(f"{len(plan.regions):,} regions")
+    return parts
 
 _KIND_MARK = {"data": "", "barrier": " [mbarrier]", "tmem_ptr": " [tmem ptr]"}
 
@@ -22,7 +62,7 @@ def text_report(plan: LayoutPlan) -> str:
     tag, title = _title(plan)
     unit = plan.unit
     with_align = plan.memory == "smem"
-    labels = [r.name + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
+    labels = [shown(r.name) + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
     w = max([28, *map(len, labels)])  # the seed's 28, wider when a name needs it
     if with_align:
         hdr = f"  {'Name':<{w}} {'Size':>8}  {'Align':>5}  {'Offset':>8}  {'End':>8}"
@@ -40,7 +80,7 @@ def text_report(plan: LayoutPlan) -> str:
         for g in plan.groups:
             lines.append(f"  Alias group {g.index + 1} (offset {g.offset}, {g.size} {unit}):")
             for p in range(len(g.phase_sizes)):
-                parts = ", ".join(f"{r.name} ({r.size} {unit})" for r in plan.phase_regions(g.index, p))
+                parts = ", ".join(f"{shown(r.name)} ({r.size} {unit})" for r in plan.phase_regions(g.index, p))
                 lines.append(f"    Phase {p + 1}: {parts}")
     lines.append(rule)
     if plan.memory == "smem":
@@ -66,56 +106,38 @@ def markdown_report(plan: LayoutPlan) -> str:
 
     def cell(text: object) -> str:
         # names are user text: no raw HTML (Markdown viewers render it), no table breaks
-        return escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+        return escape(shown(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
+    heads = [h if h != "size" else f"size ({unit})" for h, _ in REGION_COLUMNS]
     out = [
         f"### {title}",
         "",
-        f"| Name | Kind | Offset | Size ({unit}) | End | Align | Padding before | Group | Phase | Type |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| " + " | ".join(heads) + " |",
+        "|" + "|".join("---:" if right else "---" for _, right in REGION_COLUMNS) + "|",
     ]
     for r in plan.regions:
-        typed = f"{r.dtype} x {r.count}" if r.dtype else ""
-        out.append(
-            f"| {cell(r.name)} | {r.kind} | {r.offset} | {r.size} | {r.end} | {r.alignment} | "
-            f"{r.padding_before} | {'' if r.group is None else r.group + 1} | "
-            f"{'' if r.phase is None else r.phase + 1} | {cell(typed)} |"
-        )
-    out += ["", _summary(plan, html=False), ""]
+        out.append("| " + " | ".join(cell(c) for c in region_cells(r)) + " |")
+    out += ["", _summary(plan), ""]
     return "\n".join(out)
 
 
-def _summary(plan: LayoutPlan, html: bool) -> str:
-    unit = plan.unit
-    parts = [f"total {plan.unified_bytes} {unit}"]
-    if plan.memory == "smem" and plan.barrier_bytes:
-        parts.append(f"data {plan.data_total} B + barriers {plan.barrier_bytes} B")
-    if plan.alias_savings:
-        parts.append(f"saved by aliasing {plan.alias_savings} {unit}")
-    if plan.padding:
-        parts.append(f"padding {plan.padding} {unit}")
-    if plan.memory == "tmem" and plan.data_total:
-        parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} cols")
-    parts.append(plan.capacity().message())
-    text = "; ".join(parts)
-    return escape(text) if html else text
+def _summary(plan: LayoutPlan) -> str:
+    """The summary line and the capacity verdict, plain text."""
+    return " · ".join(summary_parts(plan)) + "; " + plan.capacity().message()
 
 
 def html_report(plan: LayoutPlan) -> str:
     """A compact HTML table for notebooks; every name is escaped."""
     unit = plan.unit
-    rows = []
-    for r in plan.regions:
-        group = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
-        typed = f"{r.dtype} × {r.count}" if r.dtype else ""
-        rows.append(
-            "<tr>"
-            f"<td style='text-align:left'>{escape(r.name)}</td><td>{escape(r.kind)}</td>"
-            f"<td>{r.offset}</td><td>{r.size}</td><td>{r.end}</td><td>{r.alignment}</td>"
-            f"<td>{r.padding_before}</td><td>{group}</td><td>{escape(typed)}</td>"
-            "</tr>"
-        )
+    align = ["right" if right else "left" for _, right in REGION_COLUMNS]
+    rows = [
+        "<tr>" + "".join(f"<td style='text-align:{a};white-space:nowrap'>{escape(c)}</td>"
+                         for c, a in zip(region_cells(r), align)) + "</tr>"
+        for r in plan.regions
+    ]
+    heads = "".join(f"<th style='text-align:{a}'>{escape(h if h != 'size' else f'size ({unit})')}</th>"
+                    for (h, _), a in zip(REGION_COLUMNS, align))
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
@@ -123,9 +145,8 @@ def html_report(plan: LayoutPlan) -> str:
         "<div class='smemviz-report'>"
         f"<b>{title}</b> <span style='color:{color}'>({cap.percent:.1f}% of {escape(cap.arch)})</span>"
         "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
-        f"<thead><tr><th style='text-align:left'>Name</th><th>Kind</th><th>Offset</th><th>Size ({unit})</th>"
-        "<th>End</th><th>Align</th><th>Pad before</th><th>Group</th><th>Type</th></tr></thead>"
+        f"<thead><tr>{heads}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
-        f"<div style='font-size:12px'>{_summary(plan, html=True)}</div>"
+        f"<div style='font-size:12px'>{escape(_summary(plan))}</div>"
         "</div>"
     )

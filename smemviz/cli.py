@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from . import __version__, hardware
 from ._errors import CapacityError
+from ._names import shown
 from .layout_file import LayoutFileError, load_layout
 
 __all__ = ["main", "build_parser"]
@@ -118,28 +119,31 @@ def _load(file: str) -> Any:
     path = Path(file)
     if path.suffix.lower() == ".json" and path.is_file():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text)
+        except (OSError, ValueError, RecursionError):
             data = None  # load_layout reports it with the position
         if isinstance(data, dict) and "schema" in data:
             from ._export import read_plans
 
             try:
-                return read_plans(json.dumps(data))
+                return read_plans(text)
             except (ValueError, TypeError) as exc:
                 raise LayoutFileError(str(exc), source=file) from None
     return load_layout(path)
 
 
-def _plans(source: Any, arch: str | None, which: str) -> Any:
+def _plans(source: Any, args: argparse.Namespace) -> Any:
+    """The file's layouts; what it cannot show (e.g. ``--which tmem`` of an SMEM-only
+    file) is a usage error naming the file."""
     from ._inputs import as_layouts
 
     try:
-        return as_layouts(source, which=which, arch=arch)
+        return as_layouts(source, which=args.which, arch=args.arch)
     except CapacityError:
         raise
     except ValueError as exc:
-        raise _UsageError(str(exc)) from None
+        raise _UsageError(f"{args.file}: {exc}") from None
 
 
 # -- commands ----------------------------------------------------------------------
@@ -154,7 +158,7 @@ def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
             f"cannot write {args.output!r}: unknown extension {target.suffix or '(none)'!r}; "
             f"supported: {', '.join(FORMATS)}"
         )
-    _plans(source, args.arch, args.which)  # usage errors before any slow work
+    _plans(source, args)  # usage errors before any slow work
     written = export(
         source, target, arch=args.arch, which=args.which, width=args.width,
         height=args.height, scale=args.scale, title=args.title,
@@ -166,20 +170,20 @@ def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
 def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     from ._export._text import to_json, to_markdown
 
-    pair = _plans(source, args.arch, args.which)
+    pair = _plans(source, args)
     if args.format == "json":
         out.write(to_json(pair))
     elif args.format == "md":
         out.write(to_markdown(pair))
     else:
         if pair.title:
-            out.write(f"{pair.title}\n\n")
+            out.write(f"{shown(pair.title)}\n\n")
         out.write("\n".join(p.report() for p in pair.plans))
     return EXIT_OK
 
 
 def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
-    pair = _plans(source, args.arch, args.which)
+    pair = _plans(source, args)
     if pair.arch is None:
         raise _UsageError(f"{args.file}: no architecture to check against; pass --arch (e.g. --arch sm_100a) "
                           "or set 'arch' in the file")
@@ -187,10 +191,10 @@ def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     for plan in pair.plans:
         result = plan.capacity(pair.arch)
         if result.fits:
-            out.write(f"{args.file}: {result.message()}\n")
+            out.write(f"{shown(args.file)}: {result.message()}\n")
         else:
             failed += 1
-            sys.stderr.write(f"smemviz: error: {args.file}: {result.message()}\n")
+            sys.stderr.write(f"smemviz: error: {shown(args.file)}: {result.message()}\n")
     return EXIT_DOES_NOT_FIT if failed else EXIT_OK
 
 
@@ -198,7 +202,7 @@ _COMMANDS = {"render": _cmd_render, "report": _cmd_report, "check": _cmd_check}
 
 
 def _fail(message: str, code: int) -> int:
-    sys.stderr.write(f"smemviz: error: {message}\n")
+    sys.stderr.write(f"smemviz: error: {shown(message)}\n")  # one line, no control bytes
     return code
 
 

@@ -19,7 +19,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from test_notebooks import NOTEBOOKS, check_executed
+
+from .helpers import NOTEBOOKS
+from .test_notebooks import check_executed
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"

@@ -35,7 +35,7 @@ def test_check_fits(capsys):
     code, out, err = run(capsys, "check", GEMM, "--arch", "sm_100a")
     assert code == 0 and err == ""
     assert "SMEM layout needs 196776 B: fits the sm_100" in out
-    assert "TMEM layout needs 512 cols: fits" in out
+    assert "TMEM layout needs 512 columns: fits" in out
 
 
 def test_check_uses_the_files_arch_by_default(capsys):
@@ -47,7 +47,7 @@ def test_check_does_not_fit_exits_1_with_the_overshoot(capsys):
     code, out, err = run(capsys, "check", GEMM, "--arch", "sm_120")
     assert code == 1
     assert "exceeds the sm_120 per-block limit of 101376 B by 95400 B" in err
-    assert "sm_120 has no TMEM, but the layout needs 512 cols" in err
+    assert "sm_120 has no TMEM, but the layout needs 512 columns" in err
     assert err.startswith("smemviz: error: ")
 
 
@@ -94,7 +94,7 @@ def test_report_text(capsys):
 
 def test_report_markdown_and_json(capsys):
     code, md, _ = run(capsys, "report", ATTN, "--format", "md")
-    assert code == 0 and "| q_load.barriers | barrier |" in md
+    assert code == 0 and "| q_load.barriers | mbarriers |" in md
     code, js, _ = run(capsys, "report", GEMM, "--format", "json", "--which", "tmem")
     data = json.loads(js)
     assert code == 0 and data["memory"] == "tmem" and data["summary"]["tmem_alloc_columns"] == 512

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import cutlass_alloc, replay, smem_programs, smemviz_alloc, tmem_programs
 
 import smemviz
+
+from .strategies import cutlass_alloc, replay, smem_programs, smemviz_alloc, tmem_programs
 
 memory = pytest.importorskip("cutlass.experimental.task_scheduling.memory")
 pytestmark = pytest.mark.cutlass
@@ -94,7 +95,7 @@ def test_cutlass_allocator_errors_are_caught_the_same_way():
 
 
 def test_pipeline_group_without_config_is_a_value_error_in_both():
-    from strategies import PipelineGroup
+    from .strategies import PipelineGroup
 
     for alloc in (smemviz.SmemAllocator(), memory.SmemAllocator()):
         with pytest.raises(ValueError):
@@ -102,7 +103,7 @@ def test_pipeline_group_without_config_is_a_value_error_in_both():
 
 
 def test_plan_from_cutlass_reads_barriers_and_tmem_ptr():
-    from strategies import PipelineConfig, PipelineGroup, Resource
+    from .strategies import PipelineConfig, PipelineGroup, Resource
 
     theirs = memory.SmemAllocator()
     a = memory.SmemAllocation("a", 1000, 1024)

@@ -145,7 +145,7 @@ def test_computed_cutlass_allocator_input(tmp_path):
 def test_markdown_has_one_row_per_region_and_a_title(tmp_path):
     spec, (smem, tmem) = _pair()
     text = smemviz.export(spec, tmp_path / "l.md").read_text()
-    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| Name")]
+    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| name")]
     assert len(rows) == len(smem.regions) + len(tmem.regions)
     assert text.startswith("## GEMM sm_100a")
     assert "### SMEM layout" in text and "### TMEM layout" in text

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
-from strategies import PipelineConfig, PipelineGroup, Resource, replay, smem_programs, smemviz_alloc
 
 import smemviz
 from smemviz.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout
+
+from .strategies import PipelineConfig, PipelineGroup, Resource, replay, smem_programs, smemviz_alloc
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -14,9 +14,8 @@ import pytest
 import smemviz
 from smemviz import hardware
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
+from .helpers import NOTEBOOK_DIR, NOTEBOOKS
+
 CELL_TIMEOUT_S = 300
 
 # the README's first command opens this one
@@ -155,7 +154,7 @@ def check_tuning(text: str, nb) -> None:
     # the per-architecture table has a row for every architecture smemviz knows
     for arch in hardware.ARCHS:
         assert re.search(rf"^{arch}\s", text, re.M), f"no capacity row for {arch}"
-    assert "TMEM layout needs 512 cols" in text
+    assert "TMEM layout needs 512 columns" in text
     assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the explorer is not shown"
     assert "application/vnd.plotly.v1+json" in mime_types(nb), "no figure is shown"
     # the explorer built the default configuration from its controls
@@ -189,11 +188,31 @@ def check_cutlass(text: str, nb) -> None:
     assert "| smem_a |" in text, "the Markdown export is not shown"
 
 
+def check_real_gemm(text: str, nb) -> None:
+    # aliasing's stage counts, from the pure layout
+    assert "tile 128x128: 6 stages with C staging apart, 7 with it aliased" in text
+    assert "tile 128x256: 4 stages with C staging apart, 4 with it aliased" in text
+    # the compiled kernels request exactly the planned SMEM
+    requested = re.findall(r"requests (\d+) B of dynamic SMEM; the plan says (\d+) B", text)
+    assert len(requested) == 3 and all(a == b for a, b in requested), requested
+    assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the explorer is not shown"
+    assert "application/vnd.plotly.v1+json" in mime_types(nb), "no sweep figure is shown"
+    ran = "GPU: none here" not in text
+    if not ran:  # compile-only: the run action and the sweep say why they did not run
+        assert "compiled only: no CUDA GPU is visible" in text or "compiled only: PyTorch is not installed" in text
+        assert "(recorded: gemm_sweep_h200.json)" in text
+    # the measured answer, from the recorded H200 sweep or a live one
+    answers = re.findall(r"tile 128x(\d+): C apart best (\d+) TFLOP/s .* aliasing changes TFLOP/s by ([+-]\d+\.\d)%", text)
+    assert [a[0] for a in answers] == ["128", "256"], answers
+    assert "measured on NVIDIA H200" in text or ran
+
+
 CHECKS: dict[str, Callable[[str, object], None]] = {
     "01_quickstart.ipynb": check_quickstart,
     "02_tuning_gemm_layout.ipynb": check_tuning,
     "03_kernels_from_cells.ipynb": check_kernels,
     "04_cutlass_allocators.ipynb": check_cutlass,
+    "05_tuning_a_real_gemm.ipynb": check_real_gemm,
 }
 
 
@@ -216,7 +235,7 @@ def test_every_notebook_is_known():
 def test_notebook_runs_top_to_bottom(name, tmp_path):
     if _needs_cutlass(name):
         pytest.importorskip("cutlass")
-    if name == "02_tuning_gemm_layout.ipynb":
+    if name in ("02_tuning_gemm_layout.ipynb", "05_tuning_a_real_gemm.ipynb"):
         pytest.importorskip("ipywidgets")
     nb = execute_notebook(NOTEBOOK_DIR / name, tmp_path)
     check_executed(name, nb)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from strategies import PipelineConfig, PipelineGroup, Resource
 
 import smemviz
 from smemviz import LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware
 from smemviz._dtypes import dtype_name, dtype_width
+
+from .strategies import PipelineConfig, PipelineGroup, Resource
 
 
 @pytest.fixture
@@ -73,7 +74,7 @@ def test_capacity_per_architecture(gemm):
         plan.check("sm_120a")
     msg = str(info.value)
     assert f"exceeds the sm_120 per-block limit of {99 * 1024} B by {131240 - 99 * 1024} B" in msg
-    assert "alias group 1 [smem_a + smem_b | epi_c] (131072 B)" in msg
+    assert "alias group 1 [smem_a + smem_b | epi_c] (131072 B, align 1024)" in msg
     assert gemm.check_capacity("sm_90").percent == pytest.approx(100 * 131240 / 232448)
 
 
@@ -165,7 +166,7 @@ def test_markdown_report_escapes_pipes(gemm):
     from smemviz._report import markdown_report
 
     md = markdown_report(gemm.plan)
-    assert "| smem_a | data | 0 | 65536 | 65536 | 1024 | 0 | 1 | 1 | bf16 x 32768 |" in md
+    assert "| smem_a |  | 0 | 0x0 | 65,536 | 65,536 | 1024 | 0 | G1·P1 | bf16 × 32,768 |" in md
     s = SmemAllocator()
     s.add(SmemAllocation("a|b", 8))
     s.compute_layout()

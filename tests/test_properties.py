@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from hypothesis import given
-from strategies import replay, smem_programs, smemviz_alloc
 
 import smemviz
 from smemviz import LayoutPlan, hardware
+
+from .strategies import replay, smem_programs, smemviz_alloc
 
 
 def computed_plan(ops) -> tuple[smemviz.SmemAllocator, LayoutPlan]:

@@ -7,7 +7,6 @@ import copy
 import numbers
 
 import pytest
-from strategies import PipelineConfig, PipelineGroup, Resource
 
 from smemviz import (
     CapacityError,
@@ -17,6 +16,8 @@ from smemviz import (
     TmemAllocation,
     TmemAllocator,
 )
+
+from .strategies import PipelineConfig, PipelineGroup, Resource
 
 
 @pytest.mark.parametrize(
@@ -191,7 +192,7 @@ def test_tmem_over_512_columns_is_refused_with_contributors():
     t.add(TmemAllocation("acc0", 256))
     t.add(TmemAllocation("acc1", 256))
     t.add(TmemAllocation("sfa", 4))
-    with pytest.raises(CapacityError, match=r"516 columns.*512 columns of a CTA by 4; largest: acc0 \(256 cols\)"):
+    with pytest.raises(CapacityError, match=r"516 columns, which exceeds the 512 columns of a CTA on sm_100 by 4 columns; largest: acc0 \(256 columns\)"):
         t.compute_layout()
     assert not t.layout_computed
 

@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from .._inputs import LayoutPair
+from .._names import shown
 from .._report import html_report
 
 __all__ = ["to_html"]
@@ -46,7 +47,7 @@ def to_html(pair: LayoutPair, figure: Any, *, title: str | None = None, version:
     """The page as text. ``figure`` is a plotly figure (built by the caller)."""
     import plotly.io as pio
 
-    heading = title or pair.title or "Memory layout"
+    heading = shown(title or pair.title or "Memory layout")
     fragment = pio.to_html(
         figure,
         full_html=False,

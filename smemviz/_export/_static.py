@@ -17,6 +17,8 @@ import threading
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
+from .._compat.kaleido import fast_tab_reuse, find_chromium
+
 __all__ = [
     "BrowserNotFoundError",
     "ExportTimeoutError",
@@ -61,13 +63,7 @@ def find_browser() -> str:
                 f"needs Chrome or Chromium: {_INSTALL_HINT}"
             )
         return resolved
-    found = None
-    try:
-        from choreographer.browsers.chromium import Chromium
-    except ImportError:  # pragma: no cover - choreographer ships with kaleido
-        pass
-    else:
-        found = Chromium.find_browser(skip_local=False)
+    found = find_chromium()
     if not found:
         for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"):
             found = shutil.which(name)
@@ -109,7 +105,7 @@ class _Renderer:
 
     @staticmethod
     async def _make(kaleido: Any, browser: str, timeout: float) -> Any:
-        k = _background_reload(kaleido.Kaleido)(n=1, timeout=timeout, mathjax=False, path=browser)
+        k = fast_tab_reuse(kaleido.Kaleido)(n=1, timeout=timeout, mathjax=False, path=browser)
         await k.open()
         return k
 
@@ -154,40 +150,6 @@ async def _cancel_pending() -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-
-
-RELOAD_EVERY = 32
-
-
-def _background_reload(base: type) -> type:
-    """kaleido reloads its page (parsing plotly.js afresh) after every image,
-    before handing the image back: most of a warm export. The image code makes
-    a throw-away plot each time, so this subclass hands the tab straight back
-    and refreshes it only every ``RELOAD_EVERY`` images, in the background.
-    Falls back to kaleido's own behaviour if its internals change."""
-    if not hasattr(base, "_return_kaleido_tab"):
-        return base
-
-    class _Kaleido(base):
-        async def _return_kaleido_tab(self, tab: Any) -> None:
-            uses = self.__dict__.setdefault("_smemviz_uses", {})
-            uses[id(tab)] = uses.get(id(tab), 0) + 1
-            if uses[id(tab)] % RELOAD_EVERY:
-                await self.tabs_ready.put(tab)
-                return
-
-            async def reload_then_return() -> None:
-                try:
-                    await tab.reload()
-                finally:
-                    await self.tabs_ready.put(tab)
-
-            pending = self.__dict__.setdefault("_smemviz_reloads", set())
-            task = asyncio.get_running_loop().create_task(reload_then_return())
-            pending.add(task)
-            task.add_done_callback(pending.discard)
-
-    return _Kaleido
 
 
 _lock = threading.Lock()

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from .._inputs import LayoutPair
+from .._names import shown
 from .._plan import SCHEMA, LayoutPlan
 from .._report import markdown_report
 
@@ -34,19 +35,31 @@ def to_json(pair: LayoutPair) -> str:
 
 def read_plans(text: str) -> tuple[LayoutPlan | None, LayoutPlan | None]:
     """``(smem, tmem)`` from a JSON export (one plan or both)."""
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError("not a smemviz export: nested too deeply") from None
     if isinstance(data, dict) and data.get("schema") == SCHEMA:
         plan = LayoutPlan.from_dict(data)
         return (plan, None) if plan.memory == "smem" else (None, plan)
     if not isinstance(data, dict) or data.get("schema") != PAIR_SCHEMA:
         raise ValueError(f"not a smemviz export (expected schema {SCHEMA!r} or {PAIR_SCHEMA!r})")
-    if data.get("version") != PAIR_SCHEMA_VERSION:
+    version = data.get("version")
+    if version != PAIR_SCHEMA_VERSION or isinstance(version, bool):
+        shown_version = repr(version) if isinstance(version, (int, str, type(None))) else type(version).__name__
         raise ValueError(
-            f"unsupported {PAIR_SCHEMA} version {data.get('version')!r}; this smemviz reads {PAIR_SCHEMA_VERSION}"
+            f"unsupported {PAIR_SCHEMA} version {shown_version[:40]}; this smemviz reads {PAIR_SCHEMA_VERSION}"
         )
-    smem = LayoutPlan.from_dict(data["smem"]) if data.get("smem") else None
-    tmem = LayoutPlan.from_dict(data["tmem"]) if data.get("tmem") else None
-    return smem, tmem
+    plans: list[LayoutPlan | None] = []
+    for slot in ("smem", "tmem"):
+        value = data.get(slot)
+        item = LayoutPlan.from_dict(value) if value is not None else None
+        if item is not None and item.memory != slot:
+            raise ValueError(f"malformed {PAIR_SCHEMA} document: its {slot!r} item is a {item.memory.upper()} plan")
+        plans.append(item)
+    if plans == [None, None]:
+        raise ValueError(f"malformed {PAIR_SCHEMA} document: neither an 'smem' nor a 'tmem' plan")
+    return plans[0], plans[1]
 
 
 def to_markdown(pair: LayoutPair) -> str:
@@ -57,7 +70,7 @@ def to_markdown(pair: LayoutPair) -> str:
 
 def _md_text(text: str) -> str:
     """Heading text shown literally: no emphasis, links or inline HTML."""
-    out = text.replace("\n", " ")
+    out = shown(text.replace("\n", " "))
     for ch in "\\`*[]<>#|":
         out = out.replace(ch, "\\" + ch)
     return out

@@ -10,7 +10,9 @@ paid before the frame shows, and none of it is needed here.
 
 The view's module is plotly.js itself (the copy shipped with the plotly
 package, so the same version plotly's own widget bundles) followed by the
-view code: like plotly's widget it needs no network.
+view code: like plotly's widget it needs no network. It relies on plotly
+internals (see :mod:`smemviz._compat.plotly`); on plotly versions the tests
+do not cover, :func:`map_widget_class` is plotly's own ``FigureWidget``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .._compat import plotly as plotly_compat
+
 __all__ = ["MapFigureWidget", "map_widget_class"]  # noqa: F822 (MapFigureWidget is made on first access)
 
 _VIEW = Path(__file__).with_name("map_view.js")
@@ -26,35 +30,26 @@ _VIEW = Path(__file__).with_name("map_view.js")
 
 def view_module() -> str:
     """plotly.js, bound to ``Plotly`` without a global, then the view."""
-    import plotly
-
-    plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     return "\n".join([
         "// plotly.js as a CommonJS module, so it is bound here rather than found globally",
         "const module = { exports: {} };",
-        plotly_js.read_text(encoding="utf-8"),
+        plotly_compat.plotly_js(),
         "const Plotly = module.exports;",
         _VIEW.read_text(encoding="utf-8"),
     ])
 
 
 UPDATE_MESSAGE = "smemviz_update"  # the custom message map_view.js applies like _py2js_update
-UNDEFINED_WIRE = "_undefined_"  # plotly's wire form of Undefined
-
-
-def _wire_restyle(restyle: dict) -> dict:
-    """plotly's ``Undefined`` (leave this trace alone) in its wire form."""
-    from plotly.basedatatypes import Undefined
-
-    return {path: [UNDEFINED_WIRE if v is Undefined else v for v in values] if isinstance(values, list) else values
-            for path, values in restyle.items()}
-
 
 
 @lru_cache(maxsize=1)
 def map_widget_class() -> type:
-    """The widget class, made on first use (plotly is imported only then)."""
+    """The widget class, made on first use (plotly is imported only then):
+    plotly's own ``FigureWidget`` where smemviz's view is not known to work."""
     import plotly.graph_objects as go
+
+    if not plotly_compat.internals_available():
+        return go.FigureWidget
 
     class MapFigureWidget(go.FigureWidget):
         """A plotly ``FigureWidget`` drawn by smemviz's map view."""
@@ -70,19 +65,9 @@ def map_widget_class() -> type:
             the page before the redraw starts; the map view needs only the
             update. The values must be valid already (the explorer's specs
             are: the static figures validate the same specs)."""
-            apply = getattr(self, "_perform_plotly_update", None)
-            if apply is None:  # plotly's internals moved: the plain way
-                self.plotly_update(restyle_data=restyle_data, relayout_data=relayout_data,
-                                   trace_indexes=trace_indexes)
-                return
-            self.send({UPDATE_MESSAGE: True, "style_data": _wire_restyle(restyle_data),
+            self.send({UPDATE_MESSAGE: True, "style_data": plotly_compat.to_wire(restyle_data),
                        "layout_data": relayout_data, "style_traces": trace_indexes})
-            restyled, relaid, indexes = apply(restyle_data=restyle_data, relayout_data=relayout_data,
-                                              trace_indexes=trace_indexes)
-            if restyled:
-                self._dispatch_trace_change_callbacks(restyled, indexes)
-            if relaid:
-                self._dispatch_layout_change_callbacks(relaid)
+            plotly_compat.apply_update(self, restyle_data, relayout_data, trace_indexes)
 
     MapFigureWidget.__module__ = __name__
     return MapFigureWidget

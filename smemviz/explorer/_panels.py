@@ -9,12 +9,16 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from .. import hardware
-from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, fmt_units, shade
+from .._names import shown
+from .._report import REGION_COLUMNS, region_cells, summary_parts
+from .._units import fmt_units
+from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, shade
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
 
-__all__ = ["summary_html", "message_html", "tables_html", "TABLE_CSS", "usage_table_html", "key_html", "MAX_TABLE_ROWS"]
+__all__ = ["summary_html", "message_html", "tables_html", "TABLE_CSS", "usage_table_html", "key_html",
+           "MAX_TABLE_ROWS"]
 
 _BOX = "padding:6px 10px;border-radius:4px;margin:4px 0;font-size:13px;line-height:1.4;"
 _STYLES = {
@@ -29,9 +33,9 @@ def message_html(text: str, level: str = "error", note: str = "") -> str:
     secondary ``note`` under it; empty for no message."""
     if not text:
         return ""
-    body = escape(text).replace("\n", "<br>")
+    body = "<br>".join(escape(shown(line)) for line in text.split("\n"))
     if note:
-        body += f"<div class='smemviz-note' style='font-size:12px;opacity:0.8;margin-top:3px'>{escape(note)}</div>"
+        body += f"<div class='smemviz-note' style='font-size:12px;opacity:0.8;margin-top:3px'>{escape(shown(note))}</div>"
     return f"<div class='smemviz-message smemviz-{level}' style='{_STYLES[level]}'>{body}</div>"
 
 
@@ -78,25 +82,12 @@ def key_html(memory: str) -> str:
 def _line(plan: LayoutPlan) -> str:
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
-    if plan.memory == "smem":
-        parts = [f"<b>SMEM</b> {fmt_units(plan.total, 'B')}"]
-        over = "" if cap.fits else f", over by {fmt_units(cap.overshoot, 'B')}"
-        parts.append(f"<span class='smemviz-{'fits' if cap.fits else 'over'}' style='color:{color}'>"
-                     f"{cap.percent:.1f}% of {escape(cap.arch)} ({fmt_units(cap.limit, 'B')}){over}</span>")
-        parts.append(f"data {plan.data_total:,} B")
-        if plan.barrier_bytes:
-            parts.append(f"barriers {plan.barrier_bytes:,} B")
-    else:
-        over = "" if cap.fits else f" <span class='smemviz-over' style='color:{color}'>over by {cap.overshoot:,}</span>"
-        parts = [f"<b>TMEM</b> {plan.data_total:,} of {cap.limit or hardware.TMEM_COLUMNS} columns{over}"]
-        if plan.data_total:
-            parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} cols")
-    if plan.padding:
-        parts.append(f"padding {fmt_units(plan.padding, plan.unit)}")
-    if plan.alias_savings:
-        parts.append(f"aliasing saves {fmt_units(plan.alias_savings, plan.unit)}")
-    parts.append(f"{len(plan.regions)} regions")
-    return " · ".join(parts)
+    limit = fmt_units(cap.limit, plan.unit) if plan.memory == "smem" else f"{cap.limit} columns"
+    over = "" if cap.fits else f", over by {fmt_units(cap.overshoot, plan.unit)}"
+    verdict = (f"<span class='smemviz-{'fits' if cap.fits else 'over'}' style='color:{color}'>"
+               f"{cap.percent:.1f}% of {escape(cap.arch)} ({limit}){over}</span>")
+    facts = [escape(p) for p in summary_parts(plan)]
+    return " · ".join([f"<b>{plan.memory.upper()}</b> {facts[0]}", verdict, *facts[1:]])
 
 
 def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
@@ -122,19 +113,6 @@ TABLE_CSS = (
     ".smemviz-tscroll{max-height:320px;max-width:100%;overflow:auto;background:#fafbfc;"
     "border:1px solid #eceff1;margin-top:2px}</style>"
 )
-_NUMERIC = ("offset", "hex", "size", "end", "align", "pad before")
-
-
-def _rows(plan: LayoutPlan, max_rows: int) -> list[tuple[str, ...]]:
-    """Plain-text cells (escaped when the row is written, so widths count visible characters)."""
-    rows: list[tuple[str, ...]] = []
-    for r in plan.regions[:max_rows]:
-        where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
-        typed = f"{r.dtype} × {r.count:,}" if r.dtype else ""
-        kind = "" if r.kind == "data" else ("mbarriers" if r.kind == "barrier" else "TMEM ptr")
-        rows.append((r.name, kind, f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}", f"{r.end:,}",
-                     str(r.alignment), f"{r.padding_before:,}", where, typed))
-    return rows
 
 
 def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
@@ -142,13 +120,12 @@ def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
 
     The column widths are set from the longest text of each column (in ``ch``
     of the monospace font), with a fixed table layout: the browser then lays
-    the table out without measuring every cell, about as fast as plain text.
+    the table out without measuring every cell.
     """
-    head = ("name", "kind", "offset", "hex", f"size ({plan.unit})", "end", "align", "pad before",
-            "group·phase", "type")
-    rows = _rows(plan, max_rows)
+    head = tuple(h if h != "size" else f"size ({plan.unit})" for h, _ in REGION_COLUMNS)
+    rows = [region_cells(r) for r in plan.regions[:max_rows]]
     widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(head)]
-    numeric = [h.split(" (")[0] in _NUMERIC for h in head]
+    numeric = [right for _, right in REGION_COLUMNS]
     cols = "".join(f"<col style='width:calc({w}ch + 14px)'>" for w in widths)
     total = f"calc({sum(widths)}ch + {14 * len(widths)}px)"
     open_cell = ["<td class=n>" if n else "<td>" for n in numeric]
@@ -170,5 +147,5 @@ def tables_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     so a short TMEM table is never pushed out of sight by a long SMEM one."""
     parts = [f"<div style='flex:0 1 auto;min-width:0;max-width:100%'>{usage_table_html(p)}</div>"
              for p in (smem, tmem) if p is not None]
-    return ("<div class='smemviz-tables' style='display:flex;flex-wrap:wrap;gap:8px 28px;"
-            "align-items:flex-start'>" + "".join(parts) + "</div>")
+    return ("<div class='smemviz-tables' style='display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start'>"
+            + "".join(parts) + "</div>")

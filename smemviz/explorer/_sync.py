@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._compat import plotly as plotly_compat
 from ..figures._spec import FigureSpec
 
 __all__ = ["LiveFigure", "changed_paths", "without_legend", "narrowed", "NARROW_PX"]
@@ -136,8 +137,7 @@ class LiveFigure:
         A changed path is sent for the traces where it changed; the others get
         plotly's ``Undefined``, which leaves them alone.
         """
-        from plotly.basedatatypes import Undefined
-
+        Undefined = plotly_compat.undefined()
         self._spec = spec
         spec = self._prepared(spec)
         n = len(self._traces)

@@ -65,7 +65,9 @@ class Explorer(widgets.VBox):
     ``ipywidgets.interact`` takes them) that returns one of those.
     """
 
-    def __init__(self, target: Any, *, arch: Any = None, controls: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, target: Any, *, arch: Any = None, controls: dict[str, Any] | None = None, run: Any = None
+    ) -> None:
         self._builder: Callable[..., Any] | None = None
         self.controls: dict[str, Any] = {}
         self._fixed: dict[str, Any] = {}
@@ -137,7 +139,10 @@ class Explorer(widgets.VBox):
         self._tmem_box = widgets.VBox([self.tmem_widget, widgets.HTML(key_html("tmem"))],
                                       layout=widgets.Layout(width="100%"))
         self._fitter = make_fitter()
+        # the run action (compile, launch, measure the current controls), when a runner is given
+        self.run_panel = _run_panel(run, lambda: self.values)
         super().__init__([widgets.HTML(TABLE_CSS), bar, self.message, self.summary, self._smem_box, self._tmem_box,
+                          *([self.run_panel] if self.run_panel is not None else []),
                           self.details, export_box, *([self._fitter] if self._fitter is not None else [])])
         self.add_class(EXPLORER_CLASS)
 
@@ -418,7 +423,15 @@ def _user_frame(exc: BaseException) -> traceback.FrameSummary | None:
     return chosen[-1] if chosen else None
 
 
-def explore(target: Any, /, arch: Any = None, **controls: Any) -> Explorer:
+def _run_panel(runner: Any, values: Any) -> Any:
+    if runner is None:
+        return None
+    from ._run import RunPanel
+
+    return RunPanel(runner, values)
+
+
+def explore(target: Any, /, arch: Any = None, run: Any = None, **controls: Any) -> Explorer:
     """An explorer widget for a layout or a layout builder.
 
     ``explore(plan_or_allocator)``, ``explore((smem, tmem))``, or
@@ -428,6 +441,8 @@ def explore(target: Any, /, arch: Any = None, **controls: Any) -> Explorer:
     a builder that takes ``arch`` itself it is also (a list: the control of)
     the builder's argument. Otherwise each plan is judged against the arch it
     was built for, until one is picked in the explorer.
+    ``run`` (e.g. ``smemviz.kernel.gemm_runner()``) adds a "Run on GPU" action
+    that measures the current controls and keeps a history of runs.
     """
     if arch is not None and _takes_arch(target) and "arch" not in controls:
         # the builder's own ``arch``: a list or a widget is its control, one name a fixed value
@@ -435,7 +450,7 @@ def explore(target: Any, /, arch: Any = None, **controls: Any) -> Explorer:
             controls["arch"], arch = arch, None
         else:
             controls["arch"] = widgets.fixed(arch)
-    return Explorer(target, arch=arch, controls=controls)
+    return Explorer(target, arch=arch, controls=controls, run=run)
 
 
 def _takes_arch(target: Any) -> bool:

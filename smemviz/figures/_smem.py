@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._inputs import as_plan
+from .._report import summary_parts
 from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
@@ -88,13 +89,7 @@ def _kib(nbytes: int) -> str:
 
 
 def _subtitle(plan: LayoutPlan, span: float) -> str:
-    parts = [f"{len(plan.regions)} regions", f"data {fmt_units(plan.data_total, 'B')}"]
-    if plan.barrier_bytes:
-        parts.append(f"barriers {plan.barrier_bytes:,} B")
-    if plan.padding:
-        parts.append(f"padding {plan.padding:,} B")
-    if plan.alias_savings:
-        parts.append(f"aliasing saves {fmt_units(plan.alias_savings, 'B')}")
+    parts = summary_parts(plan)[1:]  # the title already gives the total
     tiny = widened(plan, span)
     if tiny:
         parts.append(f"{tiny} tiny {'region' if tiny == 1 else 'regions'} drawn wider (not to scale)")

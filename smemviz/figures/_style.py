@@ -15,6 +15,9 @@ import zlib
 from collections.abc import Iterable
 from functools import lru_cache
 
+from .._names import shown
+from .._units import fmt_units, kib_label
+
 __all__ = [
     "PALETTE",
     "KIND_COLORS",
@@ -159,8 +162,9 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 @lru_cache(maxsize=65536)
 def plain(text: str) -> str:
     """Text that plotly shows literally: its own markup (``<b>``, ``<a>``, ``<br>``)
-    and entities are escaped, so a region name can never inject tags."""
-    return text.translate(_ESCAPES)
+    and entities are escaped, so a region name can never inject tags; unprintable
+    characters are shown as escapes (see :func:`smemviz._names.shown`)."""
+    return shown(text).translate(_ESCAPES)
 
 
 _STEPS = tuple(2**k for k in range(4, 31))  # 16 B .. 1 GiB
@@ -171,21 +175,6 @@ def kib_ticks(span: int, target: int = 10) -> tuple[list[int], list[str]]:
     span = max(span, 1)
     step = next((s for s in _STEPS if span / s <= target), _STEPS[-1])
     vals = list(range(0, span + 1, step))
-    return vals, [_kib_label(v) for v in vals]
+    return vals, [kib_label(v) for v in vals]
 
 
-def _kib_label(nbytes: int) -> str:
-    if nbytes == 0:
-        return "0"
-    kib = nbytes / 1024
-    text = f"{kib:.3f}".rstrip("0").rstrip(".")
-    return f"{text} KiB"
-
-
-def fmt_units(value: int, unit: str) -> str:
-    """``"148,480 B (145 KiB)"`` for bytes; ``"256 cols"`` for columns."""
-    if unit == "B":
-        if value >= 1024:
-            return f"{value:,} B ({_kib_label(value)})"
-        return f"{value:,} B"
-    return f"{value:,} {unit}"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import hardware
 from .._inputs import as_plan
+from .._report import summary_parts
 from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
@@ -88,9 +89,7 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
 
 
 def _subtitle(plan: LayoutPlan, span: float) -> str:
-    parts = [f"{len(plan.regions)} allocations, each across all {LANES} lanes"]
-    if plan.alias_savings:
-        parts.append(f"aliasing saves {plan.alias_savings} cols")
+    parts = [f"each allocation across all {LANES} lanes", *summary_parts(plan)[1:]]
     tiny = widened(plan, span)
     if tiny:
         parts.append(f"{tiny} drawn wider (not to scale)")

@@ -5,7 +5,10 @@
 * ``compile_probe`` / ``compile_pipeline`` / ``compile_tmem``: the same
   kernels compiled with no GPU, for any architecture, as a
   :class:`CompiledKernel` (PTX, cubin, requested dynamic SMEM);
-* ``run_pipeline`` / ``run_tmem``: launch and check the pipeline and TMEM kernels.
+* ``run_pipeline`` / ``run_tmem``: launch and check the pipeline and TMEM kernels;
+* a Hopper GEMM on the allocator: ``GemmConfig`` / ``gemm_layout`` (pure Python),
+  ``compile_gemm``, ``gemm``, ``measure_gemm``, ``sweep`` and ``gemm_runner`` (the
+  explorer's run action).
 
 The CuTe DSL (``nvidia-cutlass-dsl``) is imported when a kernel is built,
 not when this package is imported.
@@ -15,6 +18,9 @@ from __future__ import annotations
 
 from ._compile import CompiledKernel, cache_info, clear_cache, normalise_arch
 from ._device import GpuInfo, NoGpuError, WrongGpuError, current_gpu
+from ._gemm import compile_gemm, gemm, prepare_gemm
+from ._gemm_common import GemmConfig, GemmLayout, GemmProblem, gemm_allocator, gemm_layout, max_stages
+from ._gemm_measure import GemmMeasurement, gemm_runner, measure_gemm
 from ._pipeline import (
     PipelineConfig,
     PipelineResult,
@@ -24,9 +30,24 @@ from ._pipeline import (
     run_pipeline,
 )
 from ._probe import ProbeResult, RegionCheck, compile_probe, probe
+from ._sweep import SweepResult, sweep
 from ._tmem import TmemResult, compile_tmem, run_tmem, slot_allocator, tcgen05_alloc_columns_in_ptx
 
 __all__ = [
+    "GemmConfig",
+    "GemmProblem",
+    "GemmLayout",
+    "gemm_layout",
+    "gemm_allocator",
+    "max_stages",
+    "compile_gemm",
+    "prepare_gemm",
+    "gemm",
+    "measure_gemm",
+    "GemmMeasurement",
+    "gemm_runner",
+    "sweep",
+    "SweepResult",
     "probe",
     "ProbeResult",
     "RegionCheck",

@@ -18,6 +18,7 @@ from typing import Any
 from .. import hardware
 from .._emit import require_cutlass
 from .._inputs import as_plan
+from .._names import shown
 from ._compile import CompiledKernel, compile_host, plan_key
 from ._device import require_gpu
 from ._probe_plan import ProbeSchedule, schedule_for
@@ -155,7 +156,7 @@ class ProbeResult:
             detail = "" if c.ok else f"{c.bad_bytes} B wrong; first at {c.first_bad_offset} (read 0x{c.found:02x})"
             rows.append(
                 "<tr>"
-                f"<td>{html.escape(c.name)}</td><td>{c.kind}</td><td>{c.offset}</td><td>{c.size}</td>"
+                f"<td>{html.escape(shown(c.name))}</td><td>{c.kind}</td><td>{c.offset}</td><td>{c.size}</td>"
                 f"<td>{where}</td><td>{html.escape(c.dtype)}</td><td>0x{c.tag:02x}</td>"
                 f"<td style='color:{'#1a7f37' if c.ok else '#cf222e'}'>{'pass' if c.ok else 'FAIL'}</td>"
                 f"<td>{html.escape(detail)}</td></tr>"
@@ -253,25 +254,13 @@ def probe(obj: Any, *, threads: int = DEFAULT_THREADS) -> ProbeResult:
     )
 
 
-LAUNCH_STATS = {"direct": 0, "recompiled": 0}
-
-
 def launch(compiled: CompiledKernel, *tensors: Any) -> None:
     """Launch a kernel compiled with fake tensors on real (torch, CUDA) tensors.
 
-    If the DSL refuses the real tensors for the fake-tensor build, the host
-    function is compiled once more against the real tensors and launched.
+    The fake tensors the kernels are compiled with match the real ones in
+    dtype, rank and alignment, so the compiled function takes them as they are;
+    a mismatch is an error to see, not a reason to compile again.
     """
-    import cutlass.cute as cute
     from cutlass.cute.runtime import from_dlpack
 
-    args = [from_dlpack(t, assumed_align=16) for t in tensors]
-    try:
-        compiled(*args)
-        LAUNCH_STATS["direct"] += 1
-        return
-    except Exception:
-        if compiled.host_fn is None:
-            raise
-    LAUNCH_STATS["recompiled"] += 1
-    cute.compile(compiled.host_fn, *args, options=f"--gpu-arch={compiled.arch}")(*args)
+    compiled(*[from_dlpack(t, assumed_align=16) for t in tensors])

@@ -1,8 +1,77 @@
-"""Drive the explorer inside JupyterLab: open a notebook, run it, move a slider."""
+"""Drive the explorer inside JupyterLab: start a private JupyterLab, open a
+notebook, run it, move a slider. Shared by the browser tests, the browser
+benchmarks and the screenshot script."""
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import subprocess
+import sys
 import time
+import urllib.request
+from pathlib import Path
+from typing import IO
+
+# the Jupyter folders a private JupyterLab keeps under its home
+_JUPYTER_DIRS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
+                 "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR")
+
+
+def start_lab(notebook_dir: Path, home: Path, log: IO[bytes] | None = None,
+              timeout_s: float = 60.0) -> tuple[subprocess.Popen, str]:
+    """A JupyterLab on a free local port serving ``notebook_dir``, its Jupyter folders
+    under ``home`` (no news, no update checks, no token); ``(process, base_url)``."""
+    env = dict(os.environ)
+    for var in _JUPYTER_DIRS:
+        (home / var).mkdir(parents=True, exist_ok=True)
+        env[var] = str(home / var)
+    # the "Jupyter news" toast would cover outputs
+    settings = home / "JUPYTERLAB_SETTINGS_DIR" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True, exist_ok=True)
+    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = log if log is not None else subprocess.DEVNULL
+    proc = subprocess.Popen([
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+        "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={notebook_dir}",
+        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
+    ], env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status", timeout=2)
+            return proc, url
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                stop_lab(proc)
+                raise RuntimeError("JupyterLab did not start") from None
+            time.sleep(0.3)
+
+
+def stop_lab(proc: subprocess.Popen) -> None:
+    """Stop a JupyterLab from :func:`start_lab` (its kernels stop with it)."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def write_notebook(path: Path, cells: list[str]) -> Path:
+    """A notebook of code cells with the Python 3 kernel."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+    return path
 
 GEMM_CELL = '''
 import smemviz

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import write_notebook
-from explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change
+
+from .explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -1,7 +1,7 @@
 """Screenshot of notebook 02's explorer in JupyterLab (headless Chromium),
 the picture in the README.
 
-    python tests/ui/shoot_explorer.py [docs/explorer.png]
+    python -m scripts.shoot_explorer [docs/explorer.png]      (from the repository root)
 """
 
 from __future__ import annotations
@@ -11,12 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_explorer_browser import ARGS, CHROMIUM, start_lab  # noqa: E402
-from explorer_page import open_and_run  # noqa: E402
+from tests.helpers import CHROMIUM_ARGS, ROOT, find_chromium
+from tests.ui.explorer_page import open_and_run, start_lab, stop_lab
 
 NOTEBOOK = ROOT / "notebooks" / "02_tuning_gemm_layout.ipynb"
 
@@ -28,10 +24,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
-        proc, url = start_lab(root)
+        proc, url = start_lab(root, root / "jupyter")
         try:
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+                browser = pw.chromium.launch(executable_path=find_chromium(), headless=True, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1400, "height": 1400})
                 open_and_run(page, url, NOTEBOOK.name)
                 explorer = page.locator(".smemviz-explorer").first
@@ -45,8 +41,7 @@ def main() -> None:
                 explorer.screenshot(path=str(out))
                 browser.close()
         finally:
-            proc.terminate()
-            proc.wait(timeout=15)
+            stop_lab(proc)
     print(f"wrote {out} ({out.stat().st_size:,} bytes)")
 
 

@@ -4,29 +4,25 @@ from __future__ import annotations
 
 import struct
 import zlib
-from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 
 import smemviz
 
+from ..helpers import EXAMPLES
+
 pytestmark = pytest.mark.browser
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def renderer():
     pytest.importorskip("plotly")
     pytest.importorskip("kaleido")
-    from smemviz._export import BrowserNotFoundError, find_browser, start_renderer, stop_renderer
+    from smemviz._export import start_renderer, stop_renderer
 
-    try:
-        find_browser()
-    except BrowserNotFoundError as exc:
-        pytest.skip(str(exc))
-    start_renderer()
+    start_renderer()  # the root conftest fails or skips this module's tests when there is no Chromium
     yield
     stop_renderer()
 
@@ -115,9 +111,11 @@ def test_hostile_names_stay_text_in_svg(tmp_path):
 def test_a_reused_browser_tab_draws_each_figure_afresh(tmp_path, spec, monkeypatch):
     """The warm renderer reuses its page between images (refreshing it every
     few); each image must show its own layout only."""
+    from smemviz._compat import kaleido as kaleido_compat
     from smemviz._export import _static
 
-    monkeypatch.setattr(_static, "RELOAD_EVERY", 3)
+    _static.stop_renderer()  # the next export starts a renderer that reloads its tab every 3 images
+    monkeypatch.setattr(kaleido_compat, "RELOAD_EVERY", 3)
     other = smemviz.SmemAllocator()
     other.add(smemviz.SmemAllocation("only_in_other", 150_000))
     other.compute_layout()

@@ -5,10 +5,7 @@ nothing."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -17,9 +14,6 @@ from smemviz.layout_file import parse_layout
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("BROWSER_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 PAGE_URL = "http://smemviz.invalid/layout.html"
 HOSTILE = [
     "</script><script>window.__pwned=1</script>",
@@ -32,17 +26,6 @@ WATCH = """
 window.__violations = [];
 document.addEventListener('securitypolicyviolation', e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _hostile_spec():

@@ -1,0 +1,94 @@
+"""The explorer's run action: compile and launch the kernel for the current
+controls, keep every run in a history table and a TFLOP/s plot.
+
+A runner is any callable taking the explorer's control values as keywords and
+returning a measurement with ``row()`` (a flat dict with at least ``label``,
+``stages``, ``smem_requested``, ``tflops``, ``ran`` and ``reason``) and
+``summary()`` -- :func:`smemviz.kernel.gemm_runner` makes one for smemviz's GEMM.
+Without a GPU that runner still compiles and reports the requested SMEM and
+registers, and the panel shows why it did not run.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from html import escape
+from typing import Any
+
+import ipywidgets as widgets
+
+__all__ = ["RunPanel", "HISTORY_COLUMNS"]
+
+HISTORY_COLUMNS = ("run", "label", "stages", "smem_requested", "registers", "tflops", "rel_err", "reason")
+
+
+def _cell(key: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if key == "tflops":
+        return f"{value:.0f}"
+    if key == "rel_err":
+        return f"{value:.1e}"
+    return str(value)
+
+
+class RunPanel(widgets.VBox):
+    """A "Run on GPU" button, the last run's summary, the history table and plot."""
+
+    def __init__(self, runner: Callable[..., Any], values: Callable[[], dict[str, Any]]) -> None:
+        import plotly.graph_objects as go
+
+        self._runner = runner
+        self._values = values
+        self.history: list[dict[str, Any]] = []
+        self.button = widgets.Button(description="Run on GPU", icon="play", tooltip="compile, launch, check, time")
+        self.status = widgets.HTML("<i>no run yet: press Run on GPU to compile and measure the current controls</i>")
+        self.table = widgets.HTML()
+        self.plot = go.FigureWidget(layout={
+            "height": 300, "template": "plotly_white", "margin": {"l": 50, "r": 10, "t": 30, "b": 40},
+            "title": "runs: TFLOP/s by SMEM bytes", "xaxis_title": "dynamic SMEM (B)", "yaxis_title": "TFLOP/s",
+        })
+        self.plot.add_scatter(x=[], y=[], mode="markers+text", text=[], textposition="top center", name="runs",
+                              hovertemplate="%{hovertext}<extra></extra>", hovertext=[])
+        self.button.on_click(lambda _b: self.run())
+        super().__init__([widgets.HBox([self.button, self.status]), self.table, self.plot])
+        self.add_class("smemviz-run-panel")
+
+    def run(self) -> dict[str, Any] | None:
+        """Run once with the current controls; the row added to the history, or ``None`` on error."""
+        values = self._values()
+        self.button.disabled = True
+        self.status.value = "<i>compiling and running…</i>"
+        try:
+            result = self._runner(**values)
+            row = {"run": len(self.history) + 1, **result.row()}
+            summary = result.summary()
+        except Exception as exc:  # the runner is user code: report, never raise into the widget
+            frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+            where = f" ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})" if frame else ""
+            self.status.value = f"<span style='color:#b00'>run failed: {escape(type(exc).__name__)}: {escape(str(exc))}{escape(where)}</span>"
+            return None
+        finally:
+            self.button.disabled = False
+        self.history.append(row)
+        ran = row.get("ran")
+        colour = "#070" if ran and row.get("passed", True) else "#b00" if ran else "#555"
+        self.status.value = f"<span style='color:{colour}'>{escape(summary)}</span>"
+        self._draw()
+        return row
+
+    def _draw(self) -> None:
+        head = "".join(f"<th>{escape(c)}</th>" for c in HISTORY_COLUMNS)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{escape(_cell(c, r.get(c)))}</td>" for c in HISTORY_COLUMNS) + "</tr>"
+            for r in reversed(self.history)
+        )
+        self.table.value = f"<table class='smemviz-run-history'><tr>{head}</tr>{body}</table>"
+        timed = [r for r in self.history if r.get("tflops") is not None]
+        with self.plot.batch_update():
+            trace = self.plot.data[0]
+            trace.x = [r.get("smem_requested") for r in timed]
+            trace.y = [r["tflops"] for r in timed]
+            trace.text = [f"#{r['run']}" for r in timed]
+            trace.hovertext = [f"#{r['run']} {r['label']}: {r['tflops']:.0f} TFLOP/s" for r in timed]

@@ -1,0 +1,280 @@
+"""Hostile input for the fuzz tests: values, names, layout documents (as data,
+TOML and JSON text, and byte-level mutations of them), and the settings that
+keep the CI budget small while a long run can be started by hand.
+
+``SMEMVIZ_FUZZ_EXAMPLES=N`` runs every fuzz test with up to N examples drawn
+at random (not derandomized) instead of the fixed-seed CI budget; tests whose
+examples are slow (figures, HTML and SVG exports) take a stated share of N.
+See ``scripts/fuzz_long.sh``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import re
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+LONG_RUN_EXAMPLES = int(os.environ.get("SMEMVIZ_FUZZ_EXAMPLES", "0") or 0)
+
+# C0 and C1 controls (tab/newline/CR allowed only where the format itself puts
+# them), DEL, bidi and zero-width format characters, the BOM, lone surrogates
+RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
+RAW_CONTROL_OR_NEWLINE = re.compile(RAW_CONTROL.pattern[:-1] + "\n\r\t]")
+
+
+def fuzz_settings(ci_examples: int, long_share: float = 1.0) -> settings:
+    """A fixed seed and ``ci_examples`` examples in CI; fresh randomness and
+    ``long_share`` of the long run's count when ``SMEMVIZ_FUZZ_EXAMPLES`` is set."""
+    long_examples = max(ci_examples, int(LONG_RUN_EXAMPLES * long_share))
+    return settings(
+        max_examples=long_examples if LONG_RUN_EXAMPLES else ci_examples,
+        derandomize=not LONG_RUN_EXAMPLES,
+        deadline=None,
+        database=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+                               HealthCheck.function_scoped_fixture],
+    )
+
+
+class Hang(AssertionError):
+    """One example ran past its time limit."""
+
+
+@contextlib.contextmanager
+def no_hang(seconds: int = 20) -> Iterator[None]:
+    """Fail the example (rather than stall the run) if it takes longer than ``seconds``."""
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise Hang(f"no result after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# -- values ------------------------------------------------------------------------------
+
+hostile_ints = st.one_of(
+    st.integers(-(2**70), 2**70),
+    st.sampled_from([0, -1, 1, 2**31, 2**32, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64, 10**30, 3, 48, 1000]),
+    st.sampled_from([1, 2, 4, 8, 16, 128, 1024, 4096, 65536]),
+)
+hostile_floats = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.5, 128.0, -0.0]))
+
+# characters chosen to hurt: controls, escapes, bidi overrides, markup, quotes, brackets
+_NASTY_CHARS = "\x00\x07\x08\t\n\r\x1b\x7f\x85\u00a0\u200b\u202e\u2066\ufeff<>&\"'\\[]{}|*#`=.:,;$% "
+_NASTY_STRINGS = ["\x1b[31m", "\x1b]0;title\x07", "\x1b[2J", "<script>alert(1)</script>", "]]>", "{{x}}",
+                  "a|b", "\u202eevil", "$(rm -rf)", "\n[[smem]]\n", '"', "'''", "\\u0000"]
+
+hostile_text = st.one_of(
+    st.text(max_size=24),
+    st.text(alphabet=st.sampled_from(_NASTY_CHARS + "abc_019"), max_size=24),
+    st.sampled_from(_NASTY_STRINGS),
+    st.builds(lambda n, c: c * n, st.integers(300, 5000), st.sampled_from("aé\x1b")),  # very long
+    st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True),  # ordinary names
+)
+# names that must be refused: at least one unprintable character
+unprintable_names = st.builds(
+    lambda head, bad, tail: head + bad + tail,
+    st.text("abc_", max_size=5),
+    st.sampled_from(["\x00", "\x1b", "\n", "\t", "\x7f", "\x85", "\u200b", "\u202e", "\u2066", "\ufeff", "\u00a0",
+                     "\ud800", "\U000e0001"]),
+    st.text("abc_", max_size=5),
+)
+
+scalars = st.one_of(st.none(), st.booleans(), hostile_ints, hostile_floats, hostile_text)
+
+
+def nested(depth: int) -> st.SearchStrategy[Any]:
+    """A value nested ``depth`` levels deep (arrays or tables)."""
+    return st.sampled_from(["list", "dict"]).map(
+        lambda kind: _nest(kind, depth)
+    )
+
+
+def _nest(kind: str, depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value] if kind == "list" else {"k": value}
+    return value
+
+
+hostile_values = st.recursive(
+    scalars,
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(hostile_text, children, max_size=4)),
+    max_leaves=12,
+) | st.integers(20, 150).flatmap(nested)  # deeper nesting is written as text (deep_text)
+
+
+@st.composite
+def deep_text(draw: Any, fmt: str) -> str:
+    """A document with one value nested hundreds to thousands of levels deep."""
+    depth = draw(st.integers(40, 6000))
+    open_, close = draw(st.sampled_from([("[", "]"), ("{a = ", "}") if fmt == "toml" else ('{"a": ', "}")]))
+    inner = open_ * depth + ("1" if "a" in open_ else "") + close * depth
+    if fmt == "toml":
+        return draw(st.sampled_from([f"name = {inner}\n", f"[[smem]]\nname = {inner}\n"]))
+    return draw(st.sampled_from([inner, f'{{"smem": [{{"name": {inner}}}]}}', f'{{"name": {inner}}}']))
+
+
+# -- layout documents ----------------------------------------------------------------------
+
+SMEM_KEYS = ("name", "size", "dtype", "count", "align")
+TABLE_KEYS = {
+    "smem": SMEM_KEYS,
+    "tmem": ("name", "columns"),
+    "pipeline": ("name", "stages"),
+    "pipeline_group": ("name", "stages", "members", "barriers_per_stage"),
+    "smem_alias": ("phases",),
+    "tmem_alias": ("phases",),
+}
+_DTYPES = ["f16", "bf16", "f32", "f8e4m3", "f4e2m1", "i8", "u64", "fp4", "nope", "", "F16"]
+_ARCHES = ["sm_90a", "sm_100a", "sm_80", "sm_120", "sm_999", "hopper", "", "sm_90\x1b"]
+
+
+def _plausible(key: str, names: list[str]) -> st.SearchStrategy[Any]:
+    """A value that is often right for ``key``, so documents get past the first check."""
+    if key == "name":
+        return st.one_of(st.sampled_from(names), hostile_text)
+    if key in ("size", "count", "columns", "stages", "members", "barriers_per_stage"):
+        return st.one_of(st.integers(1, 70000), hostile_ints)
+    if key == "align":
+        return st.one_of(st.sampled_from([1, 4, 8, 16, 128, 1024]), hostile_ints)
+    if key == "dtype":
+        return st.sampled_from(_DTYPES)
+    if key == "phases":
+        return st.lists(st.lists(st.sampled_from(names), min_size=0, max_size=3), min_size=0, max_size=3)
+    return scalars
+
+
+@st.composite
+def layout_documents(draw: Any) -> dict[str, Any]:
+    """A layout document as data: mostly the schema's shape, with wrong types,
+    extreme numbers, unknown keys, duplicate names and hostile strings mixed in."""
+    names = draw(st.lists(st.one_of(st.from_regex(r"[a-z]{1,6}[0-9]?", fullmatch=True), hostile_text),
+                          min_size=1, max_size=6))
+    doc: dict[str, Any] = {}
+    if draw(st.booleans()):
+        doc["version"] = draw(st.one_of(st.just(1), hostile_values))
+    if draw(st.booleans()):
+        doc["name"] = draw(st.one_of(hostile_text, hostile_values))
+    if draw(st.booleans()):
+        doc["arch"] = draw(st.one_of(st.sampled_from(_ARCHES), hostile_values))
+    if draw(st.integers(0, 4)) == 0:
+        doc["tmem_ptr"] = draw(st.one_of(st.sampled_from(names), hostile_values))
+    for table, keys in TABLE_KEYS.items():
+        if not draw(st.integers(0, 2)):
+            continue
+        if draw(st.integers(0, 12)) == 0:
+            doc[table] = draw(hostile_values)  # not an array of tables at all
+            continue
+        entries = []
+        for _ in range(draw(st.integers(0, 4))):
+            entry = {}
+            for key in keys:
+                if draw(st.integers(0, 5)):
+                    entry[key] = draw(_plausible(key, names))
+            if draw(st.integers(0, 8)) == 0:
+                entry[draw(hostile_text)] = draw(hostile_values)  # unknown key
+            if draw(st.integers(0, 10)) == 0:
+                entry = draw(hostile_values)  # an entry that is not a table
+            entries.append(entry)
+        doc[table] = entries
+    if draw(st.integers(0, 10)) == 0:
+        doc[draw(hostile_text)] = draw(hostile_values)
+    return doc
+
+
+# -- writing documents as text -------------------------------------------------------------
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_key(key: Any) -> str:
+    key = str(key)
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a TOML basic string (lone surrogates make it invalid)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return '""'  # TOML has no null
+    raise TypeError(type(value))
+
+
+def to_toml(doc: dict[str, Any]) -> str:
+    """TOML text for ``doc``: scalars first, arrays of tables as ``[[key]]``."""
+    tables = {k: v for k, v in doc.items()
+              if isinstance(v, list) and v and all(isinstance(t, dict) for t in v)}
+    lines = [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in doc.items() if k not in tables]
+    for key, entries in tables.items():
+        for entry in entries:
+            lines += ["", f"[[{_toml_key(key)}]]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in entry.items()]
+    return "\n".join(lines) + "\n"
+
+
+def to_json(doc: dict[str, Any]) -> str:
+    """JSON text for ``doc``; NaN and infinities come out as the non-JSON
+    literals ``NaN``/``Infinity`` that a reader must refuse."""
+    return json.dumps(doc, indent=1)
+
+
+# -- mutating text ----------------------------------------------------------------------------
+
+_INSERTS = [b"[", b"]", b"{", b"}", b'"', b"'", b",", b"=", b":", b"\n", b"[[smem]]\n", b"\x00", b"\x1b[31m",
+            b"\xff\xfe", b"\xc3", b"\xed\xa0\x80", b"NaN", b"Infinity", b"-", b"1e999", b"9" * 30, b"true",
+            b"\\u0000", b"\\", b"#", b'"""', b"[" * 200, b"{\"a\":" * 100]
+
+
+@st.composite
+def mutated(draw: Any, original: bytes) -> bytes:
+    """``original`` with a few byte-level edits: deletions, duplications,
+    insertions of syntax and of non-UTF-8 bytes, truncation."""
+    data = bytearray(original)
+    for _ in range(draw(st.integers(1, 4))):
+        n = len(data)
+        op = draw(st.sampled_from(["delete", "duplicate", "insert", "replace", "truncate", "swap_case"]))
+        i = draw(st.integers(0, n))
+        if op == "delete" and n:
+            j = draw(st.integers(i, min(n, i + 40)))
+            del data[i:j]
+        elif op == "duplicate" and n:
+            j = draw(st.integers(i, min(n, i + 80)))
+            data[i:i] = data[i:j] * draw(st.integers(1, 3))
+        elif op == "insert":
+            data[i:i] = draw(st.one_of(st.sampled_from(_INSERTS), st.binary(min_size=1, max_size=8)))
+        elif op == "replace" and i < n:
+            data[i] = draw(st.integers(0, 255))
+        elif op == "truncate":
+            del data[i:]
+        elif op == "swap_case" and i < n:
+            data[i:i + 1] = bytes(data[i:i + 1]).swapcase()
+    return bytes(data)

@@ -1,0 +1,80 @@
+"""The import graph points one way: no room imports a room that depends on it.
+
+Read from the source (every import, also those inside functions), so a lazy
+upward import is caught too."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from .helpers import ROOT
+
+PACKAGE = ROOT / "smemviz"
+
+# room -> the rooms it may import (itself always)
+CORE = {"_allocation", "_allocator", "_plan", "_plan_read", "_report", "_emit", "_cutlass_interop", "_inputs",
+        "_pipelines", "_diff", "_max_fit"}
+BASE = {"hardware", "_units", "_errors", "_dtypes", "_version", "_names"}
+ALLOWED: dict[str, set[str]] = {
+    "hardware": set(),
+    **{m: {"hardware", "_units", "_errors", "_dtypes"} for m in BASE - {"hardware"}},
+    **{m: BASE | CORE for m in CORE},
+    "_compat": set(),
+    "figures": BASE | CORE | {"_compat"},
+    "_export": BASE | CORE | {"_compat", "figures"},
+    "explorer": BASE | CORE | {"_compat", "figures", "_export"},
+    "layout_file": BASE | CORE,
+    "cli": BASE | CORE | {"_compat", "figures", "_export", "layout_file"},
+    "kernel": BASE | CORE | {"figures"},
+    "__main__": {"cli"},
+    "__init__": BASE | CORE | {"figures", "explorer", "_export", "layout_file", "kernel"},
+}
+
+
+def _room(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _imported_rooms(path: Path, package: Path = PACKAGE) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    depth = len(path.relative_to(package).parts) - 1  # 0 for smemviz/x.py, 1 for smemviz/pkg/x.py
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                if node.module and node.module.startswith("smemviz."):
+                    names = [node.module.split(".")[1]]
+                elif node.module == "smemviz":
+                    names = [a.name for a in node.names]
+            elif node.level - 1 == depth:  # relative to the package root
+                names = [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name.split(".")[1] for a in node.names if a.name.startswith("smemviz.")]
+        found |= {n for n in names if (PACKAGE / n).is_dir() or (PACKAGE / f"{n}.py").exists()}
+    return found
+
+
+MODULES = sorted(p for p in PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_one_way(path):
+    room = _room(path)
+    assert room in ALLOWED, f"{room} has no place in the layer map; add it to tests/test_layers.py and the README"
+    upward = _imported_rooms(path) - ALLOWED[room] - {room}
+    assert not upward, f"smemviz/{path.relative_to(PACKAGE)} ({room}) imports {sorted(upward)}"
+
+
+def test_the_map_catches_an_upward_import(tmp_path):
+    fake = PACKAGE / "_plan.py"
+    tree_src = fake.read_text(encoding="utf-8") + "\n\ndef _late():\n    from .figures import smem_figure\n"
+    probe = tmp_path / "smemviz" / "_plan.py"
+    probe.parent.mkdir()
+    probe.write_text(tree_src)
+    assert "figures" in _imported_rooms(probe, package=probe.parent)
+    assert "figures" not in _imported_rooms(fake)

@@ -1,0 +1,33 @@
+"""Fuzzing the static SVG export with names of any text: valid XML, no raw
+control characters (kaleido and Chromium are slow, so a handful of examples)."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree
+
+import pytest
+from hypothesis import given
+
+from ..hostile import RAW_CONTROL, fuzz_settings
+from ..test_fuzz_plans_and_exports import export_text, plans_with_any_names
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module", autouse=True)
+def renderer():
+    pytest.importorskip("plotly")
+    pytest.importorskip("kaleido")
+    from smemviz._export import start_renderer, stop_renderer
+
+    start_renderer()  # the root conftest fails or skips this module's tests when there is no Chromium
+    yield
+    stop_renderer()
+
+
+@fuzz_settings(3, long_share=0.002)
+@given(plan=plans_with_any_names())
+def test_svg_export_of_any_name_is_valid_xml(plan):
+    svg = export_text(plan, ".svg")
+    ElementTree.fromstring(svg)
+    assert not RAW_CONTROL.search(svg)
