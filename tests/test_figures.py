@@ -438,3 +438,10 @@ def test_an_over_capacity_map_has_a_red_title_and_shaded_overflow():
     over = fig.layout.shapes[1]
     assert (over.x0, over.x1) == (232448, 300 * 1024)
     assert smem_figure(gemm_like().plan, "sm_90").layout.title.font.color != KIND_COLORS["capacity"]
+
+
+def test_the_tmem_map_is_shorter_than_the_smem_map():
+    t = TmemAllocator()
+    t.add(TmemAllocation("acc", 128))
+    t.compute_layout()
+    assert tmem_figure(t).layout.height < smem_figure(gemm_like().plan).layout.height

@@ -109,6 +109,10 @@ def export(
         from ._figure import build_figure
 
         figure = build_figure(pair)
+    if ext in _STATIC and pair.title:
+        from ._figure import titled
+
+        figure = titled(figure, pair.title)  # an image has no page heading to carry it
     if ext == ".html":
         from .. import __version__
         from ._html import to_html

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["tmem_spec", "tmem_figure"]
 
 LANES = hardware.TMEM_LANES
+TMEM_HEIGHT_PX = 250  # one band of columns: shorter than the SMEM map's 320
 
 
 def _tmem_plan(obj: Any) -> LayoutPlan:
@@ -67,6 +68,7 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
     ]
     layout: dict[str, Any] = {
         **map_layout(title, _subtitle(plan, span), margin_left=50),
+        "height": TMEM_HEIGHT_PX,
         "xaxis": {
             "title": {"text": "TMEM column"}, "range": [0, span * 1.01],
             "tickvals": list(range(0, span + 1, 32 if span <= 512 else 64)),
