@@ -473,3 +473,23 @@ def _computed():
     s, _ = build_gemm_layout()
     s.compute_layout()
     return s
+
+
+def test_html_export_is_offline_or_small_as_chosen_and_the_tooltip_says_which(tmp_path):
+    pytest.importorskip("plotly")
+    ex = gemm()
+    ex.export_path.value = str(tmp_path / "big")
+    assert ex.export_offline.value and "offline" in ex.export_buttons["html"].tooltip
+    ex.export_buttons["html"].click()
+    big = (tmp_path / "big.html").read_text()
+    ex.export_offline.value = False
+    assert "CDN" in ex.export_buttons["html"].tooltip and "network" in ex.export_buttons["html"].tooltip
+    ex.export_path.value = str(tmp_path / "small")
+    ex.export_buttons["html"].click()
+    small = (tmp_path / "small.html").read_text()
+    assert len(small) < len(big) / 10 and len(big) > 3_000_000
+    import re
+
+    src = re.search(r'<script[^>]*\bsrc="([^"]+)"', small).group(1)
+    assert src.startswith("https://cdn.plot.ly/") and src in small.split("Content-Security-Policy", 1)[1].split(">", 1)[0]
+    assert "https://" not in big.split("Content-Security-Policy", 1)[1].split(">", 1)[0]  # offline page: no network

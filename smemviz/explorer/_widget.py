@@ -125,7 +125,7 @@ class Explorer(widgets.VBox):
         self.reset_button = widgets.Button(description="reset", tooltip="put every control back where it started",
                                            layout=widgets.Layout(width="70px"))
         self.reset_button.on_click(lambda _: self.reset())
-        self.export_path, self.export_buttons, export_box = export_row(self._export_target, self._say)
+        self.export_path, self.export_buttons, self.export_offline, export_box = export_row(self._export_target, self._say)
 
         self.control_bar = bar = widgets.HBox(
             [*self.controls.values(), *([self.reset_button] if self._builder is not None else []),
