@@ -110,6 +110,11 @@ def label_positions(regions: list[Region], span: float) -> list[str]:
     return ["inside" if t else "none" for t in label_templates(regions, span)]
 
 
+def _uniform(shown: list[str], every: list[str]) -> str | list[str]:
+    """One value when every label that is shown has it, else the per-bar list."""
+    return shown[0] if len(set(shown)) == 1 else every
+
+
 def _label_color(fill: str, opacity: float) -> str:
     """Dark text on light or dimmed bars, white on dark ones."""
     if opacity < 1.0:
@@ -140,11 +145,13 @@ def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale:
         "y": ys,
         "width": hs,
         "text": [region_label(r) for r in regions],
-        "texttemplate": templates,
+        # arrays only where bars differ: plotly styles a scalar once, an array per bar
+        "texttemplate": templates if any(t not in ("%{text}", "") for t in templates) else "%{text}",
         "hovertext": [region_hover(r, plan) + (NOT_TO_SCALE if 0 < r.size < least else "") for r in regions],
         "hovertemplate": "%{hovertext}<extra></extra>",
         "textposition": ["inside" if t else "none" for t in templates],
-        "textfont": {"color": [_label_color(c, o) for c, o in zip(fills, opacities)]},
+        "textfont": {"color": _uniform([_label_color(c, o) for c, o, t in zip(fills, opacities, templates) if t] or ["white"],
+                                       [_label_color(c, o) for c, o in zip(fills, opacities)])},
         "insidetextanchor": "middle",
         "textangle": 0,
         "constraintext": "inside",
