@@ -82,3 +82,20 @@ def test_explore_leaves_an_uncomputed_allocator_alone():
         smemviz.explore(s)
     assert not s.layout_computed
     s.add(SmemAllocation("b", 1024, 128))  # still open for more
+
+
+def test_export_takes_an_explorer(tmp_path):
+    pytest.importorskip("ipywidgets")
+    pytest.importorskip("plotly")
+
+    def build(stages: int = 2):
+        s = SmemAllocator()
+        for k in range(stages):
+            s.add(SmemAllocation(f"a_stage{k}", 4096, 128))
+        return s
+
+    ex = smemviz.explore(build, stages=(1, 4))
+    ex.controls["stages"].value = 3
+    out = smemviz.export(ex, tmp_path / "now.json")
+    (plan,) = [p for p in smemviz.read_plans(out.read_text()) if p is not None]
+    assert [r.name for r in plan.regions] == ["a_stage0", "a_stage1", "a_stage2"]  # the layout on screen
