@@ -228,7 +228,7 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
             "line": {"width": 1, "color": "white"},
         },
         "showlegend": False,
-        "cliponaxis": False,
+        "cliponaxis": True,  # a False here makes plotly hide bars it zoomed past, and not show them again
     }
     groups = plan.groups
     outlines = {
@@ -256,7 +256,7 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
         "hovertemplate": "%{hovertext}<extra></extra>",
         "textfont": {"size": 11, "color": KIND_COLORS["group"]},
         "showlegend": False,
-        "cliponaxis": False,
+        "cliponaxis": True,  # a False here makes plotly hide bars it zoomed past, and not show them again
     }
     return [
         padding,

@@ -65,7 +65,7 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
             "showgrid": True, "gridcolor": "#eceff1", "zeroline": False, "showline": True, "linecolor": "#90a4ae",
         },
         "yaxis": {
-            "range": [SLOT_Y - 0.1, LABEL_Y + 0.08], "showticklabels": False, "showgrid": False,
+            "range": [SLOT_Y - 0.1, LABEL_Y + 0.13], "showticklabels": False, "showgrid": False,
             "zeroline": False, "fixedrange": True,
         },
         "shapes": shapes,

@@ -75,7 +75,7 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
             "showgrid": True, "gridcolor": "#eceff1", "zeroline": False, "showline": True, "linecolor": "#90a4ae",
         },
         "yaxis": {
-            "title": {"text": "lane"}, "range": [(SLOT_Y - 0.06) * LANES, (LABEL_Y + 0.08) * LANES],
+            "title": {"text": "lane"}, "range": [(SLOT_Y - 0.06) * LANES, (LABEL_Y + 0.13) * LANES],
             "tickvals": [0, 32, 64, 96, 128], "showgrid": False, "zeroline": False, "fixedrange": True,
         },
         "shapes": shapes,

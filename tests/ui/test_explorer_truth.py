@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import write_notebook
-from explorer_page import open_and_run
+
+from .explorer_page import open_and_run, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -73,6 +73,13 @@ def _hover_name(page, x: float, y: float) -> str:
             continue
         return page.locator(".hoverlayer .hovertext tspan.line").first.text_content() or ""
     return ""
+
+
+def _unrendered_bars(page) -> list[int]:
+    """Indexes of the first map's data bars that the browser does not draw (no box on screen)."""
+    return page.evaluate(f"""() => Array.from({PLOTS.format(i=0)}.querySelectorAll('.trace.bars')[1]
+        .querySelectorAll('.point path')).map((p, i) => [i, p.getBoundingClientRect().width])
+        .filter(([, w]) => w === 0).map(([i]) => i)""")
 
 
 def _smem_title(page, i: int) -> str:
@@ -164,6 +171,7 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
                      flag: data.x[Array.from(data.text).indexOf('flag')]}}; }}""")
         assert any("KiB" in t for t in unzoomed["ticks"]) and not any("0x" in t for t in unzoomed["ticks"]), unzoomed
         assert unzoomed["flag"] > 32, unzoomed  # widened again at full scale
+        assert _unrendered_bars(page) == []
 
         # -- 4. colour by family ------------------------------------------------------------
         hues = page.evaluate(f"""() => {{
@@ -212,6 +220,7 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
                      color: getComputedStyle(ex.querySelector('.smemviz-over')).color}};
         }}""")
         assert state["bars"] == 11 * 4 + 1, state  # all 11 stages are drawn, not the last layout that fit
+        assert _unrendered_bars(page) == []
         assert state["x0"] == 232448 and state["x1"] > 232448, state
         assert "over by" in state["label"] and "over by" in state["summary"], state
         assert "exceeds the sm_100 per-block limit" in state["error"], state
