@@ -347,7 +347,7 @@ def test_labels_that_do_not_fit_fall_back_to_the_stage_number_and_dimmed_ones_st
     s = SmemAllocator()
     s.add(SmemAllocation("big_tile", 131072, 1024))
     for k in range(4):
-        s.add(SmemAllocation(f"scale_factor_a_stage{k}", 2048, 128))
+        s.add(SmemAllocation(f"scale_factor_a_stage{k}", 4096, 128))  # ~16 px on a 900 px map
     s.add_alias_group([[SmemAllocation("epi", 8192, 128)], [SmemAllocation("red", 8192, 128)]])
     s.compute_layout()
     data = traces(smem_figure(s, "sm_100"))["data"]

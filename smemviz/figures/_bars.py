@@ -36,10 +36,11 @@ MARKER_GAP = 0.045  # 18 px on a 400 px map
 MARKER_FAN = 0.25  # the widest a cluster of markers spreads, as a share of the axis
 NOT_TO_SCALE = "<br><i>drawn wider than its size (not to scale)</i>"
 
-# A label is drawn only on a bar that could hold it on a wide plot. Plotly
+# A label is drawn only on a bar that can hold it on a notebook-wide plot;
+# a bar too narrow for its name gets its stage number when that fits. Plotly
 # measures and fits every inside label on every redraw (most of the redraw
 # time at a few hundred regions), and hides those that do not fit anyway.
-WIDE_PLOT_PX = 2000
+LABEL_PLOT_PX = 900
 MIN_CHAR_PX = 5.0  # a character at the 9 px minimum label size
 
 
@@ -92,7 +93,7 @@ def spread(xs: list[float], gap: float, limit: float) -> list[float]:
 def label_templates(regions: list[Region], span: float) -> list[str]:
     """Per bar: its name where it fits, else its stage number where that fits
     (``a_stage3`` -> ``3``), else nothing (the hover and the table name it)."""
-    per_px = max(span, 1) / WIDE_PLOT_PX
+    per_px = max(span, 1) / LABEL_PLOT_PX
     out = []
     for r in regions:
         room = r.size / per_px - 4
