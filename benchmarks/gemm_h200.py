@@ -37,6 +37,8 @@ SMEMVIZ_CONFIGS = [  # (tile_n, cluster_m, alias_epilogue)
     (128, 2, True),
     (128, 2, False),
 ]
+# Blackwell (--arch sm_100a): (tile_n, alias_epilogue, acc_stages), one CTA per cluster
+SMEMVIZ_CONFIGS_SM100 = [(256, False, 2), (256, True, 1), (128, False, 2)]
 CUTLASS_CONFIGS = [((128, 256), (2, 1)), ((128, 256), (1, 1)), ((128, 128), (2, 1))]
 CUTLASS_PERSISTENT_CONFIGS = [((128, 256), (2, 1)), ((128, 256), (1, 1))]
 
@@ -151,8 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="results")
     parser.add_argument("--sizes", default="8192,4096")
     parser.add_argument("--dtypes", default="f16,bf16")
-    parser.add_argument("--cutlass-example", default=None)
+    parser.add_argument("--cutlass-example", default=None, help="CUTLASS's Hopper dense_gemm.py (sm_90a only)")
     parser.add_argument("--cutlass-persistent", default=None, help="CUTLASS's dense_gemm_persistent.py, timed too")
+    parser.add_argument("--arch", default="sm_90a", choices=["sm_90a", "sm_100a"],
+                        help="sm_100a times the Blackwell GEMM (results gemm_sm100.*) on a B200-class GPU")
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=10)
@@ -189,8 +193,13 @@ def main(argv: list[str] | None = None) -> int:
             ref = None
             candidates = {}
             meta = {}
-            for tile_n, cluster_m, alias in SMEMVIZ_CONFIGS:
-                cfg = GemmConfig(dtype=dtype, tile_n=tile_n, cluster_m=cluster_m, alias_epilogue=alias)
+            if args.arch == "sm_100a":
+                configs = [GemmConfig(dtype=dtype, tile_n=tn, alias_epilogue=al, acc_stages=acc, arch=args.arch)
+                           for tn, al, acc in SMEMVIZ_CONFIGS_SM100]
+            else:
+                configs = [GemmConfig(dtype=dtype, tile_n=tn, cluster_m=cm, alias_epilogue=al)
+                           for tn, cm, al in SMEMVIZ_CONFIGS]
+            for cfg in configs:
                 layout = gemm_layout(cfg)
                 name = f"smemviz {layout.config.label()}"
                 run = prepare_gemm(a, b, cfg)
@@ -249,9 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "gemm_h200.json").write_text(json.dumps(record, indent=2))
+    stem = "gemm_sm100" if args.arch == "sm_100a" else "gemm_h200"
+    (out / f"{stem}.json").write_text(json.dumps(record, indent=2))
     md = [
-        "# smemviz GEMM on the H200", "",
+        f"# smemviz GEMM ({args.arch}) on the {record['gpu'].get('name')}", "",
         f"{record['date']} on {record['gpu'].get('name')} (driver {record['gpu'].get('driver')}); "
         f"versions {record['versions']}; commit `{record['commit']}`.", "",
         f"Command: `{command}`", "", f"Method: {record['method']}.", "",
@@ -274,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             f"| {r['dtype']} | {r['m']}^3 | {r['candidate']} | {r['tflops']:.0f} | {r['median_ms']:.3f} | "
             f"{r['min_ms']:.3f} | {r['max_ms']:.3f} | | | |"
         )
-    (out / "gemm_h200.md").write_text("\n".join(md) + "\n")
+    (out / f"{stem}.md").write_text("\n".join(md) + "\n")
     print("\n".join(md[: 10 + len(summary)]))
     return 0
 

@@ -34,12 +34,18 @@ __all__ = [
     "BARRIER_BYTES_PER_STAGE",
     "TMA_ALIGNMENT",
     "SWIZZLE_128B_ALIGNMENT",
+    "TMA_ROW_BYTES",
+    "WARPGROUP_THREADS",
+    "WARP_THREADS",
+    "TMEM_ADDRESS_LANE_SHIFT",
+    "REGISTERS_PER_SM",
     "bank_of",
     "default_arch",
     "compile_target",
     "arch_of_capability",
     "MAX_SMEM_BASE_ALIGNMENT",
     "tmem_alloc_columns",
+    "sm_count",
 ]
 
 KIB = 1024
@@ -60,6 +66,11 @@ BARRIER_BYTES_PER_STAGE = MBARRIERS_PER_STAGE * MBARRIER_BYTES
 
 TMA_ALIGNMENT = 128
 SWIZZLE_128B_ALIGNMENT = 1024
+TMA_ROW_BYTES = 16  # a TMA tensor's strides (so its rows) are multiples of 16 bytes
+WARPGROUP_THREADS = 128  # wgmma and setmaxnreg act on 4 consecutive warps
+TMEM_ADDRESS_LANE_SHIFT = 16  # a TMEM address is lane << 16 | column
+WARP_THREADS = 32  # tcgen05.ld: warp w of a warpgroup reaches TMEM lanes 32w .. 32w + 31
+REGISTERS_PER_SM = 65536  # 32-bit registers; a CTA's threads x registers/thread must fit
 # the CuTe DSL aligns the dynamic shared-memory array to at most this (".align 1024" in PTX)
 MAX_SMEM_BASE_ALIGNMENT = 1024
 
@@ -192,3 +203,16 @@ def tmem_alloc_columns(columns: int) -> int:
     while n < columns:
         n *= 2
     return n
+
+
+# SMs of each arch's datacenter part (H100/H200 SXM: 132; B200: 148): the default size of a
+# persistent grid when no GPU is here to ask (a launch asks the GPU it runs on)
+_SM_COUNT = {"sm_90": 132, "sm_100": 148}
+
+
+def sm_count(arch: str | int | Arch) -> int:
+    """The SM count a persistent grid for ``arch`` assumes when compiling without a GPU."""
+    resolved = get_arch(arch)
+    if resolved.name not in _SM_COUNT:
+        raise ValueError(f"no SM count is recorded for {resolved.name}; known: {', '.join(_SM_COUNT)}")
+    return _SM_COUNT[resolved.name]

@@ -88,6 +88,6 @@ def test_explicit_stages_change_the_requested_smem():
     assert few.dynamic_smem_bytes < compile_gemm(GemmConfig(tile_n=128)).dynamic_smem_bytes
 
 
-def test_only_hopper_has_a_gemm_kernel_here():
+def test_only_hopper_and_blackwell_have_a_gemm_kernel_here():
     with pytest.raises(ValueError, match="Hopper"):
-        compile_gemm(GemmConfig(arch="sm_100a"))
+        compile_gemm(GemmConfig(arch="sm_80"))

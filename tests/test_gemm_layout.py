@@ -38,6 +38,14 @@ def test_aliasing_the_epilogue_buys_a_stage_at_128x128_but_not_at_128x256():
     assert gemm_layout(GemmConfig(tile_n=256, alias_epilogue=False)).stages == 4
 
 
+def test_fp8_inputs_take_twice_the_k_per_stage_and_write_f16():
+    layout = gemm_layout(GemmConfig(dtype="f8e4m3", tile_n=128))
+    assert layout.config.tile_k == 128 and layout.config.out_dtype == "f16"
+    assert layout.a.size_bytes == layout.stages * 128 * 128
+    assert layout.c.size_bytes == 128 * 32 * 2 * 2
+    assert layout.stages == gemm_layout(GemmConfig(dtype="f16", tile_n=128)).stages
+
+
 def test_regions_sizes_offsets_and_barriers():
     layout = gemm_layout(GemmConfig(tile_n=256, stages=3, alias_epilogue=False))
     offsets = layout.offsets()
@@ -79,6 +87,8 @@ def test_bad_configs_are_refused_by_name():
 def test_padding_keeps_tma_rows_16_byte_multiples():
     assert GemmProblem(77, 51, 45).padded("f16") == GemmProblem(77, 56, 48)
     assert GemmProblem(64, 64, 64).padded("bf16") == GemmProblem(64, 64, 64)
+    # 8-bit inputs: K rows of 16 elements; C is f16, so N rows of 8
+    assert GemmProblem(77, 51, 45).padded("f8e4m3") == GemmProblem(77, 56, 48)
     assert GemmProblem(8192, 8192, 8192).flops == 2 * 8192**3
 
 

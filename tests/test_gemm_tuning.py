@@ -116,6 +116,11 @@ def test_run_panel_keeps_a_history_from_a_fake_runner():
     panel.button.click()
     assert [r["run"] for r in panel.history] == [1, 2]
     assert list(panel.plot.data[0].y) == [570.0, 550.0]
+    assert list(panel.plot.data[0].x) == [r["smem_requested"] for r in panel.history]
+    panel.x_axis.value = "stages"
+    assert list(panel.plot.data[0].x) == [7, 5] and "stages" in panel.plot.layout.title.text
+    panel.x_axis.value = "tile"
+    assert list(panel.plot.data[0].x) == ["128x128", "128x128"]
     assert "s5" in panel.table.value and "PASS" in panel.status.value
     ex.controls["stages"].value = 2
     panel.button.click()  # the runner's error is shown, the history kept
@@ -148,10 +153,12 @@ def test_register_reader_refuses_what_is_not_a_cubin():
 @pytest.mark.cutlass
 def test_register_reader_agrees_between_configs_of_one_kernel_shape():
     pytest.importorskip("cutlass")
+    from smemviz import hardware
     from smemviz.kernel import compile_gemm
     from smemviz.kernel._cubin import register_counts
+    from smemviz.kernel._gemm_sm90 import THREADS
 
     counts = register_counts(compile_gemm(GemmConfig(tile_n=128)).cubin)
     assert len(counts) == 1  # one kernel in the cubin
-    # 384 threads at launch must fit the 64K-register file before setmaxnreg moves them
-    assert counts[0] * 384 <= 65536
+    # all threads at launch must fit the register file before setmaxnreg moves registers
+    assert counts[0] * THREADS <= hardware.REGISTERS_PER_SM

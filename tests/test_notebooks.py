@@ -13,6 +13,7 @@ import pytest
 
 import smemviz
 from smemviz import hardware
+from smemviz.kernel._gemm_common import GemmConfig, gemm_layout
 
 from .helpers import NOTEBOOK_DIR, NOTEBOOKS
 
@@ -200,11 +201,18 @@ def check_real_gemm(text: str, nb) -> None:
     ran = "GPU: none here" not in text
     if not ran:  # compile-only: the run action and the sweep say why they did not run
         assert "compiled only: no CUDA GPU is visible" in text or "compiled only: PyTorch is not installed" in text
-        assert "(recorded: gemm_sweep_h200.json)" in text
+        assert "(recorded: results/gemm_sweep_h200.json)" in text
     # the measured answer, from the recorded H200 sweep or a live one
     answers = re.findall(r"tile 128x(\d+): C apart best (\d+) TFLOP/s .* aliasing changes TFLOP/s by ([+-]\d+\.\d)%", text)
     assert [a[0] for a in answers] == ["128", "256"], answers
     assert "measured on NVIDIA H200" in text or ran
+    # Blackwell: both plans shown, compiled for sm_100a, the PTX read against the plans
+    blackwell = gemm_layout(GemmConfig(tile_n=256, alias_epilogue=False, acc_stages=2, arch="sm_100a"))
+    assert f"{blackwell.unified_bytes} B of SMEM, 512 TMEM columns" in text
+    assert f"the launch asks for {blackwell.unified_bytes} B, the plan holds {blackwell.unified_bytes} B" in text
+    assert "all 11 PTX facts agree with the plans: True" in text
+    assert re.search(r"tcgen05\.mma accumulators \(TMEM columns\)\s+plan 0, 256\s+PTX 0, 256\s+ok", text)
+    assert re.search(r"acc2 -> (ran|compiled only: .*(sm_100a|no CUDA GPU|PyTorch is not installed))", text)
 
 
 CHECKS: dict[str, Callable[[str, object], None]] = {

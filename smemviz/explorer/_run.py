@@ -21,6 +21,12 @@ import ipywidgets as widgets
 __all__ = ["RunPanel", "HISTORY_COLUMNS"]
 
 HISTORY_COLUMNS = ("run", "label", "stages", "smem_requested", "registers", "tflops", "rel_err", "reason")
+# the history plot's x axis: label -> (row key, axis title)
+PLOT_AXES = {
+    "SMEM bytes": ("smem_requested", "dynamic SMEM (B)"),
+    "stages": ("stages", "operand stages"),
+    "tile": ("tile", "CTA tile"),
+}
 
 
 def _cell(key: str, value: Any) -> str:
@@ -45,14 +51,17 @@ class RunPanel(widgets.VBox):
         self.button = widgets.Button(description="Run on GPU", icon="play", tooltip="compile, launch, check, time")
         self.status = widgets.HTML("<i>no run yet: press Run on GPU to compile and measure the current controls</i>")
         self.table = widgets.HTML()
+        self.x_axis = widgets.ToggleButtons(options=list(PLOT_AXES), value="SMEM bytes", description="plot by")
         self.plot = go.FigureWidget(layout={
             "height": 300, "template": "plotly_white", "margin": {"l": 50, "r": 10, "t": 30, "b": 40},
-            "title": "runs: TFLOP/s by SMEM bytes", "xaxis_title": "dynamic SMEM (B)", "yaxis_title": "TFLOP/s",
+            "yaxis_title": "TFLOP/s",
         })
         self.plot.add_scatter(x=[], y=[], mode="markers+text", text=[], textposition="top center", name="runs",
                               hovertemplate="%{hovertext}<extra></extra>", hovertext=[])
         self.button.on_click(lambda _b: self.run())
-        super().__init__([widgets.HBox([self.button, self.status]), self.table, self.plot])
+        self.x_axis.observe(lambda _change: self._draw(), names="value")
+        super().__init__([widgets.HBox([self.button, self.status]), self.table, self.x_axis, self.plot])
+        self._draw()
         self.add_class("smemviz-run-panel")
 
     def run(self) -> dict[str, Any] | None:
@@ -86,9 +95,13 @@ class RunPanel(widgets.VBox):
         )
         self.table.value = f"<table class='smemviz-run-history'><tr>{head}</tr>{body}</table>"
         timed = [r for r in self.history if r.get("tflops") is not None]
+        key, title = PLOT_AXES[self.x_axis.value]
         with self.plot.batch_update():
+            self.plot.layout.title = f"runs: TFLOP/s by {self.x_axis.value}"
+            self.plot.layout.xaxis.title = title
+            self.plot.layout.xaxis.type = "category" if key == "tile" else "linear"
             trace = self.plot.data[0]
-            trace.x = [r.get("smem_requested") for r in timed]
+            trace.x = [f"{r.get('tile_m')}x{r.get('tile_n')}" if key == "tile" else r.get(key) for r in timed]
             trace.y = [r["tflops"] for r in timed]
             trace.text = [f"#{r['run']}" for r in timed]
             trace.hovertext = [f"#{r['run']} {r['label']}: {r['tflops']:.0f} TFLOP/s" for r in timed]

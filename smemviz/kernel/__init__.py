@@ -8,7 +8,9 @@
 * ``run_pipeline`` / ``run_tmem``: launch and check the pipeline and TMEM kernels;
 * a Hopper GEMM on the allocator: ``GemmConfig`` / ``gemm_layout`` (pure Python),
   ``compile_gemm``, ``gemm``, ``measure_gemm``, ``sweep`` and ``gemm_runner`` (the
-  explorer's run action).
+  explorer's run action); the same for Blackwell with ``GemmConfig(arch="sm_100a")``
+  (accumulators in TMEM), ``blackwell_gemm_allocators`` and ``gemm_plan_facts``
+  (its PTX read against both plans).
 
 The CuTe DSL (``nvidia-cutlass-dsl``) is imported when a kernel is built,
 not when this package is imported.
@@ -19,7 +21,15 @@ from __future__ import annotations
 from ._compile import CompiledKernel, cache_info, clear_cache, normalise_arch
 from ._device import GpuInfo, NoGpuError, WrongGpuError, current_gpu
 from ._gemm import compile_gemm, gemm, prepare_gemm
-from ._gemm_common import GemmConfig, GemmLayout, GemmProblem, gemm_allocator, gemm_layout, max_stages
+from ._gemm_common import (
+    GemmConfig,
+    GemmLayout,
+    GemmProblem,
+    blackwell_gemm_allocators,
+    gemm_allocator,
+    gemm_layout,
+    max_stages,
+)
 from ._gemm_measure import GemmMeasurement, gemm_runner, measure_gemm
 from ._pipeline import (
     PipelineConfig,
@@ -30,6 +40,7 @@ from ._pipeline import (
     run_pipeline,
 )
 from ._probe import ProbeResult, RegionCheck, compile_probe, probe
+from ._ptx import gemm_plan_facts
 from ._sweep import SweepResult, sweep
 from ._tmem import TmemResult, compile_tmem, run_tmem, slot_allocator, tcgen05_alloc_columns_in_ptx
 
@@ -39,6 +50,8 @@ __all__ = [
     "GemmLayout",
     "gemm_layout",
     "gemm_allocator",
+    "blackwell_gemm_allocators",
+    "gemm_plan_facts",
     "max_stages",
     "compile_gemm",
     "prepare_gemm",

@@ -6,26 +6,65 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import hardware
+from .._dtypes import dtype_width
 from .._emit import require_cutlass, resolve_dtype
 from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
+from ._device import GpuInfo, WrongGpuError, require_gpu
 from ._gemm_common import GemmConfig, GemmLayout, gemm_layout
 
-__all__ = ["compile_gemm", "gemm_kernel"]
+__all__ = ["compile_gemm", "gemm_kernel", "gpu_mismatch", "require_gpu_for"]
 
 
-def _kernel_for(layout: GemmLayout, arch: str) -> Any:
-    family = normalise_arch(arch)
-    if not family.startswith("sm_90"):
-        raise ValueError(f"smemviz's GEMM is written for Hopper (sm_90a); {family} has no kernel here yet")
-    from ._gemm_sm90 import Sm90Gemm
+def _kernel_for(layout: GemmLayout, arch: str, max_ctas: int | None = None) -> Any:
+    target = normalise_arch(arch)
+    if target.startswith("sm_90"):
+        from ._gemm_sm90 import Sm90Gemm
 
-    return Sm90Gemm(layout)
+        return Sm90Gemm(layout)
+    if target.startswith("sm_100"):
+        from ._gemm_sm100 import Sm100Gemm
+
+        return Sm100Gemm(layout, max_ctas=max_ctas or hardware.sm_count(target))
+    raise ValueError(
+        f"smemviz's GEMM is written for Hopper (sm_90a) and Blackwell (sm_100a); {target} has no kernel here yet"
+    )
 
 
-def gemm_kernel(config: GemmConfig) -> tuple[GemmLayout, Any]:
-    """The layout of ``config`` and the kernel object built on it."""
+def gemm_kernel(config: GemmConfig, max_ctas: int | None = None) -> tuple[GemmLayout, Any]:
+    """The layout of ``config`` and the kernel object built on it (``max_ctas``: the SMs a
+    persistent Blackwell grid spreads over; by default the arch's datacenter part)."""
     layout = gemm_layout(config)
-    return layout, _kernel_for(layout, config.arch)
+    return layout, _kernel_for(layout, config.arch, max_ctas)
+
+
+def gpu_mismatch(config: GemmConfig, gpu: GpuInfo) -> str | None:
+    """Why ``gpu`` cannot run the kernel compiled for ``config.arch``, or ``None``.
+
+    Arch-specific code (``sm_90a`` WGMMA, ``sm_100a`` tcgen05/TMEM) runs only on its own arch.
+    """
+    want = hardware.get_arch(config.arch)
+    try:
+        have = hardware.arch_of_capability(gpu.major, gpu.minor).name
+    except ValueError:  # newer than smemviz's table
+        have = f"sm_{gpu.major}{gpu.minor}"
+    if have == want.name:
+        return None
+    needs = "tcgen05 and tensor memory" if want.has_tmem else "WGMMA"
+    return (
+        f"GEMM {config.label()} is compiled for {normalise_arch(config.arch)} ({want.family}, {needs}); "
+        f"the GPU here is {gpu.name} ({have}), which cannot run it. compile_gemm() still compiles it."
+    )
+
+
+def require_gpu_for(config: GemmConfig, what: str) -> tuple[GpuInfo, Any]:
+    """The GPU and ``torch`` when this GPU can run ``config``'s kernel; otherwise
+    :class:`NoGpuError` (no GPU) or :class:`WrongGpuError` naming the GPU found."""
+    gpu, torch = require_gpu(what)
+    why = gpu_mismatch(config, gpu)
+    if why is not None:
+        raise WrongGpuError(f"{what}: {why}")
+    return gpu, torch
 
 
 def _fake_operands(dtype: str) -> tuple[Any, Any, Any]:
@@ -34,14 +73,17 @@ def _fake_operands(dtype: str) -> tuple[Any, Any, Any]:
     from cutlass import cute
     from cutlass.cute.runtime import make_fake_tensor
 
+    from ._gemm_common import GEMM_OUT_DTYPES
+
     el = resolve_dtype(dtype)
-    per_row = 128 // el.width
+    out = resolve_dtype(GEMM_OUT_DTYPES[dtype])
+    per_k, per_n = 128 // el.width, 128 // out.width
     m, n, k, l = (cute.sym_int32(symbol=s) for s in "mnkl")  # noqa: E741
-    k_row = cute.sym_int32(divisibility=per_row, symbol="lda")
-    n_row = cute.sym_int32(divisibility=per_row, symbol="ldc")
-    a = make_fake_tensor(el, (m, k, l), stride=(k_row, 1, cute.sym_int64(divisibility=per_row)), assumed_align=16)
-    b = make_fake_tensor(el, (n, k, l), stride=(k_row, 1, cute.sym_int64(divisibility=per_row)), assumed_align=16)
-    c = make_fake_tensor(el, (m, n, l), stride=(n_row, 1, cute.sym_int64(divisibility=per_row)), assumed_align=16)
+    lda = cute.sym_int32(divisibility=per_k, symbol="lda")
+    ldc = cute.sym_int32(divisibility=per_n, symbol="ldc")
+    a = make_fake_tensor(el, (m, k, l), stride=(lda, 1, cute.sym_int64(divisibility=per_k)), assumed_align=16)
+    b = make_fake_tensor(el, (n, k, l), stride=(lda, 1, cute.sym_int64(divisibility=per_k)), assumed_align=16)
+    c = make_fake_tensor(out, (m, n, l), stride=(ldc, 1, cute.sym_int64(divisibility=per_n)), assumed_align=16)
     return a, b, c
 
 
@@ -64,7 +106,7 @@ def compile_gemm(config: GemmConfig | None = None, arch: str | None = None) -> C
 
 
 def _torch_dtype(torch: Any, dtype: str) -> Any:
-    return {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    return {"f16": torch.float16, "bf16": torch.bfloat16, "f8e4m3": torch.float8_e4m3fn}[dtype]
 
 
 def _batched(t: Any) -> Any:
@@ -80,11 +122,23 @@ def _pad_last(torch: Any, t: Any, size: int) -> Any:
     return out
 
 
-def _cute_view(t: Any) -> Any:
-    """A torch (l, rows, cols) tensor as the kernel's (rows, cols, l) cute tensor."""
+def _cute_view(t: Any, dsl_dtype: Any = None) -> Any:
+    """A torch (l, rows, cols) tensor as the kernel's (rows, cols, l) cute tensor.
+
+    8-bit float tensors travel as bytes (DLPack has no fp8) and get ``dsl_dtype`` back."""
     from cutlass.cute.runtime import from_dlpack
 
+    if dsl_dtype is not None:
+        view = from_dlpack(t.view(_byte_dtype()).permute(1, 2, 0), assumed_align=16)
+        view.element_type = dsl_dtype
+        return view.mark_layout_dynamic(leading_dim=1)
     return from_dlpack(t.permute(1, 2, 0), assumed_align=16).mark_layout_dynamic(leading_dim=1)
+
+
+def _byte_dtype() -> Any:
+    import torch
+
+    return torch.uint8
 
 
 @dataclass(frozen=True)
@@ -109,11 +163,10 @@ def prepare_gemm(a: Any, b: Any, config: GemmConfig | None = None) -> PreparedGe
     N and K are zero-padded to 16-byte rows when they are not (TMA's rule); the
     result is sliced back. The kernel is compiled once per config (cached).
     """
-    import torch
-
     from ._gemm_common import GemmProblem
 
     config = config or GemmConfig()
+    _, torch = require_gpu_for(config, "prepare_gemm()")
     a3, b3 = _batched(a), _batched(b)
     if a3.dtype != b3.dtype or a3.dtype != _torch_dtype(torch, config.dtype):
         raise TypeError(f"GEMM {config.label()}: a is {a3.dtype} and b is {b3.dtype}; both must be {config.dtype}")
@@ -122,14 +175,22 @@ def prepare_gemm(a: Any, b: Any, config: GemmConfig | None = None) -> PreparedGe
     l, m, k = a3.shape  # noqa: E741
     n = b3.shape[1]
     padded = GemmProblem(m, n, k, l).padded(config.dtype)
+    bytes_only = a3.element_size() == 1  # pad 8-bit floats as bytes: zero bits are 0.0
+    if bytes_only:
+        a3, b3 = a3.view(torch.uint8), b3.view(torch.uint8)
     a3 = _pad_last(torch, a3, padded.k)
     b3 = _pad_last(torch, b3, padded.k)
     if padded.n != n:
         b3 = torch.cat([b3, torch.zeros((l, padded.n - n, padded.k), dtype=b3.dtype, device=b3.device)], dim=1)
-    c3 = torch.empty((l, m, padded.n), dtype=a3.dtype, device=a3.device)
-    args = (_cute_view(a3), _cute_view(b3), _cute_view(c3))
-    layout, kernel = gemm_kernel(config)
-    key = ("gemm-dlpack", layout.config, plan_key(layout.plan))
+    if bytes_only:
+        a3, b3 = a3.view(a.dtype), b3.view(a.dtype)
+    c3 = torch.empty((l, m, padded.n), dtype=_torch_dtype(torch, config.out_dtype), device=a3.device)
+    in_dsl = resolve_dtype(config.dtype) if dtype_width(config.dtype) == 8 else None
+    args = (_cute_view(a3, in_dsl), _cute_view(b3, in_dsl), _cute_view(c3))
+    # a persistent Blackwell grid spreads over this GPU's SMs
+    sms = torch.cuda.get_device_properties(a3.device).multi_processor_count if config.uses_tmem else None
+    layout, kernel = gemm_kernel(config, max_ctas=sms)
+    key = ("gemm-dlpack", layout.config, plan_key(layout.plan), sms)
     compiled = compile_host(f"gemm_{config.dtype}", kernel, args, config.arch, key=key)
     result = c3[:, :, :n]
     if a.dim() == 2:
@@ -141,7 +202,5 @@ def prepare_gemm(a: Any, b: Any, config: GemmConfig | None = None) -> PreparedGe
 
 def gemm(a: Any, b: Any, config: GemmConfig | None = None) -> Any:
     """``a @ b.T`` on this GPU with smemviz's GEMM (see :func:`prepare_gemm`)."""
-    from ._device import require_gpu
-
-    require_gpu("gemm()")
+    require_gpu_for(config or GemmConfig(), "gemm()")
     return prepare_gemm(a, b, config)()

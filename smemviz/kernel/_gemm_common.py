@@ -17,14 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .. import hardware
-from .._allocation import SmemAllocation
-from .._allocator import SmemAllocator
+from .._allocation import SmemAllocation, TmemAllocation
+from .._allocator import SmemAllocator, TmemAllocator
 from .._dtypes import dtype_name, dtype_width
 from .._errors import CapacityError
 from ._pipeline import PipelineConfig
 
 __all__ = [
     "GEMM_DTYPES",
+    "GEMM_OUT_DTYPES",
     "GEMM_TILES",
     "GEMM_CLUSTERS",
     "SWIZZLE_128B_ALIGNMENT",
@@ -37,15 +38,17 @@ __all__ = [
     "supported_configs",
     "config_from_controls",
     "gemm_allocator",
+    "blackwell_gemm_allocators",
 ]
 
-GEMM_DTYPES = ("f16", "bf16")
+GEMM_DTYPES = ("f16", "bf16", "f8e4m3")
+# C's element type for each A/B type (8-bit inputs write 16-bit results)
+GEMM_OUT_DTYPES = {"f16": "f16", "bf16": "bf16", "f8e4m3": "f16"}
 GEMM_TILES = ((128, 128), (128, 256))
 GEMM_CLUSTERS = ((1, 1), (2, 1))
 # a 128B-swizzled TMA/MMA buffer repeats every 8 rows x 128 B, so each stage starts on 1 KiB
-SWIZZLE_128B_ALIGNMENT = 1024
-# contiguous rows of a TMA tensor must be a multiple of 16 B
-TMA_ROW_BYTES = 16
+SWIZZLE_128B_ALIGNMENT = hardware.SWIZZLE_128B_ALIGNMENT
+TMA_ROW_BYTES = hardware.TMA_ROW_BYTES
 
 
 @dataclass(frozen=True)
@@ -72,10 +75,12 @@ class GemmProblem:
         return self.flops / seconds / 1e12
 
     def padded(self, dtype: str) -> GemmProblem:
-        """The problem with N and K rounded up so every TMA row is a multiple of 16 B
-        (the host pads with zeros and slices the result)."""
-        per_row = TMA_ROW_BYTES * 8 // dtype_width(dtype)
-        return replace(self, n=-(-self.n // per_row) * per_row, k=-(-self.k // per_row) * per_row)
+        """The problem with N and K rounded up so every TMA row (A and B rows of K
+        inputs, C rows of N outputs) is a multiple of 16 B; the host pads with zeros
+        and slices the result."""
+        k_row = TMA_ROW_BYTES * 8 // dtype_width(dtype)
+        n_row = TMA_ROW_BYTES * 8 // dtype_width(GEMM_OUT_DTYPES.get(dtype_name(dtype) or dtype, dtype))
+        return replace(self, n=-(-self.n // n_row) * n_row, k=-(-self.k // k_row) * k_row)
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,8 @@ class GemmConfig:
     alias_epilogue: bool = True
     epi_stages: int = 2
     arch: str = "sm_90a"
+    # TMEM accumulator buffers (Blackwell): 2 lets the epilogue drain one tile while the MMA fills the next
+    acc_stages: int = 1
 
     def __post_init__(self) -> None:
         name = dtype_name(self.dtype)
@@ -107,6 +114,20 @@ class GemmConfig:
             raise ValueError(f"GEMM stages must be an int >= 2 (or None for the most that fit), got {self.stages!r}")
         if not isinstance(self.epi_stages, int) or not 1 <= self.epi_stages <= 4:
             raise ValueError(f"GEMM epi_stages must be 1..4, got {self.epi_stages!r}")
+        if self.acc_stages not in (1, 2):
+            raise ValueError(f"GEMM acc_stages must be 1 or 2, got {self.acc_stages!r}")
+        if self.uses_tmem:
+            _check_tmem_config(self)
+        elif self.acc_stages != 1:
+            raise ValueError(
+                f"GEMM acc_stages={self.acc_stages} needs tensor memory (sm_100 family); "
+                f"{self.arch} accumulates in registers"
+            )
+
+    @property
+    def uses_tmem(self) -> bool:
+        """Whether the kernel for this arch keeps its accumulators in TMEM (Blackwell)."""
+        return hardware.get_arch(self.arch).has_tmem
 
     # -- derived sizes ---------------------------------------------------------
 
@@ -115,8 +136,13 @@ class GemmConfig:
         return dtype_width(self.dtype) // 8
 
     @property
+    def out_dtype(self) -> str:
+        """C's element type: the input type, or f16 for 8-bit inputs."""
+        return GEMM_OUT_DTYPES[self.dtype]
+
+    @property
     def tile_k(self) -> int:
-        """K per stage: four 16-deep MMA k-blocks, 128 B of a 16-bit row (one swizzle row)."""
+        """K per stage: 128 B of a row (one 128B-swizzle row): four MMA k-blocks."""
         return 128 // self.elem_bytes
 
     @property
@@ -134,7 +160,7 @@ class GemmConfig:
 
     @property
     def c_staging_bytes(self) -> int:
-        return self.epi_tile[0] * self.epi_tile[1] * self.epi_stages * self.elem_bytes
+        return self.epi_tile[0] * self.epi_tile[1] * self.epi_stages * dtype_width(self.out_dtype) // 8
 
     @property
     def cluster_size(self) -> int:
@@ -149,9 +175,25 @@ class GemmConfig:
     def label(self) -> str:
         stages = "max" if self.stages is None else str(self.stages)
         alias = "alias" if self.alias_epilogue else "no-alias"
+        acc = f" acc{self.acc_stages}" if self.uses_tmem else ""
         return (
             f"{self.dtype} {self.tile_m}x{self.tile_n} cl{self.cluster_m}x{self.cluster_n} "
-            f"s{stages} {alias}"
+            f"s{stages} {alias}{acc}"
+        )
+
+
+def _check_tmem_config(config: GemmConfig) -> None:
+    """The Blackwell kernel's limits, refused by name before any layout is built."""
+    if (config.cluster_m, config.cluster_n) != (1, 1):
+        raise ValueError(
+            f"GEMM cluster {config.cluster_m}x{config.cluster_n}: the {config.arch} kernel runs one CTA "
+            "per cluster (1x1)"
+        )
+    if config.alias_epilogue and config.acc_stages > 1:
+        raise ValueError(
+            f"GEMM alias_epilogue with acc_stages={config.acc_stages}: with two accumulator buffers the "
+            "next tile's operands load while the epilogue stores, so C staging cannot share their bytes; "
+            "use acc_stages=1 or alias_epilogue=False"
         )
 
 
@@ -179,6 +221,11 @@ class GemmLayout:
     b: SmemAllocation = field(repr=False)
     c: SmemAllocation = field(repr=False)
     mainloop: MainloopPipeline = field(repr=False, compare=False)
+    # Blackwell only: the TMEM-pointer slot, the accumulator pipeline and the accumulators' TMEM layout
+    tmem_ptr: SmemAllocation | None = field(repr=False, default=None)
+    acc_pipeline: MainloopPipeline | None = field(repr=False, compare=False, default=None)
+    tmem: TmemAllocator | None = field(repr=False, compare=False, default=None)
+    accumulators: tuple[TmemAllocation, ...] = field(repr=False, default=())
 
     @property
     def plan(self):
@@ -195,12 +242,25 @@ class GemmLayout:
 
     def offsets(self) -> dict[str, int]:
         """Byte offsets of the operand stages, the C staging buffer and the barriers."""
-        return {
+        offsets = {
             "a": self.a.offset,
             "b": self.b.offset,
             "c": self.c.offset,
             "barriers": self.plan.barrier_regions[0].offset,
         }
+        if self.tmem_ptr is not None:
+            offsets["tmem_ptr"] = self.tmem_ptr.offset
+            offsets["acc_barriers"] = self.plan.barrier_regions[1].offset
+        return offsets
+
+    @property
+    def tmem_plan(self):
+        """The accumulators' TMEM layout (Blackwell), else ``None``."""
+        return None if self.tmem is None else self.tmem.plan
+
+    def acc_columns(self) -> tuple[int, ...]:
+        """First TMEM column of each accumulator buffer (empty without TMEM)."""
+        return tuple(acc.offset for acc in self.accumulators)
 
 
 def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
@@ -210,7 +270,7 @@ def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
     epi = config.epi_tile[0] * config.epi_tile[1] * config.epi_stages
     a = SmemAllocation("gemm.a_stages", dtype=dtype, count=per_a * stages, alignment=SWIZZLE_128B_ALIGNMENT)
     b = SmemAllocation("gemm.b_stages", dtype=dtype, count=per_b * stages, alignment=SWIZZLE_128B_ALIGNMENT)
-    c = SmemAllocation("gemm.c_staging", dtype=dtype, count=epi, alignment=SWIZZLE_128B_ALIGNMENT)
+    c = SmemAllocation("gemm.c_staging", dtype=config.out_dtype, count=epi, alignment=SWIZZLE_128B_ALIGNMENT)
     allocator = SmemAllocator(config.arch if check_arch else None)
     mainloop = MainloopPipeline(stages)
     if config.alias_epilogue:
@@ -221,8 +281,25 @@ def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
         allocator.add(b)
         allocator.add(c)
     allocator.add_resource(mainloop)
+    if not config.uses_tmem:
+        allocator.compute_layout()
+        return GemmLayout(replace(config, stages=stages), allocator, a, b, c, mainloop)
+    # Blackwell: tcgen05.alloc writes the TMEM base into a 4-byte slot; the MMA hands each
+    # finished accumulator to the epilogue through a second pipeline's mbarriers
+    slot = allocator.add_tmem_ptr(SmemAllocation("gemm.tmem_ptr", size_bytes=4, alignment=4))
+    acc_pipeline = MainloopPipeline(config.acc_stages, name="gemm.accumulator")
+    allocator.add_resource(acc_pipeline)
     allocator.compute_layout()
-    return GemmLayout(replace(config, stages=stages), allocator, a, b, c, mainloop)
+    tmem = TmemAllocator(config.arch if check_arch else None)
+    # fp32 accumulators: one 32-bit column per output column, all 128 lanes (tile_m = 128)
+    accumulators = tuple(TmemAllocation(f"gemm.acc{s}", config.tile_n) for s in range(config.acc_stages))
+    for acc in accumulators:
+        tmem.add(acc)
+    tmem.compute_layout()
+    return GemmLayout(
+        replace(config, stages=stages), allocator, a, b, c, mainloop,
+        tmem_ptr=slot, acc_pipeline=acc_pipeline, tmem=tmem, accumulators=accumulators,
+    )
 
 
 def _unified_bytes(config: GemmConfig, stages: int) -> int:
@@ -258,7 +335,15 @@ def gemm_layout(config: GemmConfig | None = None, **overrides) -> GemmLayout:
 
 
 def supported_configs(arch: str = "sm_90a") -> list[GemmConfig]:
-    """Every dtype x tile x cluster x aliasing combination, stages at their maximum."""
+    """Every dtype x tile x cluster x aliasing combination, stages at their maximum
+    (on Blackwell: dtype x tile x {aliased, apart, apart with 2 accumulator buffers})."""
+    if hardware.get_arch(arch).has_tmem:
+        return [
+            GemmConfig(dtype=d, tile_m=tm, tile_n=tn, alias_epilogue=alias, acc_stages=acc, arch=arch)
+            for d in GEMM_DTYPES
+            for (tm, tn) in GEMM_TILES
+            for (alias, acc) in ((True, 1), (False, 1), (False, 2))
+        ]
     return [
         GemmConfig(dtype=d, tile_m=tm, tile_n=tn, cluster_m=cm, cluster_n=cn, alias_epilogue=alias, arch=arch)
         for d in GEMM_DTYPES
@@ -294,3 +379,22 @@ def gemm_allocator(
         alias_epilogue=alias_epilogue, epi_stages=epi_stages,
     )
     return gemm_layout(config).allocator
+
+
+def blackwell_gemm_allocators(
+    dtype: str = "f16",
+    tile_n: int = 256,
+    stages: int = 0,
+    alias_epilogue: bool = False,
+    acc_stages: int = 2,
+    epi_stages: int = 2,
+) -> tuple[SmemAllocator, TmemAllocator]:
+    """The sm_100a GEMM's computed SMEM and TMEM allocators, as an explorer builder
+    (``stages=0``: the most that fit). Run it with ``gemm_runner(arch="sm_100a")``."""
+    config = config_from_controls(
+        dtype=dtype, tile_n=tile_n, stages=stages, alias_epilogue=alias_epilogue,
+        acc_stages=acc_stages, epi_stages=epi_stages, arch="sm_100a",
+    )
+    layout = gemm_layout(config)
+    assert layout.tmem is not None
+    return layout.allocator, layout.tmem

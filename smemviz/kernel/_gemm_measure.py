@@ -1,5 +1,5 @@
 """Compile, run, check and time one GEMM config: the unit a sweep and the
-explorer's run action are made of. Without a Hopper GPU it still compiles and
+explorer's run action are made of. Without a GPU of the kernel's arch it still compiles and
 reports the requested SMEM and registers, and says why it did not run."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ._gemm_common import GemmConfig, GemmProblem, gemm_layout
 __all__ = ["GemmMeasurement", "measure_gemm", "gemm_runner", "time_interleaved", "REL_ERR_LIMIT"]
 
 # relative Frobenius error against an fp32 product of the same inputs
-REL_ERR_LIMIT = {"f16": 2e-3, "bf16": 1.2e-2}
+REL_ERR_LIMIT = {"f16": 2e-3, "bf16": 1.2e-2, "f8e4m3": 1e-2}
 
 
 @dataclass(frozen=True)
@@ -100,17 +100,17 @@ def time_interleaved(
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
-def why_not_run() -> str | None:
+def why_not_run(config: GemmConfig | None = None) -> str | None:
+    """Why ``config``'s kernel (by default the Hopper GEMM) cannot run here, or ``None``."""
     from ._device import current_gpu, torch_or_none
+    from ._gemm import gpu_mismatch
 
     if torch_or_none() is None:
         return "PyTorch is not installed, so there are no device buffers"
     gpu = current_gpu()
     if gpu is None:
         return "no CUDA GPU is visible (torch.cuda.is_available() is False)"
-    if gpu.major != 9:
-        return f"the GPU here is {gpu.name} ({gpu.arch}); this GEMM runs on sm_90 (Hopper)"
-    return None
+    return gpu_mismatch(config or GemmConfig(), gpu)
 
 
 def compile_measurement(config: GemmConfig, problem: GemmProblem) -> GemmMeasurement:
@@ -136,7 +136,7 @@ def random_operands(dtype: str, problem: GemmProblem, seed: int = 0) -> tuple[An
     """Random normal A (m x k) and B (n x k) on the GPU (batched when ``l > 1``)."""
     import torch
 
-    dt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16, "f8e4m3": torch.float8_e4m3fn}[dtype]
     g = torch.Generator(device="cuda").manual_seed(seed)
     batch = (problem.l,) if problem.l > 1 else ()
     a = torch.randn((*batch, problem.m, problem.k), generator=g, device="cuda").to(dt)
@@ -166,7 +166,7 @@ def measure_gemm(
     warmup: int = 3,
     seed: int = 0,
 ) -> GemmMeasurement:
-    """Compile ``config`` for sm_90a (cached) and, with ``run`` and a Hopper GPU here,
+    """Compile ``config`` for its arch (cached) and, with ``run`` and a GPU of that arch here,
     launch it on random normal inputs of ``problem``, check it against an fp32
     product and time it. Never raises for a layout that does not fit: the
     measurement says so."""
@@ -174,7 +174,7 @@ def measure_gemm(
     base = compile_measurement(config, problem)
     if not base.fits:
         return base
-    why = "not asked to run" if not run else why_not_run()
+    why = "not asked to run" if not run else why_not_run(config)
     if why is not None:
         return _replace(base, reason=why)
     a, b = random_operands(config.dtype, problem, seed)
@@ -197,16 +197,21 @@ def _replace(m: GemmMeasurement, **changes: Any) -> GemmMeasurement:
 
 
 def gemm_runner(
-    problem: GemmProblem | None = None, *, run: bool = True, iters: int = 10, rounds: int = 5, warmup: int = 3
+    problem: GemmProblem | None = None, *, arch: str | None = None, run: bool = True, iters: int = 10,
+    rounds: int = 5, warmup: int = 3,
 ) -> Callable[..., GemmMeasurement]:
     """A runner for ``explore(gemm_allocator, run=gemm_runner(), ...)``: called with the
     explorer's controls (GemmConfig fields, ``stages=0`` for the most that fit), it
-    compiles, launches, checks against torch and times the GEMM on ``problem``."""
+    compiles, launches, checks against torch and times the GEMM on ``problem``.
+    ``arch`` (e.g. ``"sm_100a"`` with ``blackwell_gemm_allocators``) is used when the
+    controls name none."""
     from ._gemm_common import config_from_controls
 
     problem = problem or GemmProblem(4096, 4096, 4096)
 
     def runner(**controls: Any) -> GemmMeasurement:
+        if arch is not None:
+            controls.setdefault("arch", arch)
         return measure_gemm(
             config_from_controls(**controls), problem, run=run, iters=iters, rounds=rounds, warmup=warmup
         )

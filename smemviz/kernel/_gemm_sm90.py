@@ -33,11 +33,13 @@ from cutlass import pipeline
 from cutlass.pipeline import pipeline_init_arrive, pipeline_init_wait
 from cutlass.tensor_utils import LayoutEnum
 
-from ._gemm_common import SWIZZLE_128B_ALIGNMENT, GemmLayout
+from .. import hardware
+from ._gemm_common import GemmLayout
+from ._gemm_smem import check_region, staged_tensor
 
 __all__ = ["Sm90Gemm", "THREADS", "RASTER_GROUP_M"]
 
-WARPGROUP = 128
+WARPGROUP = hardware.WARPGROUP_THREADS
 CONSUMER_WARPGROUPS = 2
 THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP
 PRODUCER_REGISTERS = 40
@@ -46,10 +48,6 @@ EPILOGUE_BARRIER_ID = 1
 # clusters are walked in bands of this many cluster rows, so a wave of CTAs
 # reuses the same A rows and B columns from L2
 RASTER_GROUP_M = 8
-
-
-class LayoutMismatchError(ValueError):
-    """The DSL's staged SMEM layout needs a different size than the plan gives a region."""
 
 
 class Sm90Gemm:
@@ -72,11 +70,7 @@ class Sm90Gemm:
     # -- host side -------------------------------------------------------------
 
     def _check_region(self, alloc: Any, dtype: Any, staged: Any) -> None:
-        need = cute.cosize(staged) * dtype.width // 8
-        if need != alloc.size_bytes:
-            raise LayoutMismatchError(
-                f"{alloc.name}: the staged SMEM layout needs {need} B but the plan gives {alloc.size_bytes} B"
-            )
+        check_region(alloc, dtype, staged)
 
     @cute.jit
     def __call__(self, a: cute.Tensor, b: cute.Tensor, c: cute.Tensor):
@@ -156,15 +150,7 @@ class Sm90Gemm:
 
     def _staged_tensor(self, alloc: Any, dtype: Any, staged: Any) -> Any:
         """The plan's region ``alloc`` as a swizzled, staged tensor."""
-        count = alloc.size_bytes * 8 // dtype.width
-        view = self.allocator.get_as_type(alloc, dtype, count)
-        ptr = cute.make_ptr(
-            dtype,
-            view.data_ptr().toint(),
-            mem_space=cutlass.AddressSpace.smem,
-            assumed_align=SWIZZLE_128B_ALIGNMENT,
-        )
-        return cute.make_tensor(cute.recast_ptr(ptr, staged.inner, dtype=dtype), staged.outer)
+        return staged_tensor(self.allocator, alloc, dtype, staged)
 
     def _tile_coord(self):
         """This CTA's (m, n) tile: clusters walked in bands of RASTER_GROUP_M cluster rows."""

@@ -167,7 +167,7 @@ def sweep(
     todo = list(configs) if configs is not None else grid_configs(None, **grid)
     problem = problem or GemmProblem(4096, 4096, 4096)
     report: Progress | None = _text_progress if progress is True else (progress or None)
-    why = why_not_run() if run else "not asked to run"
+    why = next((w for w in map(why_not_run, todo) if w is not None), None) if run else "not asked to run"
     steps = len(todo) * (2 if why is None else 1)
     rows: list[GemmMeasurement] = []
     for i, config in enumerate(todo):

@@ -67,17 +67,11 @@ def compile_tmem(tmem: Any, smem: SmemAllocator | None = None, arch: str = "sm_1
 
 
 def tcgen05_alloc_columns_in_ptx(ptx: str) -> list[int]:
-    """Column counts passed to ``tcgen05.alloc`` in ``ptx`` (immediates or movs into the operand)."""
-    counts = []
-    for m in re.finditer(r"tcgen05\.alloc\.[\w:.]+\s+\[[^\]]+\],\s*(%\w+|\d+);", ptx):
-        operand = m.group(1)
-        if operand.isdigit():
-            counts.append(int(operand))
-            continue
-        mov = re.findall(r"mov\.[bu]32\s+" + re.escape(operand) + r",\s*(\d+);", ptx[: m.start()])
-        if mov:
-            counts.append(int(mov[-1]))
-    return counts
+    """Column counts passed to ``tcgen05.alloc`` in ``ptx`` (immediates or registers set from them;
+    -1 for a count that is not a constant)."""
+    from ._ptx import read_addresses
+
+    return list(read_addresses(ptx).tcgen05_alloc_columns)
 
 
 @dataclass(frozen=True)
