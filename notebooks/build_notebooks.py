@@ -369,12 +369,9 @@ def fits(g: Gemm, arch: str | None = None) -> bool:
 
 def max_stages(g: Gemm, arch: str | None = None, limit: int = 64) -> int:
     \"\"\"The deepest A/B pipeline that fits (0 if not even one stage does).\"\"\"
-    best = 0
-    for s in range(1, limit + 1):
-        if not fits(replace(g, stages=s), arch):
-            break
-        best = s
-    return best
+    fit = smemviz.max_fit(lambda stages: build(replace(g, stages=stages)), arch=arch or g.arch,
+                          stages=range(1, limit + 1))
+    return fit.best or 0
 """
 
 

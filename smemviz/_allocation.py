@@ -200,17 +200,33 @@ def check_tmem_fields(alloc: TmemAllocation) -> None:
         )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class TmemAllocation:
-    """A named span of tensor-memory columns (all 128 lanes). ``offset`` is a column."""
+    """A named span of tensor-memory columns (all 128 lanes). ``offset`` is a column.
+
+    ``columns=`` is accepted as another name for ``num_columns=`` (layout files call it ``columns``).
+    """
 
     name: str
     num_columns: int
-    offset: int = field(init=False, default=0)
+    offset: int = field(default=0)
 
-    def __post_init__(self) -> None:
-        self.num_columns = _plain_int(self.num_columns)
+    def __init__(self, name: str, num_columns: int | None = None, *, columns: int | None = None) -> None:
+        if num_columns is None and columns is None:
+            raise TypeError(f"TMEM allocation {name!r}: give its width as num_columns= (or columns=)")
+        if num_columns is not None and columns is not None and num_columns != columns:
+            raise TypeError(
+                f"TMEM allocation {name!r}: num_columns={num_columns!r} and columns={columns!r} disagree; give one"
+            )
+        self.name = name
+        self.num_columns = _plain_int(num_columns if num_columns is not None else columns)
+        self.offset = 0
         check_tmem_fields(self)
+
+    @property
+    def columns(self) -> int:
+        """The same as ``num_columns``."""
+        return self.num_columns
 
     @property
     def end(self) -> int:

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from . import hardware
@@ -36,12 +38,29 @@ from ._allocation import (
     check_smem_fields,
     check_tmem_fields,
 )
-from ._errors import CapacityError, DeclarationError, LayoutStateError
+from ._errors import CapacityError, DeclarationError, DeclarationTypeError, LayoutStateError
 from ._lifetimes import check_steps, phase_lifetimes, read_live
+from ._pipelines import Pipeline, PipelineConfig
 from ._plan import CapacityCheck, LayoutPlan, Lifetimes, build_plan
 from ._units import align_up
 
-__all__ = ["SmemAllocator", "TmemAllocator", "groups_to_lifetimes", "compare_layouts"]
+__all__ = ["SmemAllocator", "TmemAllocator", "groups_to_lifetimes", "compare_layouts", "capacity_checks_deferred"]
+
+# Off inside ``capacity_checks_deferred()``: the explorer calls a layout builder
+# there, so an allocator made with ``arch=`` still computes an over-capacity
+# layout, which the explorer then draws past the capacity line and reports.
+_CAPACITY_CHECKS: ContextVar[bool] = ContextVar("smemviz_capacity_checks", default=True)
+
+
+@contextmanager
+def capacity_checks_deferred() -> Iterator[None]:
+    """Within this block ``compute_layout()`` does not refuse a layout for
+    exceeding its allocator's arch; the caller checks the plan's capacity."""
+    token = _CAPACITY_CHECKS.set(False)
+    try:
+        yield
+    finally:
+        _CAPACITY_CHECKS.reset(token)
 
 
 def _label(obj: Any) -> str:
@@ -255,9 +274,11 @@ class _BaseAllocator:
             raise ValueError(f"node_budget must be an int >= 0, got {node_budget!r}")
         for a in self.allocations:
             self._recheck(a)
+        self._refuse_duplicate_names()
         placed, total = self._packed_layout()
         if solver is None and not self._live:
-            self._check_capacity_before_commit(total)
+            if _CAPACITY_CHECKS.get():
+                self._check_capacity_before_commit(total)
             self._commit(placed, total)
             return
         self._solve_lifetimes(solver or "auto", node_budget, placed)
@@ -348,7 +369,8 @@ class _BaseAllocator:
             node_budget=node_budget,
             incumbents=[[given[id(a)] for a in allocs]],
         )
-        self._check_capacity_before_commit(solution.peak)
+        if _CAPACITY_CHECKS.get():
+            self._check_capacity_before_commit(solution.peak)
         self._fixed = {}
         for a, o in zip(allocs, solution.offsets):
             a.offset = o
@@ -362,6 +384,25 @@ class _BaseAllocator:
             solver=solution.solver,
         )
         self._layout_computed = True
+
+    def _refuse_duplicate_names(self) -> None:
+        """Two different allocations of one name are refused, as layout files refuse them:
+        the plan, the report and ``plan.region(name)`` find regions by name."""
+        first: dict[str, int] = {}
+        members = [*self._allocations, *(a for g in self._alias_groups for p in g for a in p)]
+        slot = getattr(self, "_tmem_ptr_alloc", None)
+        if slot is not None:
+            members.append(slot)
+        for a in members:
+            name = getattr(a, "name", None)
+            if not isinstance(name, str):
+                continue
+            if first.setdefault(name, id(a)) != id(a):
+                raise DeclarationError(
+                    f"two different allocations are named {name!r}; names must be unique in one "
+                    f"{type(self).__name__} (rename one, or add the same object twice)",
+                    allocation=name, field="name",
+                )
 
     def _check_capacity_before_commit(self, total: int) -> None:
         pass
@@ -598,6 +639,20 @@ class SmemAllocator(_BaseAllocator):
         if needs_barriers:
             self._barrier_resources.append(resource)
             self._add_barriers(self._resource_barriers, f"{label}.barriers", nbytes)
+
+    def add_pipeline(self, name: str, stages: int) -> Pipeline:
+        """Declare a pipeline that owns ``stages`` x 16 B of mbarriers (a layout
+        file's ``[[pipeline]]``) and return it; its region is ``<name>.barriers``."""
+        if not isinstance(name, str) or not name:
+            raise DeclarationTypeError(f"pipeline name must be a non-empty str, got {name!r}", field="name")
+        self._stages(PipelineConfig(stages), "pipeline", name)  # checked before anything changes
+        taken = [label for label, _ in self._barrier_entries()]
+        if f"{name}.barriers" in taken:
+            raise DeclarationError(f"pipeline {name!r} is declared twice (its barriers {name}.barriers exist already)",
+                                   allocation=name, field="name")
+        pipeline = Pipeline(name, PipelineConfig(stages))
+        self.add_resource(pipeline)
+        return pipeline
 
     def add_pipeline_group(self, group: Any) -> None:
         """Register a pipeline group's barriers: ``(N + 1) * S`` stage pairs for

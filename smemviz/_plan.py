@@ -26,6 +26,7 @@ from ._names import shown
 from ._units import align_up
 
 if TYPE_CHECKING:
+    from ._diff import PlanDiff
     from ._lint import Findings
     from ._occupancy import Occupancy
 
@@ -417,6 +418,13 @@ class LayoutPlan:
         from ._lint import lint
 
         return lint(self, arch, **options)
+
+    def diff(self, other: LayoutPlan) -> PlanDiff:
+        """What changed from this layout to ``other``: regions added, removed,
+        moved and resized (matched by name), and the totals."""
+        from ._diff import diff_plans
+
+        return diff_plans(self, other)
 
     # -- serialisation -------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._inputs import as_plan
 from ._spec import FigureSpec
-from ._style import FONT, KIND_COLORS, distinct_colors, fmt_units, plain
+from ._style import FONT, KIND_COLORS, fmt_units, plain, region_colors
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan, Region
@@ -83,7 +83,7 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
 
     # colours by name, neighbours in address order kept apart
     data = sorted((r for r in plan.regions if r.kind == "data"), key=lambda r: r.offset)
-    color_of = dict(zip((r.name for r in data), distinct_colors([r.name for r in data])))
+    color_of = region_colors([r.name for r in data])
     # one bar per run of steps a region is live in
     xs, widths, bases, heights, colors, hovers, texts = [], [], [], [], [], [], []
     for r in plan.regions:
