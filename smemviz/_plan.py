@@ -65,6 +65,7 @@ class Region:
     swizzle: str | None = None  # "32B" / "64B" / "128B" when the buffer is swizzled
     stages: int | None = None  # pipeline stages the buffer holds, when known
     tma: bool | None = None  # True when the buffer is a TMA destination
+    shape: tuple[int, ...] | None = None  # element shape, stages first, when declared with one
     live: tuple[int, ...] | None = None  # step indices it is live in; None: every step
 
     @property
@@ -86,10 +87,12 @@ class Region:
         d["end"] = self.end
         if self.live is not None:
             d["live"] = list(self.live)
+        if self.shape is not None:
+            d["shape"] = list(self.shape)
         return d
 
 
-_OPTIONAL_REGION_KEYS = ("swizzle", "stages", "tma", "live")
+_OPTIONAL_REGION_KEYS = ("swizzle", "stages", "tma", "live", "shape")
 
 
 @dataclass(frozen=True)
@@ -574,6 +577,7 @@ def build_plan(
             swizzle=getattr(a, "swizzle", None),
             stages=getattr(a, "stages", None),
             tma=getattr(a, "tma", None),
+            shape=getattr(a, "shape", None),
             live=lifetimes.live.get(id(a)) if lifetimes is not None else None,
         )
 

@@ -146,6 +146,14 @@ def _check_lint_fields(d: dict[str, Any], where: str) -> None:
     tma = d.get("tma")
     if tma is not None and not isinstance(tma, bool):
         raise _fail(f"{where}.tma", f"expected true, false or null, got {_brief(tma)}")
+    shape = d.get("shape")
+    if shape is not None:
+        extents = tuple(_int(n, f"{where}.shape[{i}]", 1) for i, n in enumerate(_list(shape, f"{where}.shape")))
+        if not extents:
+            raise _fail(f"{where}.shape", "expected at least one extent")
+        if d.get("stages") is not None and d["stages"] != extents[0]:
+            raise _fail(f"{where}.stages", f"is {d['stages']}, but shape's first extent is {extents[0]}")
+        d["shape"] = extents
 
 
 def _group(data: Any, where: str, position: int) -> AliasGroup:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["region_traces", "TRACE_NAMES", "widened", "spread"]
 
 # trace order; the explorer and the tests rely on it
-TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "groups", "group labels")
+TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "groups", "group labels", "stages")
 
 DIM_STANDALONE = 0.35
 DIM_OTHER_PHASE = 0.15
@@ -268,7 +268,41 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
         markers,
         outlines,
         labels,
+        _stage_marks(standalone + aliased, plan, scale, counts),
     ]
+
+
+def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, counts: dict[int, int]) -> dict[str, Any]:
+    """A tick where each stage after the first begins, inside every buffer that
+    declares its stages; hovering one says which stage starts there."""
+    xs: list[float] = []
+    ys: list[float] = []
+    hovers: list[str] = []
+    for r in regions:
+        n = r.stages or 0
+        if n < 2 or r.size % n:
+            continue
+        per_stage = r.size // n
+        y = (lane_of(r, counts).center if counts else 0.5) * scale
+        for k in range(1, n):
+            at = r.offset + k * per_stage
+            xs.append(at)
+            ys.append(y)
+            hovers.append(f"<b>{plain(r.name)}</b><br>stage {k + 1} of {n} starts at {at:,} (0x{at:x})"
+                          f"<br>{fmt_units(per_stage, plan.unit)} per stage")
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "stage boundaries",
+        "meta": "stages",
+        "x": xs,
+        "y": ys,
+        "hovertext": hovers,
+        "hovertemplate": "%{hovertext}<extra></extra>",
+        "marker": {"symbol": "line-ns", "size": 22, "line": {"width": 1.5, "color": "rgba(255,255,255,0.9)"}},
+        "showlegend": False,
+        "cliponaxis": True,
+    }
 
 
 def _marker_xs(small: list[Region], span: float) -> list[float]:
