@@ -369,12 +369,9 @@ def fits(g: Gemm, arch: str | None = None) -> bool:
 
 def max_stages(g: Gemm, arch: str | None = None, limit: int = 64) -> int:
     \"\"\"The deepest A/B pipeline that fits (0 if not even one stage does).\"\"\"
-    best = 0
-    for s in range(1, limit + 1):
-        if not fits(replace(g, stages=s), arch):
-            break
-        best = s
-    return best
+    fit = smemviz.max_fit(lambda stages: build(replace(g, stages=stages)), arch=arch or g.arch,
+                          stages=range(1, limit + 1))
+    return fit.best or 0
 """
 
 
@@ -460,6 +457,7 @@ def tuning_gemm() -> nbformat.NotebookNode:
         and the TMEM-pointer slot follow the data.
         """),
         code("smemviz.smem_figure(smem_plan)"),
+        *epilogue_finds_its_place(),
         md("""
         ## Turn the knobs
 
@@ -497,6 +495,44 @@ def tuning_gemm() -> nbformat.NotebookNode:
         print(explorer.smem_plan.capacity(explorer.arch).message())
         """),
     ])
+
+
+def epilogue_finds_its_place() -> list[nbformat.NotebookNode]:
+    """Notebook 02's lifetime section: no alias group, just when each buffer is live."""
+    return [
+        md("""
+        ## Let the epilogue find its own place
+
+        Instead of spelling out the alias group, say *when* each buffer is
+        live: A and B while loading and multiplying, the C tile in the
+        epilogue, a small bias vector from the MMA on. The solver places
+        buffers that are never live together over each other, proves the
+        layout the smallest possible, and the lifetime map shows why: the
+        shaded step is the one whose live buffers alone need the peak.
+        """),
+        code("""
+        g = Gemm(arch="sm_90a", tile_n=128, stages=5)
+        lifetimes = SmemAllocator(arch=g.arch, steps=("load", "mma", "epilogue"))
+        lifetimes.add_resource(MainloopAB(g), live=range(0, 2))
+        lifetimes.add_resource(Epilogue(g), live="epilogue")
+        lifetimes.add(SmemAllocation("bias", dtype="f32", count=g.tile_n, alignment=16), live={"mma", "epilogue"})
+        comparison = smemviz.compare_layouts(lifetimes)
+        lifetimes.compute_layout()
+        plan = lifetimes.plan
+        print(plan.report())
+        print("live at the epilogue:", [r.name for r in plan.live_at("epilogue")])
+        for label, other in comparison.items():
+            print(f"{label:>12}: {other.data_total:>7} B  optimal={other.optimal}")
+        """),
+        code("smemviz.lifetime_figure(plan)"),
+        md("The byte map of one step, and the three layouts of the same declarations side by side:"),
+        code("smemviz.smem_figure(plan.at_step(\"epilogue\"))"),
+        code("""
+        from smemviz.figures import comparison_figure
+
+        comparison_figure(comparison)
+        """),
+    ]
 
 
 # ---------------------------------------------------------------------------

@@ -13,11 +13,12 @@ from typing import Any
 
 from . import hardware
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
-from ._allocator import SmemAllocator, TmemAllocator
+from ._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to_lifetimes
 from ._cutlass_interop import plan_from_cutlass
 from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
 from ._inputs import LayoutPair, as_layouts, as_plan
 from ._lint import Finding, Findings
+from ._max_fit import MaxFit, max_fit
 from ._occupancy import Occupancy, occupancy
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from ._struct import plan_from_struct
@@ -30,6 +31,8 @@ _LAZY: dict[str, str] = {
     "smem_figure": "smemviz.figures",
     "tmem_figure": "smemviz.figures",
     "bank_figure": "smemviz.figures",
+    "lifetime_figure": "smemviz.figures",
+    "compare_figure": "smemviz.figures",
     # notebook explorer (ipywidgets + plotly)
     "explore": "smemviz.explorer",
     "Explorer": "smemviz.explorer",
@@ -54,6 +57,8 @@ __all__ = [
     "ResourceContext",
     "SmemAllocator",
     "TmemAllocator",
+    "groups_to_lifetimes",
+    "compare_layouts",
     "LayoutPlan",
     "Region",
     "AliasGroup",
@@ -73,6 +78,8 @@ __all__ = [
     "as_layouts",
     "LayoutPair",
     "get_arch",
+    "max_fit",
+    "MaxFit",
     "hardware",
     "__version__",
 ]  # the lazy names stay out of __all__, so ``import *`` never needs the extras

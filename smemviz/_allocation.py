@@ -121,6 +121,9 @@ class SmemAllocation:
     ``swizzle`` ("32B", "64B", "128B"), ``stages`` (pipeline stages the buffer
     holds) and ``tma`` (a TMA destination) change nothing in the layout; they
     travel into the plan so :meth:`LayoutPlan.lint` can check the hardware's rules.
+    ``shape`` (with a dtype), e.g. ``(stages, 128, 64)``, gives the count as its
+    product and the stages as its first extent; the maps then draw the stage
+    boundaries inside the buffer.
     """
 
     name: str
@@ -131,9 +134,12 @@ class SmemAllocation:
     swizzle: str | None = None
     stages: int | None = None
     tma: bool | None = None
+    shape: tuple[int, ...] | None = None
     offset: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
+        if self.shape is not None:
+            self._take_shape()
         if not (type(self.size_bytes) is type(self.alignment) is type(self.count) is int):
             self.size_bytes = _plain_int(self.size_bytes)
             self.alignment = _plain_int(self.alignment)
@@ -147,6 +153,34 @@ class SmemAllocation:
         if self.swizzle is not None or self.stages is not None or self.tma is not None:
             check_lint_fields(self)
 
+    def _take_shape(self) -> None:
+        """Count and stages from ``shape``; a count or stages given too must agree."""
+        shape = self.shape
+        if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)) or not shape:
+            raise DeclarationTypeError(
+                f"allocation {self.name!r}: shape must be a non-empty tuple of ints, got {shape!r}",
+                allocation=self.name, field="shape")
+        if not all(_is_int(n) and n > 0 for n in shape):
+            raise DeclarationError(f"allocation {self.name!r}: every extent of shape must be an int > 0, got {shape!r}",
+                                   allocation=self.name, field="shape")
+        if self.dtype is None:
+            raise DeclarationError(f"allocation {self.name!r}: shape={tuple(shape)!r} needs a dtype to size it",
+                                   allocation=self.name, field="shape")
+        elements = 1
+        for n in shape:
+            elements *= n
+        if self.count not in (1, elements):
+            raise DeclarationError(
+                f"allocation {self.name!r}: count={self.count!r} disagrees with shape={tuple(shape)!r} "
+                f"({elements} elements); give one of them", allocation=self.name, field="count")
+        if self.stages is not None and self.stages != shape[0]:
+            raise DeclarationError(
+                f"allocation {self.name!r}: stages={self.stages!r} disagrees with shape={tuple(shape)!r}, "
+                f"whose first extent is the stage count", allocation=self.name, field="stages")
+        self.shape = tuple(shape)
+        self.count = elements
+        self.stages = shape[0]
+
     @property
     def end(self) -> int:
         return self.offset + self.size_bytes
@@ -157,7 +191,7 @@ class SmemAllocation:
 
     def __repr__(self) -> str:
         typed = f", dtype={self.dtype_name}, count={self.count}" if self.dtype is not None else ""
-        for key in ("swizzle", "stages", "tma"):
+        for key in ("shape", "swizzle", "stages", "tma"):
             if getattr(self, key) is not None:
                 typed += f", {key}={getattr(self, key)!r}"
         return (
@@ -200,17 +234,33 @@ def check_tmem_fields(alloc: TmemAllocation) -> None:
         )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class TmemAllocation:
-    """A named span of tensor-memory columns (all 128 lanes). ``offset`` is a column."""
+    """A named span of tensor-memory columns (all 128 lanes). ``offset`` is a column.
+
+    ``columns=`` is accepted as another name for ``num_columns=`` (layout files call it ``columns``).
+    """
 
     name: str
     num_columns: int
-    offset: int = field(init=False, default=0)
+    offset: int = field(default=0)
 
-    def __post_init__(self) -> None:
-        self.num_columns = _plain_int(self.num_columns)
+    def __init__(self, name: str, num_columns: int | None = None, *, columns: int | None = None) -> None:
+        if num_columns is None and columns is None:
+            raise TypeError(f"TMEM allocation {name!r}: give its width as num_columns= (or columns=)")
+        if num_columns is not None and columns is not None and num_columns != columns:
+            raise TypeError(
+                f"TMEM allocation {name!r}: num_columns={num_columns!r} and columns={columns!r} disagree; give one"
+            )
+        self.name = name
+        self.num_columns = _plain_int(num_columns if num_columns is not None else columns)
+        self.offset = 0
         check_tmem_fields(self)
+
+    @property
+    def columns(self) -> int:
+        """The same as ``num_columns``."""
+        return self.num_columns
 
     @property
     def end(self) -> int:

@@ -13,15 +13,24 @@ same declarations give the same offsets and totals:
 On top of that every call is validated before anything changes, so a refused
 call leaves the allocator as it was, and the result is an immutable
 :class:`~smemviz.LayoutPlan`.
+
+With lifetimes (``steps=`` on the allocator, ``live=`` on ``add`` and
+``add_resource``, or ``compute_layout(solver=...)``) the layout is solved
+instead: allocations live in a common step never share a byte, and the data
+total is the smallest the solver can find, proven optimal when it says so.
 """
 
 from __future__ import annotations
 
+import copy
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from . import hardware
+from ._aliasing import DEFAULT_NODE_BUDGET, SOLVERS, solve
 from ._allocation import (
     SmemAllocation,
     TmemAllocation,
@@ -29,11 +38,29 @@ from ._allocation import (
     check_smem_fields,
     check_tmem_fields,
 )
-from ._errors import CapacityError, DeclarationError, LayoutStateError
-from ._plan import CapacityCheck, LayoutPlan, build_plan
+from ._errors import CapacityError, DeclarationError, DeclarationTypeError, LayoutStateError
+from ._lifetimes import check_steps, phase_lifetimes, read_live
+from ._pipelines import Pipeline, PipelineConfig
+from ._plan import CapacityCheck, LayoutPlan, Lifetimes, build_plan
 from ._units import align_up
 
-__all__ = ["SmemAllocator", "TmemAllocator"]
+__all__ = ["SmemAllocator", "TmemAllocator", "groups_to_lifetimes", "compare_layouts", "capacity_checks_deferred"]
+
+# Off inside ``capacity_checks_deferred()``: the explorer calls a layout builder
+# there, so an allocator made with ``arch=`` still computes an over-capacity
+# layout, which the explorer then draws past the capacity line and reports.
+_CAPACITY_CHECKS: ContextVar[bool] = ContextVar("smemviz_capacity_checks", default=True)
+
+
+@contextmanager
+def capacity_checks_deferred() -> Iterator[None]:
+    """Within this block ``compute_layout()`` does not refuse a layout for
+    exceeding its allocator's arch; the caller checks the plan's capacity."""
+    token = _CAPACITY_CHECKS.set(False)
+    try:
+        yield
+    finally:
+        _CAPACITY_CHECKS.reset(token)
 
 
 def _label(obj: Any) -> str:
@@ -50,8 +77,11 @@ class _BaseAllocator:
     _own_type: type = object
     _check_fields: Callable[[Any], None] = staticmethod(lambda alloc: None)
 
-    def __init__(self, arch: str | int | hardware.Arch | None = None) -> None:
+    def __init__(self, arch: str | int | hardware.Arch | None = None, steps: Any = None) -> None:
         self._arch = hardware.get_arch(arch) if arch is not None else None
+        self._steps = check_steps(steps)
+        self._live: dict[int, frozenset[int]] = {}  # id(allocation) -> steps it is live in
+        self._lifetimes: Lifetimes | None = None  # set when the layout was solved from lifetimes
         self._allocations: list[Any] = []
         self._added: set[int] = set()
         self._alias_groups: list[list[list[Any]]] = []
@@ -89,9 +119,16 @@ class _BaseAllocator:
                 "declare everything first, or start a new allocator"
             )
 
-    def add(self, alloc: Any) -> Any:
+    @property
+    def steps(self) -> tuple[str, ...] | None:
+        """The program steps named with ``steps=``, or None."""
+        return self._steps
+
+    def add(self, alloc: Any, live: Any = None) -> Any:
         """Register a standalone allocation and return it.
 
+        ``live`` says in which steps it is live: a step name, an int step, a
+        set or list of them, or ``range(first, stop)``; without it, every step.
         Adding the same object again is a no-op: each allocation is laid out once.
         """
         if self._layout_computed:
@@ -100,17 +137,49 @@ class _BaseAllocator:
         # by compute_layout(), as they are mutable); anything else is checked here
         if type(alloc) is not self._own_type:
             self._check_alloc(alloc, "add()")
+        lives = self._read_lives([alloc], live)
         key = id(alloc)
         if key not in self._added:
             self._allocations.append(alloc)
             self._added.add(key)
+        self._live.update(lives)
         return alloc
 
-    def _add_many(self, allocs: Sequence[Any]) -> None:
+    def _read_lives(self, allocs: Sequence[Any], live: Any) -> dict[int, frozenset[int]]:
+        """Check ``live=`` for ``allocs`` without changing anything; id -> steps."""
+        if live is None:
+            for a in allocs:
+                if id(a) in self._live and id(a) in self._added:
+                    raise ValueError(
+                        f"allocation {_label(a)!r} was added with live= steps; add it again with the same steps or not at all"
+                    )
+            return {}
+        out = {}
+        for a in allocs:
+            steps = read_live(live, self._steps, _label(a))
+            if id(a) in self._added and self._live.get(id(a)) != steps:
+                raise ValueError(
+                    f"allocation {_label(a)!r} was already added "
+                    + ("live in every step" if id(a) not in self._live else f"with live steps {sorted(self._live[id(a)])}")
+                    + f"; cannot add it again live in {sorted(steps)}"
+                )
+            out[id(a)] = steps
+        if out and self._alias_groups:
+            first = self._alias_groups[0]
+            members = " | ".join(" + ".join(_label(a) for a in phase) for phase in first)
+            raise ValueError(
+                f"allocation {_label(allocs[0])!r} has live= steps, but this allocator also has alias group 1 "
+                f"[{members}]; use one or the other (groups_to_lifetimes() turns the groups into steps)"
+            )
+        return out
+
+    def _add_many(self, allocs: Sequence[Any], lives: dict[int, frozenset[int]] | None = None) -> None:
         for a in allocs:
             if id(a) not in self._added:
                 self._allocations.append(a)
                 self._added.add(id(a))
+        if lives:
+            self._live.update(lives)
 
     def _collect_requirements(self, resource: Any, hook: str) -> list[Any]:
         method = getattr(resource, hook, None)
@@ -129,13 +198,14 @@ class _BaseAllocator:
             self._check_alloc(a, f"resource {_label(resource)!r}")
         return reqs
 
-    def add_resource(self, resource: Any) -> None:
-        """Register every allocation a resource declares."""
+    def add_resource(self, resource: Any, live: Any = None) -> None:
+        """Register every allocation a resource declares (all live in ``live``)."""
         self._ensure_open(f"add resource {_label(resource)!r}")
         hook = self._requirements_hook
         if not hasattr(resource, hook):
             raise TypeError(f"resource {_label(resource)!r} has no {hook}() method")
-        self._add_many(self._collect_requirements(resource, hook))
+        reqs = self._collect_requirements(resource, hook)
+        self._add_many(reqs, self._read_lives(reqs, live))
 
     _requirements_hook = "get_smem_requirements"
 
@@ -146,6 +216,12 @@ class _BaseAllocator:
         every phase starts at the group's base. Members need not be ``add()``-ed.
         """
         self._ensure_open("add an alias group")
+        if self._live:
+            first = next(a for a in self.allocations if id(a) in self._live)
+            raise ValueError(
+                f"cannot add an alias group: allocation {_label(first)!r} has live= steps; use one or the other "
+                "(live= steps let the solver find the sharing that alias groups spell out)"
+            )
         if isinstance(phases, (str, bytes)) or not isinstance(phases, Iterable):
             raise TypeError(f"alias group must be a list of phases (lists of allocations), got {phases!r}")
         phase_lists = []
@@ -179,26 +255,46 @@ class _BaseAllocator:
 
     # -- layout ----------------------------------------------------------------
 
-    def compute_layout(self) -> None:
+    def compute_layout(self, solver: str | None = None, node_budget: int = DEFAULT_NODE_BUDGET) -> None:
         """Give every allocation its ``offset`` and fix the layout.
 
-        Nothing changes when this raises (bad field, over capacity).
+        Without lifetimes, blocks are packed as CUTLASS packs them. With ``live=``
+        steps, or when ``solver`` is given, the layout is solved: ``"auto"``
+        (the default then) searches exactly within ``node_budget`` search nodes
+        and never does worse than the best greedy layout, ``"exact"`` the same,
+        ``"greedy"`` only first fit. Alias groups are then read as lifetimes
+        (see :func:`groups_to_lifetimes`) and the hand-written layout is the one
+        to beat. Nothing changes when this raises (bad field, over capacity).
         """
         if self._layout_computed:
             raise LayoutStateError("compute_layout() already called")
+        if solver is not None and solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
+        if not _is_int(node_budget) or node_budget < 0:
+            raise ValueError(f"node_budget must be an int >= 0, got {node_budget!r}")
+        for a in self.allocations:
+            self._recheck(a)
+        self._refuse_duplicate_names()
+        placed, total = self._packed_layout()
+        if solver is None and not self._live:
+            if _CAPACITY_CHECKS.get():
+                self._check_capacity_before_commit(total)
+            self._commit(placed, total)
+            return
+        self._solve_lifetimes(solver or "auto", node_budget, placed)
+
+    def _recheck(self, a: Any) -> None:  # allocations are mutable: check them again
+        if type(a) is self._own_type:
+            self._check_fields(a)
+        else:
+            self._check_alloc(a, "compute_layout()")
+
+    def _packed_layout(self) -> tuple[list[tuple[Any, int, int, int]], int]:
+        """CUTLASS's layout: (block, base offset, size, alignment) for every block, and the total."""
         size_of, align_of = self._size, self._align
-        own_type, check_fields = self._own_type, self._check_fields
-
-        def check(a: Any) -> None:  # re-check: allocations are mutable
-            if type(a) is own_type:
-                check_fields(a)
-            else:
-                self._check_alloc(a, "compute_layout()")
-
         aliased = self._aliased
         blocks: list[tuple[int, int, Any]] = []  # (alignment, size, alloc or group)
         for a in self._allocations:
-            check(a)
             if id(a) not in aliased:
                 blocks.append((align_of(a), size_of(a), a))
         for group in self._alias_groups:
@@ -207,7 +303,6 @@ class _BaseAllocator:
             for phase in group:
                 cursor = 0
                 for a in phase:
-                    check(a)
                     al = align_of(a)
                     if al > g_align:
                         g_align = al
@@ -223,33 +318,97 @@ class _BaseAllocator:
             base = align_up(cursor, al)
             offsets.append((item, base, size, al))
             cursor = base + size
-        total = cursor
-        self._check_capacity_before_commit(total)
+        return offsets, cursor
 
-        # commit: nothing below can fail. The placement is also kept apart from the
-        # (mutable) allocations, so the plan shows the layout as computed here even
-        # if an allocation is changed afterwards.
-        fixed: dict[int, tuple[int, int, int]] = {}
-        for item, base, size, al in offsets:
+    def _member_offsets(self, placed: list[tuple[Any, int, int, int]]) -> list[tuple[Any, int, int, int]]:
+        """(allocation, offset, size, alignment) for every allocation of a packed layout."""
+        size_of, align_of = self._size, self._align
+        out = []
+        for item, base, size, al in placed:
             if type(item) is list:
                 for phase in item:
                     c = base
                     for a in phase:
-                        al = align_of(a)
-                        c = align_up(c, al)
-                        a.offset = c
-                        size = size_of(a)
-                        fixed[id(a)] = (c, size, al)
-                        c += size
+                        a_align = align_of(a)
+                        c = align_up(c, a_align)
+                        a_size = size_of(a)
+                        out.append((a, c, a_size, a_align))
+                        c += a_size
             else:
-                item.offset = base
-                fixed[id(item)] = (base, size, al)
-        self._fixed = fixed
+                out.append((item, base, size, al))
+        return out
+
+    def _commit(self, placed: list[tuple[Any, int, int, int]], total: int) -> None:
+        # nothing here can fail. The placement is also kept apart from the (mutable)
+        # allocations, so the plan shows the layout as computed here even if an
+        # allocation is changed afterwards.
+        self._fixed = {}
+        for a, offset, size, al in self._member_offsets(placed):
+            a.offset = offset
+            self._fixed[id(a)] = (offset, size, al)
         self._total = total
         self._layout_computed = True
 
+    def _solve_lifetimes(self, solver: str, node_budget: int, packed: list[tuple[Any, int, int, int]]) -> None:
+        allocs = list(self.allocations)
+        live = dict(self._live)
+        if self._alias_groups:
+            steps, live = phase_lifetimes(self._alias_groups)
+        elif self._steps is not None:
+            steps = self._steps
+        else:
+            steps = tuple(str(k) for k in range(max((max(v) for v in live.values()), default=0) + 1))
+        every = frozenset(range(len(steps)))
+        # the packed layout is valid for any lifetimes: the solver's layout to beat
+        given = {id(a): o for a, o, _, _ in self._member_offsets(packed)}
+        solution = solve(
+            [self._size(a) for a in allocs],
+            [self._align(a) for a in allocs],
+            [live.get(id(a), every) for a in allocs],
+            solver=solver,  # type: ignore[arg-type]
+            node_budget=node_budget,
+            incumbents=[[given[id(a)] for a in allocs]],
+        )
+        if _CAPACITY_CHECKS.get():
+            self._check_capacity_before_commit(solution.peak)
+        self._fixed = {}
+        for a, o in zip(allocs, solution.offsets):
+            a.offset = o
+            self._fixed[id(a)] = (o, self._size(a), self._align(a))
+        self._total = solution.peak
+        self._lifetimes = Lifetimes(
+            steps=steps,
+            live={k: tuple(sorted(v)) for k, v in live.items()},
+            lower_bound=solution.lower_bound,
+            optimal=solution.optimal,
+            solver=solution.solver,
+        )
+        self._layout_computed = True
+
+    def _refuse_duplicate_names(self) -> None:
+        """Two different allocations of one name are refused, as layout files refuse them:
+        the plan, the report and ``plan.region(name)`` find regions by name."""
+        first: dict[str, int] = {}
+        members = [*self._allocations, *(a for g in self._alias_groups for p in g for a in p)]
+        slot = getattr(self, "_tmem_ptr_alloc", None)
+        if slot is not None:
+            members.append(slot)
+        for a in members:
+            name = getattr(a, "name", None)
+            if not isinstance(name, str):
+                continue
+            if first.setdefault(name, id(a)) != id(a):
+                raise DeclarationError(
+                    f"two different allocations are named {name!r}; names must be unique in one "
+                    f"{type(self).__name__} (rename one, or add the same object twice)",
+                    allocation=name, field="name",
+                )
+
     def _check_capacity_before_commit(self, total: int) -> None:
         pass
+
+    def _reset_copy(self) -> None:
+        """Give a shallow copy its own mutable state (see :func:`groups_to_lifetimes`)."""
 
     def _require_layout(self, what: str) -> None:
         if not self._layout_computed:
@@ -300,10 +459,11 @@ class _BaseAllocator:
                 else:
                     self._check_alloc(a, "reading the plan")
             fixed = self._fixed
+            solved = self._lifetimes is not None
             self._plan = build_plan(
                 self._memory,
-                [a for a in self._allocations if id(a) not in self._aliased],
-                self._alias_groups,
+                self.allocations if solved else [a for a in self._allocations if id(a) not in self._aliased],
+                [] if solved else self._alias_groups,
                 self._total,
                 size_of=lambda a: fixed[id(a)][1],
                 align_of=lambda a: fixed[id(a)][2],
@@ -311,6 +471,7 @@ class _BaseAllocator:
                 barriers=self._barrier_entries(),
                 tmem_ptr=self._tmem_ptr(),
                 arch=self.arch,
+                lifetimes=self._lifetimes,
             )
         return self._plan
 
@@ -381,8 +542,8 @@ class SmemAllocator(_BaseAllocator):
     does not fit that architecture's per-block shared memory.
     """
 
-    def __init__(self, arch: str | int | hardware.Arch | None = None) -> None:
-        super().__init__(arch)
+    def __init__(self, arch: str | int | hardware.Arch | None = None, steps: Any = None) -> None:
+        super().__init__(arch, steps)
         self._barrier_resources: list[Any] = []
         self._barrier_groups: list[Any] = []
         # barrier storage: resources' first, then groups', as CUTLASS places them
@@ -416,6 +577,15 @@ class SmemAllocator(_BaseAllocator):
     def _align(self, alloc: Any) -> int:
         return int(alloc.alignment)
 
+    def _reset_copy(self) -> None:
+        self._barrier_resources = list(self._barrier_resources)
+        self._barrier_groups = list(self._barrier_groups)
+        self._resource_barriers = list(self._resource_barriers)
+        self._group_barriers = list(self._group_barriers)
+        self._smem_base = None
+        self._smem_trace = None
+        self._placed_barrier_ptrs = {}
+
     def _check_capacity_before_commit(self, total: int) -> None:
         if self._arch is None:
             return
@@ -442,9 +612,10 @@ class SmemAllocator(_BaseAllocator):
             )
         return stages
 
-    def add_resource(self, resource: Any) -> None:
-        """Register a resource's data allocations and, when it owns a pipeline
-        whose barriers are not placed yet, ``num_stages * 16`` bytes of mbarriers.
+    def add_resource(self, resource: Any, live: Any = None) -> None:
+        """Register a resource's data allocations (all live in ``live``) and,
+        when it owns a pipeline whose barriers are not placed yet,
+        ``num_stages * 16`` bytes of mbarriers (always live).
 
         Members of a pipeline group leave their barriers to the group
         (see :meth:`add_pipeline_group`).
@@ -463,10 +634,25 @@ class SmemAllocator(_BaseAllocator):
             and getattr(resource, "pipeline_group", None) is None
         )
         nbytes = self._stages(cfg, "resource", label) * hardware.BARRIER_BYTES_PER_STAGE if needs_barriers else 0
-        self._add_many(reqs)
+        lives = self._read_lives(reqs, live)
+        self._add_many(reqs, lives)
         if needs_barriers:
             self._barrier_resources.append(resource)
             self._add_barriers(self._resource_barriers, f"{label}.barriers", nbytes)
+
+    def add_pipeline(self, name: str, stages: int) -> Pipeline:
+        """Declare a pipeline that owns ``stages`` x 16 B of mbarriers (a layout
+        file's ``[[pipeline]]``) and return it; its region is ``<name>.barriers``."""
+        if not isinstance(name, str) or not name:
+            raise DeclarationTypeError(f"pipeline name must be a non-empty str, got {name!r}", field="name")
+        self._stages(PipelineConfig(stages), "pipeline", name)  # checked before anything changes
+        taken = [label for label, _ in self._barrier_entries()]
+        if f"{name}.barriers" in taken:
+            raise DeclarationError(f"pipeline {name!r} is declared twice (its barriers {name}.barriers exist already)",
+                                   allocation=name, field="name")
+        pipeline = Pipeline(name, PipelineConfig(stages))
+        self.add_resource(pipeline)
+        return pipeline
 
     def add_pipeline_group(self, group: Any) -> None:
         """Register a pipeline group's barriers: ``(N + 1) * S`` stage pairs for
@@ -667,8 +853,8 @@ class TmemAllocator(_BaseAllocator):
     _unit = "cols"
     _requirements_hook = "get_tmem_requirements"
 
-    def __init__(self, arch: str | int | hardware.Arch | None = None) -> None:
-        super().__init__(arch)
+    def __init__(self, arch: str | int | hardware.Arch | None = None, steps: Any = None) -> None:
+        super().__init__(arch, steps)
         if self._arch is not None and not self._arch.has_tmem:
             raise ValueError(f"{self._arch.name} ({self._arch.family}) has no tensor memory")
 
@@ -708,3 +894,80 @@ class TmemAllocator(_BaseAllocator):
     def tcgen05_alloc_columns(self) -> int:
         """Columns to request from ``tcgen05.alloc``: a power of two from 32 to 512."""
         return hardware.tmem_alloc_columns(self.total)
+
+
+def groups_to_lifetimes(allocator: _BaseAllocator) -> Any:
+    """A new allocator with the same declarations, where the alias groups are
+    read as lifetimes, so the solver can re-lay them out.
+
+    Each step is one combination of phases (one per group): phases of a group
+    are live in different steps, phases of different groups and every other
+    allocation meet in some step. The hand-written layout stays valid, so the
+    solved one is never larger. The allocations themselves are shared: the
+    one laid out last sets their offsets.
+    """
+    if not isinstance(allocator, _BaseAllocator):
+        raise TypeError(f"expected an SmemAllocator or TmemAllocator, got {type(allocator).__name__}")
+    steps, live = phase_lifetimes(allocator._alias_groups)
+    new = copy.copy(allocator)
+    new._allocations = list(allocator.allocations)
+    new._added = {id(a) for a in new._allocations}
+    new._alias_groups = []
+    new._aliased = set()
+    new._steps = steps
+    new._live = live
+    new._lifetimes = None
+    new._layout_computed = False
+    new._total = 0
+    new._plan = None
+    new._reset_copy()
+    return new
+
+
+def _clone(allocator: _BaseAllocator) -> Any:
+    """An uncomputed copy with copies of every allocation (so laying it out
+    leaves the caller's offsets alone) and no capacity limit."""
+    twins = {id(a): copy.copy(a) for a in allocator.allocations}
+    new = copy.copy(allocator)
+    new._allocations = [twins[id(a)] for a in allocator._allocations]
+    new._added = {id(a) for a in new._allocations}
+    new._alias_groups = [[[twins[id(a)] for a in phase] for phase in group] for group in allocator._alias_groups]
+    new._aliased = {id(a) for g in new._alias_groups for p in g for a in p}
+    new._live = {id(twins[k]): v for k, v in ((id(a), allocator._live.get(id(a))) for a in allocator.allocations) if v}
+    new._arch = None
+    new._lifetimes = None
+    new._layout_computed = False
+    new._total = 0
+    new._plan = None
+    new._reset_copy()
+    ptr = getattr(allocator, "_tmem_ptr_alloc", None)
+    if ptr is not None:
+        setattr(new, "_tmem_ptr_alloc", twins[id(ptr)])  # noqa: B010 (SMEM allocators only)
+    return new
+
+
+def compare_layouts(allocator: _BaseAllocator, node_budget: int = DEFAULT_NODE_BUDGET) -> dict[str, LayoutPlan]:
+    """Plans of the same declarations laid out three ways, for comparison:
+
+    * ``"hand-written"`` (alias groups as declared) or ``"no aliasing"`` (when
+      sharing comes only from ``live=`` steps): the layout without a solver;
+    * ``"greedy"``: first fit in the best of several orders;
+    * ``"optimal"``: the exact search (``optimal`` says whether it is proven).
+
+    The allocator itself is not laid out; capacity is not enforced here.
+    """
+    if not isinstance(allocator, _BaseAllocator):
+        raise TypeError(f"expected an SmemAllocator or TmemAllocator, got {type(allocator).__name__}")
+    from dataclasses import replace
+
+    plain = _clone(allocator)
+    plain._live = {}
+    plain.compute_layout()
+    out = {"hand-written" if allocator._alias_groups else "no aliasing": plain.plan}
+    for label, solver in (("greedy", "greedy"), ("optimal", "auto")):
+        solved = _clone(allocator)
+        if solved._alias_groups:
+            solved = groups_to_lifetimes(solved)
+        solved.compute_layout(solver=solver, node_budget=node_budget)
+        out[label] = solved.plan
+    return {k: replace(v, arch=allocator.arch) for k, v in out.items()}

@@ -6,13 +6,17 @@ the padding in front of it and, for aliased regions, its alias group and
 phase. Reports, figures, exports and the kernel bridge all consume it.
 
 Group and phase indices are 0-based in the data; views show them 1-based.
+
+A plan solved from lifetimes also names its program ``steps``, gives every
+region the steps it is ``live`` in, and records the proven ``lower_bound`` and
+whether the layout is ``optimal``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,13 +26,19 @@ from ._names import shown
 from ._units import align_up
 
 if TYPE_CHECKING:
+    from ._diff import PlanDiff
     from ._lint import Findings
     from ._occupancy import Occupancy
 
-__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "STRUCT_SOURCE"]
+__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "LIFETIME_SCHEMA_VERSION",
+           "STRUCT_SOURCE"]
 
 SCHEMA = "smemviz.layout-plan"
 SCHEMA_VERSION = 1
+# version 2 adds steps, Region.live and the solver's bound; a plan without
+# lifetimes is still written as version 1, so older readers keep reading it
+LIFETIME_SCHEMA_VERSION = 2
+_READABLE_VERSIONS = (SCHEMA_VERSION, LIFETIME_SCHEMA_VERSION)
 
 RegionKind = Literal["data", "barrier", "tmem_ptr"]
 MemoryKind = Literal["smem", "tmem"]
@@ -55,10 +65,15 @@ class Region:
     swizzle: str | None = None  # "32B" / "64B" / "128B" when the buffer is swizzled
     stages: int | None = None  # pipeline stages the buffer holds, when known
     tma: bool | None = None  # True when the buffer is a TMA destination
+    shape: tuple[int, ...] | None = None  # element shape, stages first, when declared with one
+    live: tuple[int, ...] | None = None  # step indices it is live in; None: every step
 
     @property
     def end(self) -> int:
         return self.offset + self.size
+
+    def live_in(self, step: int) -> bool:
+        return self.live is None or step in self.live
 
     @property
     def aliased(self) -> bool:
@@ -70,10 +85,14 @@ class Region:
             if d[key] is None:
                 del d[key]
         d["end"] = self.end
+        if self.live is not None:
+            d["live"] = list(self.live)
+        if self.shape is not None:
+            d["shape"] = list(self.shape)
         return d
 
 
-_OPTIONAL_REGION_KEYS = ("swizzle", "stages", "tma")
+_OPTIONAL_REGION_KEYS = ("swizzle", "stages", "tma", "live", "shape")
 
 
 @dataclass(frozen=True)
@@ -169,6 +188,10 @@ class LayoutPlan:
     base_alignment: int = 1
     arch: str | None = None
     source: str = "smemviz"  # "smemviz", "cutlass" (CUTLASS's allocator) or "cute.struct"
+    steps: tuple[str, ...] = ()  # program steps, when the layout was solved from lifetimes
+    lower_bound: int | None = None  # no layout of these lifetimes has a smaller data total
+    optimal: bool | None = None  # True only when the solver proved it; None without lifetimes
+    solver: str | None = None  # what found the layout ("exact", "greedy:size", ...)
 
     def __post_init__(self) -> None:
         if self.memory not in ("smem", "tmem"):
@@ -178,6 +201,54 @@ class LayoutPlan:
                 raise ValueError(f"region {r.name!r}: unknown kind {r.kind!r}")
             if r.offset < 0 or r.size < 0:
                 raise ValueError(f"region {r.name!r}: negative offset or size ({r.offset}, {r.size})")
+            if r.live is not None and any(not 0 <= t < len(self.steps) for t in r.live):
+                raise ValueError(f"region {r.name!r}: live steps {r.live} outside the plan's {len(self.steps)} steps")
+
+    # -- lifetimes -------------------------------------------------------------
+
+    @property
+    def gap(self) -> int | None:
+        """Units the data total may be above the optimum (0 when proven optimal)."""
+        if self.lower_bound is None:
+            return None
+        return 0 if self.optimal else max(0, self.data_total - self.lower_bound)
+
+    def step_index(self, step: int | str) -> int:
+        """The index of ``step`` (a name or an index) among :attr:`steps`."""
+        if isinstance(step, str):
+            if step in self.steps:
+                return self.steps.index(step)
+            raise KeyError(f"no step named {step!r}; steps: {', '.join(map(repr, self.steps))}")
+        if isinstance(step, int) and not isinstance(step, bool) and 0 <= step < len(self.steps):
+            return step
+        raise KeyError(f"no step {step!r}; the plan has {len(self.steps)} steps")
+
+    def live_at(self, step: int | str) -> tuple[Region, ...]:
+        """The regions live at ``step`` (name or index), in address order."""
+        k = self.step_index(step)
+        return tuple(r for r in self.regions if r.live_in(k))
+
+    def at_step(self, step: int | str) -> LayoutPlan:
+        """The plan of what is live at ``step``: the 1-D byte map of that moment."""
+        k = self.step_index(step)
+        return replace(self, regions=self.live_at(k), groups=())
+
+    @cached_property
+    def step_bounds(self) -> tuple[int, ...]:
+        """The least data total each step alone allows (its live data regions
+        packed with their alignments); the largest is the static lower bound."""
+        from ._aliasing import packed_bound
+
+        out = []
+        for k in range(len(self.steps)):
+            live = [r for r in self.data_regions if r.live_in(k) and r.size]
+            out.append(packed_bound([r.size for r in live], [r.alignment for r in live]))
+        return tuple(out)
+
+    @cached_property
+    def live_profile(self) -> tuple[int, ...]:
+        """Data units live at each step (barriers excluded)."""
+        return tuple(sum(r.size for r in self.data_regions if r.live_in(k)) for k in range(len(self.steps)))
 
     # -- sizes ---------------------------------------------------------------
 
@@ -235,7 +306,10 @@ class LayoutPlan:
     @cached_property
     def peak_live(self) -> int:
         """Lower bound on the data total: every standalone region plus, for each
-        alias group, its largest phase, with no padding at all."""
+        alias group, its largest phase, with no padding at all (with lifetimes:
+        the most units live at one step)."""
+        if self.steps:
+            return max(self.live_profile, default=0)
         standalone = sum(r.size for r in self.data_regions if r.group is None)
         per_phase: dict[tuple[int, int], int] = {}
         for r in self.data_regions:
@@ -348,12 +422,19 @@ class LayoutPlan:
 
         return lint(self, arch, **options)
 
+    def diff(self, other: LayoutPlan) -> PlanDiff:
+        """What changed from this layout to ``other``: regions added, removed,
+        moved and resized (matched by name), and the totals."""
+        from ._diff import diff_plans
+
+        return diff_plans(self, other)
+
     # -- serialisation -------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
-            "version": SCHEMA_VERSION,
+            "version": LIFETIME_SCHEMA_VERSION if self.steps else SCHEMA_VERSION,
             "memory": self.memory,
             "unit": self.unit,
             "arch": self.arch,
@@ -370,6 +451,18 @@ class LayoutPlan:
             },
             "regions": [r.to_dict() for r in self.regions],
             "groups": [g.to_dict() for g in self.groups],
+            **self._lifetime_dict(),
+        }
+
+    def _lifetime_dict(self) -> dict[str, Any]:
+        if not self.steps:
+            return {}
+        return {
+            "steps": list(self.steps),
+            "lower_bound": self.lower_bound,
+            "optimal": self.optimal,
+            "gap": self.gap,
+            "solver": self.solver,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -410,6 +503,13 @@ class LayoutPlan:
         )
 
 
+def _region_from_dict(r: dict[str, Any]) -> Region:
+    fields = {k: v for k, v in r.items() if k != "end"}
+    if fields.get("live") is not None:
+        fields["live"] = tuple(fields["live"])
+    return Region(**fields)
+
+
 def build_plan(
     memory: MemoryKind,
     standalone: Iterable[Any],
@@ -423,11 +523,14 @@ def build_plan(
     tmem_ptr: Any = None,
     arch: str | None = None,
     source: str = "smemviz",
+    lifetimes: Lifetimes | None = None,
 ) -> LayoutPlan:
     """Assemble a plan from allocations whose ``offset`` is already set
     (or that ``offset_of`` places).
 
     Works for smemviz's allocations and for CUTLASS's alike (duck-typed).
+    ``lifetimes`` (a layout solved from live steps) adds the steps, each
+    region's live steps and the solver's bound.
     """
     from ._dtypes import dtype_name
 
@@ -474,6 +577,8 @@ def build_plan(
             swizzle=getattr(a, "swizzle", None),
             stages=getattr(a, "stages", None),
             tma=getattr(a, "tma", None),
+            shape=getattr(a, "shape", None),
+            live=lifetimes.live.get(id(a)) if lifetimes is not None else None,
         )
 
     for i, a in enumerate(standalone):
@@ -515,6 +620,8 @@ def build_plan(
         barrier_total = cursor - start
 
     regions.sort(key=lambda r: (r.offset, r.index))
+    if lifetimes is not None:
+        regions = _padding_by_step(regions)
     return LayoutPlan(
         memory=memory,
         regions=tuple(regions),
@@ -524,8 +631,35 @@ def build_plan(
         base_alignment=base_alignment,
         arch=arch,
         source=source,
+        **(lifetimes.plan_fields() if lifetimes is not None else {}),
     )
 
 
 def _offset_attr(alloc: Any) -> int:
     return alloc.offset
+
+
+def _padding_by_step(regions: list[Region]) -> list[Region]:
+    """With lifetimes, regions overlap in address: the padding before a region is
+    the gap down to the highest end below it among the regions live with it."""
+    out = []
+    for r in regions:
+        below = [q.end for q in regions if q is not r and q.end <= r.offset
+                 and (r.live is None or q.live is None or set(r.live) & set(q.live))]
+        out.append(replace(r, padding_before=r.offset - max(below, default=0)))
+    return out
+
+
+@dataclass(frozen=True)
+class Lifetimes:
+    """What a layout solved from lifetimes adds to its plan."""
+
+    steps: tuple[str, ...]
+    live: dict[int, tuple[int, ...]]  # id(allocation) -> its live steps (absent: every step)
+    lower_bound: int
+    optimal: bool
+    solver: str
+
+    def plan_fields(self) -> dict[str, Any]:
+        return {"steps": self.steps, "lower_bound": self.lower_bound, "optimal": self.optimal, "solver": self.solver}
+

@@ -14,7 +14,16 @@ from dataclasses import fields
 from typing import Any
 
 from . import hardware
-from ._plan import _KINDS, SCHEMA, SCHEMA_VERSION, STRUCT_SOURCE, AliasGroup, LayoutPlan, Region
+from ._plan import (
+    _KINDS,
+    LIFETIME_SCHEMA_VERSION,
+    SCHEMA,
+    SCHEMA_VERSION,
+    STRUCT_SOURCE,
+    AliasGroup,
+    LayoutPlan,
+    Region,
+)
 from ._units import align_up
 
 __all__ = ["plan_from_dict"]
@@ -103,8 +112,15 @@ def _region(data: Any, where: str) -> Region:
     if (dtype is None) != (count is None):
         raise _fail(where, "dtype and count must be both set or both null")
     others = {k: v for k, v in d.items() if k not in ("name", "kind", "offset", "size", "alignment", "group",
-                                                      "phase", "padding_before", "dtype", "count", "index", "end")}
+                                                      "phase", "padding_before", "dtype", "count", "index", "end",
+                                                      "live")}
     _check_lint_fields(others, where)
+    live = d.get("live")
+    if live is not None:
+        steps = [_int(t, f"{where}.live[{i}]") for i, t in enumerate(_list(live, f"{where}.live"))]
+        if not steps or steps != sorted(set(steps)):
+            raise _fail(f"{where}.live", "expected the steps a region is live in, ascending, at least one")
+        others["live"] = tuple(steps)
     return Region(
         name=name,
         kind=kind,
@@ -130,6 +146,14 @@ def _check_lint_fields(d: dict[str, Any], where: str) -> None:
     tma = d.get("tma")
     if tma is not None and not isinstance(tma, bool):
         raise _fail(f"{where}.tma", f"expected true, false or null, got {_brief(tma)}")
+    shape = d.get("shape")
+    if shape is not None:
+        extents = tuple(_int(n, f"{where}.shape[{i}]", 1) for i, n in enumerate(_list(shape, f"{where}.shape")))
+        if not extents:
+            raise _fail(f"{where}.shape", "expected at least one extent")
+        if d.get("stages") is not None and d["stages"] != extents[0]:
+            raise _fail(f"{where}.stages", f"is {d['stages']}, but shape's first extent is {extents[0]}")
+        d["shape"] = extents
 
 
 def _group(data: Any, where: str, position: int) -> AliasGroup:
@@ -210,6 +234,38 @@ def _check_no_overlap(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...
                 raise _fail("regions", f"{_cut(n0)} [{s0}, {e0}) and {_cut(n1)} [{s1}, {e1}) overlap but are live together")
 
 
+def _lifetime_fields(d: dict[str, Any], version: Any, regions: tuple[Region, ...]) -> dict[str, Any]:
+    """steps, lower_bound, optimal and solver of a plan solved from lifetimes (version 2)."""
+    if version == SCHEMA_VERSION:
+        if any(r.live is not None for r in regions) or "steps" in d:
+            raise _fail("version", f"lifetimes (steps, live) need version {LIFETIME_SCHEMA_VERSION}")
+        return {}
+    steps = tuple(_str(s, f"steps[{i}]") for i, s in enumerate(_list(d.get("steps"), "steps")))
+    if not steps or len(set(steps)) != len(steps):
+        raise _fail("steps", "expected unique step names, at least one")
+    for i, r in enumerate(regions):
+        if r.live is not None and r.live[-1] >= len(steps):
+            raise _fail(f"regions[{i}].live", f"step {r.live[-1]} but the plan has {len(steps)} steps")
+    optimal = d.get("optimal")
+    if not isinstance(optimal, bool):
+        raise _fail("optimal", f"expected true or false, got {_brief(optimal)}")
+    lower = _int(d.get("lower_bound"), "lower_bound")
+    if lower > _int(d.get("data_total"), "data_total") or (optimal and lower != d.get("data_total")):
+        raise _fail("lower_bound", f"{lower} does not fit the data total {d.get('data_total')} (optimal: {optimal})")
+    return {"steps": steps, "lower_bound": lower, "optimal": optimal,
+            "solver": _str(d.get("solver"), "solver", optional=True)}
+
+
+def _check_no_overlap_by_step(plan: LayoutPlan) -> None:
+    """With lifetimes: regions live at a common step never share a unit."""
+    for k, step in enumerate(plan.steps):
+        spans = sorted((r.offset, r.end, repr(r.name)) for r in plan.regions if r.size and r.live_in(k))
+        for (s0, e0, n0), (s1, e1, n1) in zip(spans, spans[1:]):
+            if s1 < e0:
+                raise _fail("regions", f"{_cut(n0)} [{s0}, {e0}) and {_cut(n1)} [{s1}, {e1}) overlap "
+                                       f"but are both live at step {step!r}")
+
+
 def _cut(label: str) -> str:
     return label if len(label) <= 60 else label[:57] + "..."
 
@@ -276,8 +332,11 @@ def plan_from_dict(data: Any) -> LayoutPlan:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"not a smemviz layout plan (expected schema {SCHEMA!r})")
     version = data.get("version")
-    if version != SCHEMA_VERSION or isinstance(version, bool):
-        raise ValueError(f"unsupported layout-plan version {_brief(version)}; this smemviz reads {SCHEMA_VERSION}")
+    if version not in (SCHEMA_VERSION, LIFETIME_SCHEMA_VERSION) or isinstance(version, bool):
+        raise ValueError(
+            f"unsupported layout-plan version {_brief(version)}; this smemviz reads "
+            f"{SCHEMA_VERSION} and {LIFETIME_SCHEMA_VERSION}"
+        )
     d = data  # keys beyond the ones read here are ignored, as in older readers
     for key in ("memory", "regions", "data_total"):
         if key not in d:
@@ -304,9 +363,13 @@ def plan_from_dict(data: Any) -> LayoutPlan:
         base_alignment=_int(d.get("base_alignment", 1), "base_alignment", 1),
         arch=arch,
         source=_str(d.get("source", "smemviz"), "source") or "smemviz",
+        **_lifetime_fields(d, version, regions),
     )
     struct = plan.source == STRUCT_SOURCE
-    _check_no_overlap(regions, groups, struct)
+    if plan.steps:
+        _check_no_overlap_by_step(plan)
+    else:
+        _check_no_overlap(regions, groups, struct)
     _check_groups(regions, groups, struct)
     _check_totals(plan)
     _check_summary(plan, d.get("summary"))

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from ._lint import Finding
     from ._plan import LayoutPlan, Region
 
-__all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_cells"]
+__all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_cells",
+           "lifetime_summary"]
 
 # the region table, as every view shows it: (heading, right-aligned?)
 REGION_COLUMNS: tuple[tuple[str, bool], ...] = (
@@ -50,7 +51,18 @@ def summary_parts(plan: LayoutPlan) -> list[str]:
     if plan.alias_savings:
         parts.append(f"aliasing saves {fmt_units(plan.alias_savings, unit)}")
     parts.append(f"{len(plan.regions):,} regions")
+    if plan.steps:
+        parts.append(lifetime_summary(plan))
     return parts
+
+
+def lifetime_summary(plan: LayoutPlan) -> str:
+    """One line on a layout solved from lifetimes: steps, bound, optimality."""
+    proof = "optimal (proven)" if plan.optimal else f"within {plan.gap} {plan.unit} of optimal"
+    return (
+        f"Lifetimes over {len(plan.steps)} steps: lower bound {plan.lower_bound} {plan.unit}, "
+        f"{proof} [{plan.solver}]"
+    )
 
 _KIND_MARK = {"data": "", "barrier": " [mbarrier]", "tmem_ptr": " [tmem ptr]"}
 
@@ -67,36 +79,39 @@ def text_report(plan: LayoutPlan) -> str:
     labels = [shown(r.name) + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
     w = max([28, *map(len, labels)])  # the seed's 28, wider when a name needs it
     if with_align:
-        hdr = f"  {'Name':<{w}} {'Size':>8}  {'Align':>5}  {'Offset':>8}  {'End':>8}"
+        hdr = f"  {'Name':<{w}} {'Size':>9}  {'Align':>5}  {'Offset':>9}  {'End':>9}"
     else:
-        hdr = f"  {'Name':<{w}} {'Size':>8}  {'Offset':>8}  {'End':>8}"
+        hdr = f"  {'Name':<{w}} {'Size':>9}  {'Offset':>9}  {'End':>9}"
     rule = f"  {'─' * (len(hdr) - 2)}"
     lines = [f"[{tag}] {title}", hdr, rule]
     for label, r in zip(labels, plan.regions):
         if with_align:
-            lines.append(f"  {label:<{w}} {r.size:>8}  {r.alignment:>5}  {r.offset:>8}  {r.end:>8}")
+            lines.append(f"  {label:<{w}} {r.size:>9,}  {r.alignment:>5,}  {r.offset:>9,}  {r.end:>9,}")
         else:
-            lines.append(f"  {label:<{w}} {r.size:>8}  {r.offset:>8}  {r.end:>8}")
+            lines.append(f"  {label:<{w}} {r.size:>9,}  {r.offset:>9,}  {r.end:>9,}")
     if plan.groups:
         lines.append(rule)
         for g in plan.groups:
-            lines.append(f"  Alias group {g.index + 1} (offset {g.offset}, {g.size} {unit}):")
+            lines.append(f"  Alias group {g.index + 1} (offset {g.offset:,}, {g.size:,} {unit}):")
             for p in range(len(g.phase_sizes)):
-                parts = ", ".join(f"{shown(r.name)} ({r.size} {unit})" for r in plan.phase_regions(g.index, p))
+                parts = ", ".join(f"{shown(r.name)} ({r.size:,} {unit})" for r in plan.phase_regions(g.index, p))
                 lines.append(f"    Phase {p + 1}: {parts}")
     lines.append(rule)
-    if plan.memory == "smem":
-        lines.append(f"  Data SMEM:        {plan.data_total:>8} B")
-        if plan.barrier_bytes:
-            lines.append(f"  Barrier SMEM:     {plan.barrier_bytes:>8} B")
-            lines.append(f"  Total SMEM:       {plan.unified_bytes:>8} B  (data + barriers)")
-    lines.append(f"  Total:          {plan.data_total:>8} {unit}")
+    # one total: what the layout needs (for SMEM the unified array, data then barriers)
+    if plan.memory == "smem" and plan.barrier_bytes:
+        lines.append(f"  Data:           {plan.data_total:>9,} B")
+        lines.append(f"  Barriers:       {plan.barrier_bytes:>9,} B")
+        lines.append(f"  Total:          {plan.unified_bytes:>9,} B  (data + barriers)")
+    else:
+        lines.append(f"  Total:          {plan.total:>9,} {unit}")
     if plan.alias_savings > 0:
-        lines.append(f"  Alias savings:  {plan.alias_savings:>8} {unit}")
+        lines.append(f"  Alias savings:  {plan.alias_savings:>9,} {unit}")
     if plan.padding > 0:
-        lines.append(f"  Padding:        {plan.padding:>8} {unit}")
+        lines.append(f"  Padding:        {plan.padding:>9,} {unit}")
     if plan.memory == "tmem" and plan.data_total:
-        lines.append(f"  tcgen05.alloc:  {plan.tmem_alloc_columns:>8} cols")
+        lines.append(f"  tcgen05.alloc:  {plan.tmem_alloc_columns:>9,} cols")
+    if plan.steps:
+        lines.append(f"  {lifetime_summary(plan)}")
     cap = plan.capacity()
     lines.append(f"  {cap.message()}")
     if plan.arch is None and cap.arch is not None:  # say where an assumed arch came from

@@ -103,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--height", type=_positive_int, help="image height in pixels (static images)")
     render.add_argument("--scale", type=_positive_float, default=1.0, help="pixel scale of static images")
     render.add_argument("--title", help="heading of the page (default: the file's 'name')")
+    render.add_argument("--lifetimes", action="store_true",
+                        help="draw the lifetime map (steps x addresses) of a layout with steps and live keys")
 
     report = sub.add_parser("report", help="print the usage table", epilog=_EPILOG)
     common(report)
@@ -206,13 +208,24 @@ def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
             f"cannot write {args.output!r}: unknown extension {target.suffix or '(none)'!r}; "
             f"supported: {', '.join(FORMATS)}"
         )
-    _plans(source, args)  # usage errors before any slow work
+    pair = _plans(source, args)  # usage errors before any slow work
+    figure = _lifetime_figure(pair, args) if args.lifetimes else None
     written = export(
         source, target, arch=args.arch, which=args.which, width=args.width,
-        height=args.height, scale=args.scale, title=args.title,
+        height=args.height, scale=args.scale, title=args.title, figure=figure,
     )
     out.write(f"wrote {written} ({written.stat().st_size:,} bytes)\n")
     return EXIT_OK
+
+
+def _lifetime_figure(pair: Any, args: argparse.Namespace) -> Any:
+    """The lifetime map of the first plan with steps (SMEM, then TMEM)."""
+    plan = next((p for p in (pair.smem, pair.tmem) if p is not None and p.steps), None)
+    if plan is None:
+        raise _UsageError(f"{args.file}: --lifetimes needs a layout with steps and live keys")
+    from .figures import lifetime_figure
+
+    return lifetime_figure(plan, arch=args.arch)
 
 
 def _occupancy_lines(args: argparse.Namespace, plans: Any, arch: str | None) -> list[str]:

@@ -3,7 +3,7 @@ description to smemviz's allocators and to CUTLASS's own, so both can be compare
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -89,13 +89,22 @@ def smem_programs(draw, max_ops: int = 12) -> list[Op]:
     ops: list[Op] = []
     declared = 0
     grouped: set[int] = set()
+    used: set[str] = set()
+
+    def unique(spec: AllocSpec) -> AllocSpec:
+        """The allocators refuse two allocations of one name: a drawn name seen before gets a suffix."""
+        if spec.name in used:
+            spec = replace(spec, name=f"{spec.name}_{len(used)}")
+        used.add(spec.name)
+        return spec
+
     for _ in range(draw(st.integers(0, max_ops))):
         kind = draw(st.sampled_from(["add", "add", "resource", "alias", "pgroup", "tmem_ptr"]))
         if kind == "add":
-            ops.append(Op("add", (draw(alloc_specs()),)))
+            ops.append(Op("add", (unique(draw(alloc_specs())),)))
             declared += 1
         elif kind == "resource":
-            allocs = tuple(draw(st.lists(alloc_specs("r"), max_size=3)))
+            allocs = tuple(unique(a) for a in draw(st.lists(alloc_specs("r"), max_size=3)))
             stages = draw(st.one_of(st.none(), st.integers(1, 8)))
             ops.append(Op("resource", allocs, stages=stages, grouped=draw(st.booleans()),
                           preset=draw(st.booleans())))
@@ -117,7 +126,7 @@ def smem_programs(draw, max_ops: int = 12) -> list[Op]:
                     if free and draw(st.booleans()):
                         idx = draw(st.sampled_from(free))
                     else:
-                        fresh.append(draw(alloc_specs("g")))
+                        fresh.append(unique(draw(alloc_specs("g"))))
                         idx = declared + len(fresh) - 1
                     phase.append(idx)
                 phases.append(tuple(phase))
@@ -193,6 +202,28 @@ def tmem_programs(draw) -> tuple[list[int], list[list[list[int]]]]:
     groups = draw(st.lists(st.lists(st.lists(tmem_columns, min_size=1, max_size=3),
                                      min_size=2, max_size=3), max_size=2))
     return standalone, groups
+
+
+# -- lifetimes ------------------------------------------------------------------
+
+lifetime_alignments = st.sampled_from([1, 2, 4, 8, 16, 128, 1024])
+
+
+@st.composite
+def lifetime_instances(draw, max_buffers: int = 10, max_steps: int = 8, max_size: int = 70_000):
+    """(sizes, alignments, lives): buffers with live step sets, not always contiguous."""
+    n = draw(st.integers(1, max_buffers))
+    steps = draw(st.integers(1, max_steps))
+    sizes = draw(st.lists(st.integers(1, max_size), min_size=n, max_size=n))
+    aligns = draw(st.lists(lifetime_alignments, min_size=n, max_size=n))
+    lives = []
+    for _ in range(n):
+        if draw(st.booleans()):
+            first = draw(st.integers(0, steps - 1))
+            lives.append(frozenset(range(first, draw(st.integers(first + 1, steps)))))
+        else:
+            lives.append(frozenset(draw(st.sets(st.integers(0, steps - 1), min_size=1))))
+    return sizes, aligns, lives
 
 
 # -- @cute.struct shared-storage descriptions -----------------------------------------

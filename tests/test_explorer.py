@@ -134,13 +134,26 @@ def test_a_builder_exception_is_shown_and_the_last_layout_stays():
     assert ex.message.value == "" and ex.last_error is None and len(data_trace(ex.smem_widget).base) == 4
 
 
-def test_an_over_capacity_layout_is_refused_with_a_readable_message():
+def test_an_over_capacity_layout_is_drawn_as_asked_with_the_overflow_and_a_red_summary():
     ex = gemm()
-    kept = list(data_trace(ex.smem_widget).base)
+    ex.controls["stages"].value = 3  # fits: the last layout that fit
     ex.controls["stages"].value = 8  # 8 x 32 KiB + 32 KiB > 227 KiB
     assert ex.arch == "sm_100"  # a layout with TMEM starts on Blackwell
     assert "exceeds the sm_100 per-block limit of 232448 B by 62464 B" in ex.message.value
-    assert list(data_trace(ex.smem_widget).base) == kept
+    # the map shows the 8-stage layout, not the last one that fit
+    assert ex.smem_plan.total == 8 * 32768 + 32768
+    assert len(data_trace(ex.smem_widget).base) == 16
+    overflow = ex.smem_widget.layout.shapes[1]
+    assert (overflow.x0, overflow.x1) == (232448, 8 * 32768 + 32768)
+    assert "over by 62,464 B" in ex.smem_widget.layout.annotations[0].text
+    # the summary is in the error colour and says by how much; the last fit is a note only
+    smem_line = ex.summary.value.split("<br>")[0]
+    assert "smemviz-over" in smem_line and "over by 62,464 B" in smem_line
+    assert "smemviz-fits" not in smem_line
+    note = ex.message.value.split("smemviz-note", 1)[1]
+    assert "Last layout that fit" in note and "stages=3" in note and "131,072 B" in note
+    ex.controls["stages"].value = 2  # fits again: message and note gone
+    assert ex.message.value == "" and "smemviz-fits" in ex.summary.value
 
 
 def test_arch_selector_moves_the_capacity_line():
@@ -160,6 +173,7 @@ def test_phase_selector_highlights_one_phase():
     ex = gemm()
     values = [v for _, v in ex.phase_selector.options]
     assert values == [None, ("smem", 0, 0), ("smem", 0, 1)]
+    assert ex.phase_selector.index == 0 and ex.phase_selector.label == "all phases"
     ex.phase_selector.value = ("smem", 0, 1)
     al = next(t for t in ex.smem_widget.data if t.meta == "aliased")
     opacity = dict(zip(al.text, al.marker.opacity))
@@ -169,6 +183,7 @@ def test_phase_selector_highlights_one_phase():
     assert dict(zip(al.text, al.marker.opacity))["red"] == 1.0
     ex.phase_selector.value = None
     assert all(o == 1.0 for o in al.marker.opacity)
+    assert ex.phase_selector.index == 0  # the box reads "all phases", never blank
 
 
 def test_plain_layouts_pairs_and_plans():
@@ -357,3 +372,124 @@ def test_live_figures_also_drive_a_plain_figure_widget(monkeypatch):
     assert isinstance(ex.smem_widget, go.FigureWidget) and not hasattr(ex.smem_widget, "update_browser_first")
     ex.controls["stages"].value = 3
     assert len(data_trace(ex.smem_widget).base) == 6 and f"{ex.smem_plan.total:,} B" in ex.smem_widget.layout.title.text
+
+
+def build_for_arch(stages: int = 2, arch: str = "sm_90a"):
+    s = SmemAllocator(arch=arch)
+    s.add(SmemAllocation("a", 1024 * stages, 128))
+    return s
+
+
+def test_a_plan_is_judged_against_its_own_arch_until_one_is_picked():
+    ex = explore(build_for_arch, stages=(1, 4), arch=["sm_100a", "sm_90a", "sm_80"])
+    assert "arch" in ex.controls  # the builder takes arch: the list is its control
+    assert ex.arch == "sm_90" and "on sm_90 " in ex.smem_widget.layout.title.text
+    ex.controls["arch"].value = "sm_80"
+    assert ex.arch == "sm_80" and "on sm_80 " in ex.smem_widget.layout.title.text
+    ex.arch_selector.value = "sm_120"  # picked by hand: plans no longer move it
+    ex.controls["arch"].value = "sm_100a"
+    assert ex.smem_plan.arch == "sm_100" and ex.arch == "sm_120"
+    assert "on sm_120 " in ex.smem_widget.layout.title.text
+    fixed_arch = explore(build_for_arch, arch="sm_80")
+    assert fixed_arch.values["arch"] == "sm_80" and fixed_arch.arch == "sm_80"
+
+
+def test_a_narrow_explorer_shortens_titles_and_keeps_table_cells_whole():
+    ex = gemm()
+    long_title = ex.smem_widget.layout.title.text
+    ex._on_width({"new": 460})  # two explorers side by side
+    short = ex.smem_widget.layout.title.text
+    assert ex.smem_widget.layout.width == 460 - 8
+    assert len(short) < len(long_title) and short.startswith("SMEM ") and "sm_100" in short
+    assert len(short) * 7 < 460 - 40  # fits at ~7 px a character
+    assert len(ex.smem_widget.layout.annotations[0].text) * 7 < 200
+    assert ex.tmem_widget.layout.title.text.startswith("TMEM ")
+    ex.controls["stages"].value = 3  # updates keep the short forms
+    assert ex.smem_widget.layout.title.text.startswith("SMEM ") and "of" in ex.smem_widget.layout.title.text
+    assert len(ex.smem_widget.layout.title.text) < len(long_title)
+    ex._on_width({"new": 1200})
+    assert ex.smem_widget.layout.title.text.startswith("SMEM layout: ")
+    # a real table, numbers never broken over two lines
+    assert "<table class='smemviz-utable'" in ex.table.value and "table-layout:fixed" in ex.table.value
+    css = ex.children[0].value  # the tables' stylesheet, on the page once
+    assert "smemviz-utable" in css and "white-space:nowrap" in css and "<style" not in ex.table.value
+    assert "<td class=n>16,384<td" in ex.table.value  # one cell per number (closing tags are optional)
+
+
+def build_for_sm100(stages: int = 2):
+    s = SmemAllocator(arch="sm_100a")  # refuses over-capacity layouts outside the explorer
+    for i in range(stages):
+        s.add(SmemAllocation(f"a_stage{i}", 32768, 1024))
+    s.compute_layout()
+    return s
+
+
+def test_a_builder_whose_allocator_refuses_over_capacity_is_still_drawn_as_asked():
+    ex = explore(build_for_sm100, stages=(1, 12))
+    ex.controls["stages"].value = 9  # 288 KiB
+    assert ex.smem_plan.total == 9 * 32768 and len(data_trace(ex.smem_widget).base) == 9
+    assert "exceeds the sm_100 per-block limit" in ex.message.value and "stages=2" in ex.message.value
+    with pytest.raises(smemviz.CapacityError):  # outside the explorer the check is back
+        build_for_sm100(9)
+
+
+def build_that_fails(n: int = 1):
+    s = SmemAllocator()
+    s.add(SmemAllocation("a", 1024 * n, 3))  # alignment 3: refused inside smemviz
+    return s
+
+
+def test_a_builder_error_points_at_the_builders_line():
+    ex = explore(build_that_fails, n=(1, 2))
+    assert "at build_that_fails, line" in ex.message.value
+    import inspect
+    line = inspect.getsourcelines(build_that_fails)[1] + 2
+    assert f"line {line})" in ex.message.value
+
+
+def test_tried_configurations_are_listed_and_reset_goes_back():
+    ex = gemm()
+    ex.controls["stages"].value = 3
+    ex.controls["tile_n"].value = 256
+    ex.controls["stages"].value = 7  # the builder raises
+    ex.controls["stages"].value = 8  # over capacity
+    tried = [(a.arguments["stages"], a.arguments["tile_n"], a.fits) for a in ex.history]
+    assert tried == [(2, 128, True), (3, 128, True), (3, 256, True), (7, 256, None), (8, 256, False)]
+    assert ex.history[1].smem_total == 3 * 32768 + 32768 and ex.history[1].arch == "sm_100"
+    ex.details.selected_index = 2
+    html = ex.history_table.value
+    assert html.index("<td>8</td>") < html.index("<td>2</td>")  # newest first
+    assert ">over (sm_100)<" in html and ">error (sm_100)<" in html and "+32,768" in html
+    ex.reset()
+    assert ex.values == {"stages": 2, "tile_n": 128, "dtype": "bf16"} and ex.message.value == ""
+    assert len(ex.history) == 6 and ex.history[-1] == ex.history[0]  # one rebuild for the whole reset
+    assert "reset" in [getattr(w, "description", "") for w in ex.control_bar.children]
+    fixed = explore(_computed())  # a fixed layout: nothing to reset, nothing tried
+    assert "reset" not in [getattr(w, "description", "") for w in fixed.control_bar.children]
+    assert fixed.history == [] and len(fixed.details.children) == 2
+
+
+def _computed():
+    s, _ = build_gemm_layout()
+    s.compute_layout()
+    return s
+
+
+def test_html_export_is_offline_or_small_as_chosen_and_the_tooltip_says_which(tmp_path):
+    pytest.importorskip("plotly")
+    ex = gemm()
+    ex.export_path.value = str(tmp_path / "big")
+    assert ex.export_offline.value and "offline" in ex.export_buttons["html"].tooltip
+    ex.export_buttons["html"].click()
+    big = (tmp_path / "big.html").read_text()
+    ex.export_offline.value = False
+    assert "CDN" in ex.export_buttons["html"].tooltip and "network" in ex.export_buttons["html"].tooltip
+    ex.export_path.value = str(tmp_path / "small")
+    ex.export_buttons["html"].click()
+    small = (tmp_path / "small.html").read_text()
+    assert len(small) < len(big) / 10 and len(big) > 3_000_000
+    import re
+
+    src = re.search(r'<script[^>]*\bsrc="([^"]+)"', small).group(1)
+    assert src.startswith("https://cdn.plot.ly/") and src in small.split("Content-Security-Policy", 1)[1].split(">", 1)[0]
+    assert "https://" not in big.split("Content-Security-Policy", 1)[1].split(">", 1)[0]  # offline page: no network

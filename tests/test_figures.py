@@ -4,14 +4,26 @@ lanes per phase, capacity line, hover text, escaping, stable colours."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 go = pytest.importorskip("plotly.graph_objects")
 
 import smemviz  # noqa: E402
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware  # noqa: E402
 from smemviz.figures import TRACE_NAMES, bank_figure, layout_figure, smem_figure, tmem_figure  # noqa: E402
+from smemviz.figures._bars import spread  # noqa: E402
 from smemviz.figures._geometry import LANE_FILL  # noqa: E402
-from smemviz.figures._style import color_for, kib_ticks, plain  # noqa: E402
+from smemviz.figures._style import (  # noqa: E402
+    FAMILY_HUES,
+    KIND_COLORS,
+    color_for,
+    family_of,
+    kib_ticks,
+    plain,
+    region_colors,
+    shade,
+)
 
 EVIL = "<img src=x onerror=alert(1)>"
 
@@ -62,7 +74,7 @@ def test_every_region_is_one_bar_at_its_offset_and_size():
     fig = smem_figure(plan)
     assert isinstance(fig, go.Figure)
     assert [t.meta for t in fig.data] == list(TRACE_NAMES)
-    seen = {t.text[i]: (t.base[i], t.x[i], key) for key, t, i in bars(fig)}
+    seen = {t.text[i]: (t.base[i], t.customdata[i], key) for key, t, i in bars(fig)}
     assert len(seen) == len(plan.regions)
     for r in plan.regions:
         base, size, key = seen[r.name]
@@ -85,7 +97,7 @@ def test_phases_sit_on_their_own_lanes_within_the_group_span():
     outline = traces(smem_figure(plan))["groups"]
     assert (outline.base[0], outline.x[0]) == (group.offset, group.size)
     for i in range(len(al.text)):
-        assert group.offset <= al.base[i] and al.base[i] + al.x[i] <= group.end
+        assert group.offset <= al.base[i] and al.base[i] + al.customdata[i] <= group.end
 
 
 def test_padding_is_drawn_and_adds_up():
@@ -175,8 +187,8 @@ def test_colours_follow_names_not_positions():
     c_small = {t.text[i]: t.marker.color[i] for _, t, i in bars(smem_figure(small))}
     c_big = {t.text[i]: t.marker.color[i] for _, t, i in bars(smem_figure(big))}
     for name in ("a0", "a1", "odd", "epi", "scratch"):
-        assert c_small[name] == c_big[name] == color_for(name)
-    assert len({color_for(f"buf{i}") for i in range(40)}) > 10
+        assert c_small[name] == c_big[name]
+    assert c_small["a0"] == color_for("a0")
 
 
 def test_highlight_dims_everything_but_one_phase():
@@ -284,24 +296,67 @@ def test_figures_read_a_computed_cutlass_allocator():
     assert list(traces(tfig)["data"].x) == [96] and tfig.layout.shapes[1].x0 == 128
 
 
-def test_numbered_siblings_and_neighbours_get_different_colours():
-    assert color_for("acc0") != color_for("acc1")
-    assert len({color_for(f"smem_a{i}") for i in range(8)}) == 8
+def test_an_operands_stages_share_a_hue_shaded_by_stage():
+    assert family_of("a_stage3") == family_of("a3") == family_of("a_s3") == ("a", 3)
+    assert family_of("smem_b12") == ("smem_b", 12) and family_of("load.a") == ("load", None)
+    assert family_of("epi") == ("epi", None)
+    stages = [color_for(f"a_stage{i}") for i in range(4)]
+    assert len(set(stages)) == 4  # shades differ ...
+    hue = FAMILY_HUES[[shade(h, 0) for h in FAMILY_HUES].index(color_for("a"))]
+    assert all(s_ in {shade(hue, -0.28 + 0.09 * k) for k in range(8)} for s_ in stages)  # ... of one hue
+    light = [sum(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in stages]
+    assert light == sorted(light)  # stage 0 darkest
     t = TmemAllocator()
     t.add(TmemAllocation("acc0", 256))
     t.add(TmemAllocation("acc1", 256))
     t.compute_layout()
     data = traces(tmem_figure(t))["data"]
     assert data.marker.color[0] != data.marker.color[1]
-    # two names whose own colours collide still differ when they touch
-    names = [f"n{i}" for i in range(200)]
-    a, b = next((x, y) for x in names for y in names if x < y and color_for(x) == color_for(y))
+
+
+def test_families_in_one_map_get_distinct_hues_and_the_bank_view_agrees():
     s = SmemAllocator()
-    s.add(SmemAllocation(a, 1024, 128))
-    s.add(SmemAllocation(b, 1024, 128))
+    names = []
+    for operand in ("sfa", "sfb", "a", "b", "c", "d"):  # six families of four stages: 24 regions
+        for k in range(4):
+            names.append(f"{operand}_stage{k}")
+            s.add(SmemAllocation(names[-1], 2048, 128))
+    s.add_resource(Pipe())
     s.compute_layout()
-    colors = traces(smem_figure(s))["data"].marker.color
-    assert colors[0] == color_for(a) and colors[1] != colors[0]
+    fig = smem_figure(s)
+    data = traces(fig)["data"]
+    color = dict(zip(data.text, data.marker.color))
+    hues = {}
+    for name, c in color.items():
+        hues.setdefault(family_of(name)[0], set()).add(c)
+    base = {op: next(h for h in FAMILY_HUES if shade(h, -0.28) == color[f"{op}_stage0"])
+            for op in ("sfa", "sfb", "a", "b", "c", "d")}
+    assert len(set(base.values())) == 6  # one hue per family, none shared
+    assert all(len(v) == 4 for v in hues.values())
+    bank = bank_figure(s).data[0]
+    rows = [r for r in s.plan.regions if r.size]
+    for r, c in zip(rows, bank.marker.color):
+        if r.kind == "data":
+            assert c == color[r.name]
+    # resource members without numbers are shaded apart
+    load = region_colors(["load.a", "load.b"])
+    assert load["load.a"] != load["load.b"]
+
+
+def test_labels_that_do_not_fit_fall_back_to_the_stage_number_and_dimmed_ones_stay_readable():
+    s = SmemAllocator()
+    s.add(SmemAllocation("big_tile", 131072, 1024))
+    for k in range(4):
+        s.add(SmemAllocation(f"scale_factor_a_stage{k}", 4096, 128))  # ~16 px on a 900 px map
+    s.add_alias_group([[SmemAllocation("epi", 8192, 128)], [SmemAllocation("red", 8192, 128)]])
+    s.compute_layout()
+    data = traces(smem_figure(s, "sm_100"))["data"]
+    tmpl = dict(zip(data.text, data.texttemplate))
+    assert tmpl["big_tile"] == "%{text}"
+    assert [tmpl[f"scale_factor_a_stage{k}"] for k in range(4)] == ["0", "1", "2", "3"]
+    al = traces(smem_figure(s, "sm_100", highlight=(0, 1)))["aliased"]
+    font = dict(zip(al.text, al.textfont.color))
+    assert font["epi"] == "#37474f"  # dimmed bar: dark text, not white on near-white
 
 
 def test_only_bars_wide_enough_carry_a_label():
@@ -322,3 +377,71 @@ def test_tmem_alloc_note_sits_above_the_plot_area():
     note = fig.layout.annotations[0]
     assert note.yref == "y domain" and note.y == 1.0 and note.yanchor == "bottom"
     assert "tcgen05.alloc 256 cols" in note.text
+
+
+def test_tiny_regions_are_drawn_wider_and_say_so():
+    plan = gemm_like(3).plan  # "odd" is 100 B of a 227 KiB axis
+    fig = smem_figure(plan, "sm_100")
+    span = fig.layout.xaxis.range[1] / 1.01
+    data = traces(fig)["data"]
+    for i, name in enumerate(data.text):
+        assert data.x[i] >= 0.0035 * span, name  # a few px even on a 400 px map
+        assert data.x[i] >= data.customdata[i]
+    odd = list(data.text).index("odd")
+    assert data.x[odd] > 100 and "not to scale" in data.hovertext[odd]
+    assert odd == len(data.text) - 1  # drawn last, over its neighbours
+    assert all("not to scale" not in h for i, h in enumerate(data.hovertext) if i != odd)
+    assert "1 tiny region drawn wider (not to scale)" in fig.layout.title.subtitle.text
+    plain_layout = SmemAllocator()
+    plain_layout.add(SmemAllocation("a", 65536, 1024))
+    plain_layout.compute_layout()
+    assert "not to scale" not in smem_figure(plain_layout).layout.title.subtitle.text
+
+
+def test_every_barrier_region_has_a_marker_of_its_own():
+    s = SmemAllocator()
+    s.add(SmemAllocation("big", 65536, 1024))
+    s.add(SmemAllocation("tiny", 32, 16))
+    for name in ("load", "mma", "epi"):
+        p = Pipe()
+        p.name = name
+        s.add_resource(p)
+    s.add_tmem_ptr(SmemAllocation("tmem_ptr", 4, 4))
+    s.compute_layout()
+    fig = smem_figure(s.plan)
+    marks = traces(fig)["small"]
+    span = fig.layout.xaxis.range[1] / 1.01
+    barrier_xs = sorted(x for x, sym in zip(marks.x, marks.marker.symbol) if sym == "triangle-up")
+    assert len(barrier_xs) == 3 == len(s.plan.barrier_regions)
+    assert all(b - a >= 0.044 * span for a, b in zip(barrier_xs, barrier_xs[1:]))  # 18 px apart at 400 px
+    hovers = [h for h, sym in zip(marks.hovertext, marks.marker.symbol) if sym == "triangle-up"]
+    assert len(set(hovers)) == 3
+    assert "tiny" in traces(fig)["data"].text
+
+
+@given(st.lists(st.floats(0, 1000), min_size=0, max_size=30), st.floats(0.5, 50), st.floats(1, 500))
+def test_spread_markers_keep_their_order_and_a_gap(xs, gap, limit):
+    out = spread(xs, gap, limit)
+    assert len(out) == len(xs)
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    moved = [out[i] for i in order]
+    least = min(gap, limit / max(1, len(xs) - 1))
+    assert all(b - a >= least - 1e-6 for a, b in zip(moved, moved[1:]))
+
+
+def test_an_over_capacity_map_has_a_red_title_and_shaded_overflow():
+    s = SmemAllocator()
+    s.add(SmemAllocation("a", 300 * 1024, 1024))
+    s.compute_layout()
+    fig = smem_figure(s, "sm_90")
+    assert fig.layout.title.font.color == KIND_COLORS["capacity"]
+    over = fig.layout.shapes[1]
+    assert (over.x0, over.x1) == (232448, 300 * 1024)
+    assert smem_figure(gemm_like().plan, "sm_90").layout.title.font.color != KIND_COLORS["capacity"]
+
+
+def test_the_tmem_map_is_shorter_than_the_smem_map():
+    t = TmemAllocator()
+    t.add(TmemAllocation("acc", 128))
+    t.compute_layout()
+    assert tmem_figure(t).layout.height < smem_figure(gemm_like().plan).layout.height

@@ -160,6 +160,11 @@ def check_tuning(text: str, nb) -> None:
     assert "application/vnd.plotly.v1+json" in mime_types(nb), "no figure is shown"
     # the explorer built the default configuration from its controls
     assert "controls: {'tile_m': 128, 'tile_n': 256, 'tile_k': 64, 'stages': 4" in text
+    # lifetimes: the C tile and bias find room over the 5 operand stages, proven smallest
+    operands = 2 * 5 * 128 * 64 * 2
+    assert f"{'optimal':>12}: {operands + 512:>7} B  optimal=True" in text
+    assert "Lifetimes over 3 steps" in text and "optimal (proven)" in text
+    assert "live at the epilogue: ['epi_c', 'bias'" in text or "live at the epilogue: ['bias', 'epi_c'" in text
 
 
 def check_kernels(text: str, nb) -> None:

@@ -85,7 +85,9 @@ def test_the_count_is_the_most_footprints_the_sm_holds(arch_name, smem_bytes):
     n = occ.by_smem
     assert n * smem_footprint(smem_bytes) <= arch.smem_per_sm < (n + 1) * smem_footprint(smem_bytes)
     if occ.next_smem_per_cta is not None:
-        assert occupancy(occ.next_smem_per_cta, arch).ctas == occ.ctas + 1
+        # the largest SMEM per CTA that fits one more CTA (allocation granularity may give even more)
+        assert occupancy(occ.next_smem_per_cta, arch).ctas > occ.ctas
+        assert occupancy(occ.next_smem_per_cta + 1, arch).ctas <= occ.ctas
         assert occupancy(occ.next_smem_per_cta + 1, arch).ctas <= occ.ctas or \
             occ.next_smem_per_cta + 1 > arch.smem_per_block
 

@@ -145,10 +145,13 @@ def test_text_report_lists_every_region(gemm, capsys):
     assert out.startswith("[smem-layout] SMEM Usage Report")
     for name in ("smem_a *", "smem_b *", "epi_c *", "sfa", "tmem_slot", "load.barriers"):
         assert name in out
-    assert "Phase 1: smem_a (65536 B), smem_b (65536 B)" in out
-    assert "Phase 2: epi_c (32768 B)" in out
-    assert "Total SMEM:         131240 B" in out
-    assert "Alias savings:     32768 B" in out
+    assert "Phase 1: smem_a (65,536 B), smem_b (65,536 B)" in out
+    assert "Phase 2: epi_c (32,768 B)" in out
+    assert "Total:            131,240 B  (data + barriers)" in out
+    assert [line for line in out.splitlines() if line.strip().startswith("Total")] == [
+        "  Total:            131,240 B  (data + barriers)"]  # one total, not two
+    assert "Alias savings:     32,768 B" in out
+    assert " 65,536 " in out  # sizes and offsets with thousands separators
     assert out == gemm.plan.report() + "\n"
 
 

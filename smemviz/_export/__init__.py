@@ -67,6 +67,7 @@ def export(
     title: str | None = None,
     figure: Any = None,
     timeout: float = RENDER_TIMEOUT_S,
+    plotlyjs: str = "inline",
 ) -> Path:
     """Write ``obj``'s layout to ``path`` in the format its extension names.
 
@@ -76,6 +77,8 @@ def export(
     are shown against; ``which`` ("both", "smem", "tmem") picks the memories.
     ``width``/``height`` (pixels) and ``scale`` size static images; ``figure``
     replaces the default diagram (e.g. the one tuned in the explorer).
+    ``plotlyjs`` ("inline" or "cdn") is for HTML: plotly.js inside the page
+    (opens offline, ~4.8 MB) or referenced from plotly's CDN (small).
     The file is written atomically; the written path is returned.
     """
     out = Path(path)
@@ -109,11 +112,15 @@ def export(
         from ._figure import build_figure
 
         figure = build_figure(pair)
+    if ext in _STATIC and pair.title:
+        from ._figure import titled
+
+        figure = titled(figure, pair.title)  # an image has no page heading to carry it
     if ext == ".html":
         from .. import __version__
         from ._html import to_html
 
-        return write_atomic(out, to_html(pair, figure, version=__version__))
+        return write_atomic(out, to_html(pair, figure, version=__version__, plotlyjs=plotlyjs))
     from ._static import render_image
 
     data = render_image(figure, ext[1:], width=width, height=height, scale=scale, timeout=timeout)

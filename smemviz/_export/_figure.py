@@ -6,7 +6,7 @@ from typing import Any
 
 from .._inputs import LayoutPair
 
-__all__ = ["build_figure"]
+__all__ = ["build_figure", "titled"]
 
 
 def build_figure(pair: LayoutPair) -> Any:
@@ -24,3 +24,25 @@ def build_figure(pair: LayoutPair) -> Any:
     if pair.smem is not None:
         return figures.smem_figure(pair.smem, arch=pair.arch)
     return figures.tmem_figure(pair.tmem)
+
+
+TITLE_ROOM_PX = 28  # the extra top margin a figure without a title of its own gets
+
+
+def titled(figure: Any, title: str) -> Any:
+    """A copy of ``figure`` headed by ``title``: a static image has no page
+    around it to carry the heading. A map's own title (its totals and
+    capacity) moves into the subtitle."""
+    import plotly.graph_objects as go
+
+    from .._names import shown
+
+    fig = go.Figure(figure)
+    text = shown(title).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    own = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
+    if own:
+        fig.update_layout(title={"text": text, "subtitle": {"text": own}})
+    else:
+        top = (fig.layout.margin.t if fig.layout.margin and fig.layout.margin.t is not None else 60) + TITLE_ROOM_PX
+        fig.update_layout(title={"text": text, "x": 0.01, "xanchor": "left"}, margin={"t": top})
+    return fig

@@ -1,9 +1,11 @@
-"""A self-contained HTML page: heading, usage tables and the interactive figure.
+"""An HTML page: heading, usage tables and the interactive figure.
 
-plotly.js is inlined, so the page opens offline. Every piece of user text is
+plotly.js is inlined by default, so the page opens offline (about 4.8 MB);
+``plotlyjs="cdn"`` references plotly's CDN copy instead, for a page of a few
+hundred KB that needs the network to draw. Every piece of user text is
 escaped, and a Content-Security-Policy allows only the page's own scripts
-(pinned by hash) and no network at all: even markup that slipped through
-could neither run nor load anything.
+(pinned by hash) and, with the CDN, that one script URL; no other network
+access: even markup that slipped through could neither run nor load anything.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from .._report import html_report
 __all__ = ["to_html"]
 
 _SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
+_SCRIPT_SRC = re.compile(r"<script\b[^>]*\bsrc=\"(https://[^\"]+)\"", re.I)
+PLOTLYJS = ("inline", "cdn")
 
 _STYLE = """
 body { font-family: Inter, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #263238; }
@@ -32,8 +36,10 @@ h1 { font-size: 20px; margin: 0 0 4px 0; }
 
 
 def _csp(fragment: str) -> str:
-    hashes = []
+    hashes = list(dict.fromkeys(_SCRIPT_SRC.findall(fragment)))  # the CDN's plotly.js, when referenced
     for body in _SCRIPT.findall(fragment):
+        if not body.strip():
+            continue
         digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
         hashes.append(f"'sha256-{digest}'")
     scripts = " ".join(hashes) or "'none'"
@@ -43,15 +49,20 @@ def _csp(fragment: str) -> str:
     )
 
 
-def to_html(pair: LayoutPair, figure: Any, *, title: str | None = None, version: str = "") -> str:
-    """The page as text. ``figure`` is a plotly figure (built by the caller)."""
+def to_html(pair: LayoutPair, figure: Any, *, title: str | None = None, version: str = "",
+            plotlyjs: str = "inline") -> str:
+    """The page as text. ``figure`` is a plotly figure (built by the caller);
+    ``plotlyjs`` is ``"inline"`` (offline) or ``"cdn"`` (small, needs the network)."""
     import plotly.io as pio
+
+    if plotlyjs not in PLOTLYJS:
+        raise ValueError(f"plotlyjs must be one of {PLOTLYJS}, got {plotlyjs!r}")
 
     heading = shown(title or pair.title or "Memory layout")
     fragment = pio.to_html(
         figure,
         full_html=False,
-        include_plotlyjs=True,
+        include_plotlyjs=True if plotlyjs == "inline" else "cdn",
         include_mathjax=False,
         div_id="smemviz-figure",
         config={"displaylogo": False, "responsive": True},

@@ -11,25 +11,40 @@ import ipywidgets as widgets
 __all__ = ["export_row", "FORMATS"]
 
 FORMATS = ("html", "svg", "png", "json")
+HTML_OFFLINE = "write <path>.html with plotly.js inside: opens offline, about 4.8 MB"
+HTML_SMALL = "write <path>.html that loads plotly.js from its CDN: a small file, needs the network to draw"
 
 
-def export_row(target: Callable[[], Any], say: Callable[[str, str], None]) -> tuple[Any, dict[str, Any], Any]:
-    """``(path text box, {format: button}, row)``; a click writes ``<path>.<format>``."""
-    path = widgets.Text(value="smemviz-layout", description="export to", layout=widgets.Layout(width="320px"))
+def export_row(target: Callable[[], Any], say: Callable[[str, str], None]) -> tuple[Any, dict[str, Any], Any, Any]:
+    """``(path text box, {format: button}, offline checkbox, row)``; a click
+    writes ``<path>.<format>``; the checkbox picks plotly.js inside the HTML
+    (offline) or referenced from its CDN (small), and the HTML button's
+    tooltip says which."""
+    path = widgets.Text(value="smemviz-layout", description="export to", layout=widgets.Layout(width="320px", max_width="100%"))
     buttons = {fmt: widgets.Button(description=fmt.upper(), tooltip=f"write <path>.{fmt}",
                                    layout=widgets.Layout(width="70px")) for fmt in FORMATS}
+    offline = widgets.Checkbox(value=True, description="HTML works offline", indent=False,
+                               layout=widgets.Layout(width="auto"))
+
+    def html_tooltip(_: Any = None) -> None:
+        buttons["html"].tooltip = (HTML_OFFLINE if offline.value else HTML_SMALL)
+
+    offline.observe(html_tooltip, names="value")
+    html_tooltip()
 
     def click(fmt: str) -> Callable[[Any], None]:
         def on_click(_: Any) -> None:
-            write(fmt, path.value, target, say)
+            write(fmt, path.value, target, say, plotlyjs="inline" if offline.value else "cdn")
         return on_click
 
     for fmt, button in buttons.items():
         button.on_click(click(fmt))
-    return path, buttons, widgets.HBox([path, *buttons.values()])
+    return path, buttons, offline, widgets.HBox([path, *buttons.values(), offline],
+                                       layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
 
 
-def write(fmt: str, stem: str, target: Callable[[], Any], say: Callable[[str, str], None]) -> str | None:
+def write(fmt: str, stem: str, target: Callable[[], Any], say: Callable[[str, str], None],
+          plotlyjs: str = "inline") -> str | None:
     """Write the current layout as ``fmt``; report success or the error in the widget."""
     stem = (stem or "smemviz-layout").strip()
     out = stem if stem.lower().endswith(f".{fmt}") else f"{stem}.{fmt}"
@@ -39,7 +54,7 @@ def write(fmt: str, stem: str, target: Callable[[], Any], say: Callable[[str, st
         say(f"Export needs smemviz.export, which could not be imported: {exc}", "error")
         return None
     try:
-        export(target(), out)
+        export(target(), out, plotlyjs=plotlyjs)  # used by HTML only
     except Exception as exc:  # shown to the user, who can fix the path or install an extra
         say(f"Could not write {out}: {type(exc).__name__}: {exc}", "error")
         return None

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._cutlass_interop import is_cutlass_allocator
 from .._inputs import as_layouts
+from .._max_fit import built_plans
 from .._plan import LayoutPlan
 
 __all__ = ["to_plans", "builder_plans", "Plans"]
@@ -27,12 +27,4 @@ def to_plans(obj: Any) -> Plans:
 
 def builder_plans(result: Any) -> Plans:
     """``(smem_plan, tmem_plan)`` of what a builder returned, computing its allocators."""
-    for item in result if isinstance(result, (tuple, list)) else [result]:
-        if item is None or isinstance(item, LayoutPlan):
-            continue
-        done = getattr(item, "layout_computed", None)
-        if done is None and is_cutlass_allocator(item):
-            done = getattr(item, "_layout_computed", False)
-        if done is False and callable(getattr(item, "compute_layout", None)):
-            item.compute_layout()
-    return to_plans(result)
+    return built_plans(result)

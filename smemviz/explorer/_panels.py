@@ -12,12 +12,13 @@ from .. import hardware
 from .._names import shown
 from .._report import REGION_COLUMNS, region_cells, summary_parts
 from .._units import fmt_units
-from ..figures._style import KIND_COLORS, PALETTE
+from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, shade
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
 
-__all__ = ["summary_html", "message_html", "tables_html", "usage_table_html", "key_html", "MAX_TABLE_ROWS"]
+__all__ = ["summary_html", "message_html", "tables_html", "TABLE_CSS", "usage_table_html", "key_html",
+           "MAX_TABLE_ROWS"]
 
 _BOX = "padding:6px 10px;border-radius:4px;margin:4px 0;font-size:13px;line-height:1.4;"
 _STYLES = {
@@ -27,11 +28,14 @@ _STYLES = {
 }
 
 
-def message_html(text: str, level: str = "error") -> str:
-    """A coloured box holding ``text`` (plain text, escaped); empty for no message."""
+def message_html(text: str, level: str = "error", note: str = "") -> str:
+    """A coloured box holding ``text`` (plain text, escaped) and a smaller
+    secondary ``note`` under it; empty for no message."""
     if not text:
         return ""
     body = "<br>".join(escape(shown(line)) for line in text.split("\n"))
+    if note:
+        body += f"<div class='smemviz-note' style='font-size:12px;opacity:0.8;margin-top:3px'>{escape(shown(note))}</div>"
     return f"<div class='smemviz-message smemviz-{level}' style='{_STYLES[level]}'>{body}</div>"
 
 
@@ -41,12 +45,12 @@ _GLYPH = "display:inline-block;width:22px;text-align:center;margin-right:5px;"
 
 def _key_items(memory: str) -> list[tuple[str, str]]:
     """(swatch HTML, meaning) pairs for one map, in the order they appear on it."""
-    stripes = ", ".join(f"{c} {i * 33}% {(i + 1) * 33}%" for i, c in enumerate(PALETTE[:3]))
+    stripes = ", ".join(f"{shade(FAMILY_HUES[0], -0.28 + 0.18 * i)} {i * 25}% {(i + 1) * 25}%" for i in range(4))
     hatch = (f"background:repeating-linear-gradient(45deg,#90a4ae 0 2px,{KIND_COLORS['padding']} 2px 6px)")
     lanes = (f"background:linear-gradient({PALETTE[7]} 0 50%, {PALETTE[4]} 50% 100%);"
              f"box-shadow:inset 0 0 0 1.5px {KIND_COLORS['group']}")
     items = [
-        (f"<span style='{_SWATCH}background:linear-gradient(90deg, {stripes})'></span>", "regions, a colour each"),
+        (f"<span style='{_SWATCH}background:linear-gradient(90deg, {stripes})'></span>", "an operand's stages: one hue, darkest first"),
         (f"<span style='{_SWATCH}{lanes}'></span>", "alias group: one lane per phase"),
         (f"<span style='{_SWATCH}{hatch}'></span>", "padding"),
     ]
@@ -79,7 +83,9 @@ def _line(plan: LayoutPlan) -> str:
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
     limit = fmt_units(cap.limit, plan.unit) if plan.memory == "smem" else f"{cap.limit} columns"
-    verdict = (f"<span style='color:{color}'>{cap.percent:.1f}% of {escape(cap.arch)} ({limit})</span>"
+    over = "" if cap.fits else f", over by {fmt_units(cap.overshoot, plan.unit)}"
+    verdict = (f"<span class='smemviz-{'fits' if cap.fits else 'over'}' style='color:{color}'>"
+               f"{cap.percent:.1f}% of {escape(cap.arch)} ({limit}){over}</span>"
                if cap.arch else "no arch given")
     facts = [escape(p) for p in summary_parts(plan)]
     return " · ".join([f"<b>{plan.memory.upper()}</b> {facts[0]}", verdict, *facts[1:]])
@@ -107,42 +113,56 @@ MAX_FINDINGS = 20  # the panel lists this many; reports and exports list every o
 _FINDING_COLORS = {"error": "#c62828", "warning": "#ef6c00", "info": "#546e7a"}
 
 
-MAX_TABLE_ROWS = 300  # beyond this the table lists the first rows; exports hold them all
+# beyond this the table lists the first rows (the box shows ~18 at a time);
+# exports hold them all. A row costs the browser about 0.2 ms per update.
+MAX_TABLE_ROWS = 64
 
-# The usage tables are preformatted text, not <table> elements: the browser
-# parses and lays out a 200-row HTML table in ~60 ms on every change, a block
-# of aligned monospace text in a few ms. Columns are padded on the raw text
-# and escaped afterwards, so an escaped name still takes its visible width.
-_HEAD_STYLE = "font-weight:bold;color:#37474f"
-_PRE_STYLE = ("margin:2px 0 0 0;font-family:monospace;font-size:12px;line-height:1.45;"
-              "max-height:320px;overflow:auto;background:#fafbfc;padding:4px 8px;border:1px solid #eceff1")
+# The usage tables are HTML tables whose cells never wrap (a number stays on
+# one line at any width; a narrow explorer scrolls the table sideways). The
+# browser lays out every row on each change, so the rows are capped and the
+# styling sits in one stylesheet, put on the page once per explorer
+# (TABLE_CSS): a <style> inside each update would restyle the whole page.
+TABLE_CSS = (
+    "<style>.smemviz-utable{border-collapse:collapse;font-family:monospace;font-size:12px;line-height:1.45}"
+    ".smemviz-utable th,.smemviz-utable td{white-space:nowrap;padding:0 7px;text-align:left}"
+    ".smemviz-utable th{color:#37474f;border-bottom:1px solid #cfd8dc}"
+    ".smemviz-utable .n{text-align:right}"
+    ".smemviz-tscroll{max-height:320px;max-width:100%;overflow:auto;background:#fafbfc;"
+    "border:1px solid #eceff1;margin-top:2px}</style>"
+)
 
 
 def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
-    """One line per region in address order (names escaped), at most ``max_rows``."""
+    """One row per region in address order (names escaped), at most ``max_rows``.
+
+    The column widths are set from the longest text of each column (in ``ch``
+    of the monospace font), with a fixed table layout: the browser then lays
+    the table out without measuring every cell.
+    """
     head = tuple(h if h != "size" else f"size ({plan.unit})" for h, _ in REGION_COLUMNS)
     rows = [region_cells(r) for r in plan.regions[:max_rows]]
-    widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(head)]
-    right = [r for _, r in REGION_COLUMNS]
-
-    def line(cells: tuple[str, ...]) -> str:
-        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
-
-    body = "\n".join(escape(line(row)) for row in rows)
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(head)]
+    numeric = [right for _, right in REGION_COLUMNS]
+    cols = "".join(f"<col style='width:calc({w}ch + 14px)'>" for w in widths)
+    total = f"calc({sum(widths)}ch + {14 * len(widths)}px)"
+    open_cell = ["<td class=n>" if n else "<td>" for n in numeric]
+    header = "".join(f"<th class=n>{escape(h)}</th>" if n else f"<th>{escape(h)}</th>" for h, n in zip(head, numeric))
+    body = "".join("<tr>" + "".join(o + escape(c) for o, c in zip(open_cell, row)) + "</tr>" for row in rows)
     more = len(plan.regions) - max_rows
     tail = (f"<div style='font-size:12px;color:#546e7a'>… and {more:,} more regions "
             "(the JSON and HTML exports list them all)</div>") if more > 0 else ""
     title = "SMEM regions" if plan.memory == "smem" else "TMEM allocations"
     return (
         f"<div class='smemviz-table'><b>{title}</b> <span style='color:#546e7a'>({len(plan.regions):,})</span>"
-        f"<pre style='{_PRE_STYLE}'><span style='{_HEAD_STYLE}'>{escape(line(head))}</span>\n{body}</pre>"
-        f"{tail}</div>"
+        f"<div class='smemviz-tscroll'><table class='smemviz-utable' style='table-layout:fixed;width:{total}'>"
+        f"<colgroup>{cols}</colgroup><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table></div>{tail}</div>"
     )
 
 
 def tables_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     """The usage tables side by side (SMEM first), each scrolling on its own,
     so a short TMEM table is never pushed out of sight by a long SMEM one."""
-    parts = [f"<div style='flex:0 1 auto;min-width:0'>{usage_table_html(p)}</div>" for p in (smem, tmem) if p is not None]
+    parts = [f"<div style='flex:0 1 auto;min-width:0;max-width:100%'>{usage_table_html(p)}</div>"
+             for p in (smem, tmem) if p is not None]
     return ("<div class='smemviz-tables' style='display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start'>"
             + "".join(parts) + "</div>")

@@ -23,7 +23,7 @@ from typing import Any
 from .._compat import plotly as plotly_compat
 from ..figures._spec import FigureSpec
 
-__all__ = ["LiveFigure", "changed_paths", "without_legend"]
+__all__ = ["LiveFigure", "changed_paths", "without_legend", "narrowed", "NARROW_PX"]
 
 _MISSING = object()
 
@@ -74,6 +74,26 @@ def without_legend(spec: FigureSpec) -> FigureSpec:
     return FigureSpec(spec.traces, layout, spec.meta)
 
 
+NARROW_PX = 700  # maps narrower than this show short titles (two explorers side by side)
+
+
+def narrowed(spec: FigureSpec) -> FigureSpec:
+    """``spec`` with the short texts of ``spec.meta["narrow"]`` (dotted layout paths)
+    in place of the long ones, so nothing is cut or overlaps on a narrow map."""
+    layout = dict(spec.layout)
+    for path, text in spec.meta["narrow"].items():
+        keys = path.replace("]", "").replace("[", ".").split(".")
+        parent: Any = layout
+        for key in keys[:-1]:
+            index = int(key) if key.isdigit() else key
+            child = parent[index]
+            child = list(child) if isinstance(child, list) else dict(child)
+            parent[index] = child
+            parent = child
+        parent[keys[-1]] = text
+    return FigureSpec(spec.traces, layout, spec.meta)
+
+
 class LiveFigure:
     """A ``FigureWidget`` plus the spec it shows, to send only differences.
 
@@ -83,20 +103,30 @@ class LiveFigure:
         from ._map_widget import map_widget_class
 
         self._legend = legend
+        self._spec: FigureSpec | None = spec
+        self._width: int | None = None  # measured in the browser; specs leave the width to plotly
         spec = self._prepared(spec)
         self.widget = map_widget_class()(spec.to_figure())
         self._traces = [dict(t) for t in spec.traces]
         self._layout = dict(spec.layout)
-        self._width: int | None = None  # measured in the browser; specs leave the width to plotly
 
     def _prepared(self, spec: FigureSpec) -> FigureSpec:
-        return spec if self._legend else without_legend(spec)
+        spec = spec if self._legend else without_legend(spec)
+        if self._width is not None and self._width < NARROW_PX and spec.meta.get("narrow"):
+            spec = narrowed(spec)
+        return spec
 
     def set_width(self, width: int) -> bool:
-        """Draw at ``width`` pixels from now on; whether anything was sent."""
+        """Draw at ``width`` pixels from now on; whether anything was sent.
+
+        Crossing :data:`NARROW_PX` swaps the titles for their short forms."""
         if width == self._width:
             return False
+        was_narrow = self._width is not None and self._width < NARROW_PX
         self._width = width
+        if self._spec is not None and was_narrow != (width < NARROW_PX):
+            self.show(self._spec)
+            return True
         self._layout["width"] = width
         self.widget.plotly_update(restyle_data={}, relayout_data={"width": width})
         return True
@@ -108,6 +138,7 @@ class LiveFigure:
         plotly's ``Undefined``, which leaves them alone.
         """
         Undefined = plotly_compat.undefined()
+        self._spec = spec
         spec = self._prepared(spec)
         n = len(self._traces)
         if len(spec.traces) != n:

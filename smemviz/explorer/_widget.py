@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import inspect
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
 
 from .. import hardware
+from .._allocator import capacity_checks_deferred
 from .._errors import CapacityError
 from .._inputs import LayoutPair
 from .._plan import LayoutPlan
@@ -31,8 +34,9 @@ from ..figures import bank_spec, smem_spec, tmem_spec
 from ._controls import make_controls
 from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
+from ._history import MAX_HISTORY, Attempt, history_html
 from ._inputs import Plans, builder_plans, to_plans
-from ._panels import key_html, message_html, summary_html, tables_html
+from ._panels import TABLE_CSS, key_html, message_html, summary_html, tables_html
 from ._sync import LiveFigure
 
 __all__ = ["Explorer", "explore"]
@@ -79,8 +83,13 @@ class Explorer(widgets.VBox):
         self.smem_plan: LayoutPlan | None = None
         self.tmem_plan: LayoutPlan | None = None
         self.last_error: str | None = None
+        self.last_fit: tuple[dict[str, Any], Plans] | None = None  # builder arguments and plans
         self._busy = False
-        self._stale_tabs = {0: True, 1: True}
+        self._arch_pinned = arch is not None  # chosen by the caller or in the selector, not by a plan
+        self._stale_tabs = {0: True, 1: True, 2: True}
+        self.history: list[Attempt] = []  # builder calls, oldest first (see the "Tried" tab)
+        self._initial_values: dict[str, Any] = {k: w.value for k, w in self.controls.items()}
+        self._batch = False  # several controls set at once (reset): one rebuild at the end
         self._panels_timer: asyncio.TimerHandle | None = None
 
         plans = self._build() if self._builder else to_plans(target)
@@ -89,8 +98,9 @@ class Explorer(widgets.VBox):
             options=list(hardware.ARCHS), value=arch_name, description="arch",
             layout=widgets.Layout(width="180px"),
         )
+        # index, not value: a Dropdown whose value is None shows no selection at all
         self.phase_selector = widgets.Dropdown(
-            options=[(ALL_PHASES, None)], value=None, description="highlight",
+            options=[(ALL_PHASES, None)], index=0, description="highlight",
             layout=widgets.Layout(width="280px"),
         )
         self.message = widgets.HTML()
@@ -106,13 +116,23 @@ class Explorer(widgets.VBox):
         self.bank_widget = self._bank_live.widget
         self.table = widgets.HTML()
         table_box = widgets.Box([self.table], layout=widgets.Layout(width="100%"))
-        self.details = widgets.Tab([table_box, widgets.VBox([self.bank_widget], layout=widgets.Layout(width="100%"))])
+        self.history_table = widgets.HTML()
+        tabs = [table_box, widgets.VBox([self.bank_widget], layout=widgets.Layout(width="100%"))]
+        if self._builder is not None:
+            tabs.append(widgets.Box([self.history_table], layout=widgets.Layout(width="100%")))
+        self.details = widgets.Tab(tabs)
         self.details.set_title(0, "Usage table")
         self.details.set_title(1, "Bank view")
-        self.export_path, self.export_buttons, export_box = export_row(self._export_target, self._say)
+        if self._builder is not None:
+            self.details.set_title(2, "Tried")
+        self.reset_button = widgets.Button(description="reset", tooltip="put every control back where it started",
+                                           layout=widgets.Layout(width="70px"))
+        self.reset_button.on_click(lambda _: self.reset())
+        self.export_path, self.export_buttons, self.export_offline, export_box = export_row(self._export_target, self._say)
 
-        bar = widgets.HBox(
-            [*self.controls.values(), self.arch_selector, self.phase_selector],
+        self.control_bar = bar = widgets.HBox(
+            [*self.controls.values(), *([self.reset_button] if self._builder is not None else []),
+             self.arch_selector, self.phase_selector],
             layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
         )
         # column boxes stretch the figures to the full width, which the fitter
@@ -124,7 +144,7 @@ class Explorer(widgets.VBox):
         self._fitter = make_fitter()
         # the run action (compile, launch, measure the current controls), when a runner is given
         self.run_panel = _run_panel(run, lambda: self.values)
-        super().__init__([bar, self.message, self.summary, self._smem_box, self._tmem_box,
+        super().__init__([widgets.HTML(TABLE_CSS), bar, self.message, self.summary, self._smem_box, self._tmem_box,
                           *([self.run_panel] if self.run_panel is not None else []),
                           self.details, export_box, *([self._fitter] if self._fitter is not None else [])])
         self.add_class(EXPLORER_CLASS)
@@ -153,6 +173,16 @@ class Explorer(widgets.VBox):
         """The layout on screen, so ``smemviz.export(explorer, path)`` writes what is shown."""
         return LayoutPair(self.smem_plan, self.tmem_plan, arch=arch or self.arch)
 
+    def reset(self) -> None:
+        """Put every control back where it started, then rebuild once."""
+        self._batch = True
+        try:
+            for key, value in self._initial_values.items():
+                self.controls[key].value = value
+        finally:
+            self._batch = False
+        self.refresh()
+
     def refresh(self) -> None:
         """Call the builder again with the current control values."""
         if self._builder is not None:
@@ -167,10 +197,11 @@ class Explorer(widgets.VBox):
         assert self._builder is not None
         args = self.values
         try:
-            return builder_plans(self._builder(**args))
+            with capacity_checks_deferred():  # an over-capacity layout is drawn, then reported
+                return builder_plans(self._builder(**args))
         except Exception as exc:  # the builder is user code: report, never raise into the widget
             where = ", ".join(f"{k}={v!r}" for k, v in args.items())
-            frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+            frame = _user_frame(exc)
             at = f" (at {frame.name}, line {frame.lineno})" if frame else ""
             self.last_error = f"{type(exc).__name__}: {exc}{at}\nwith {where}" if where else f"{type(exc).__name__}: {exc}{at}"
             return None, None
@@ -186,24 +217,68 @@ class Explorer(widgets.VBox):
         return "\n".join(problems) or None
 
     def _accept(self, plans: Plans) -> None:
-        """Show ``plans`` if they are good; otherwise say why and keep the last good ones."""
+        """Show ``plans``, over capacity or not; a builder error keeps the last layout that built.
+
+        An over-capacity layout is drawn as asked (the overflow shaded past the
+        capacity line, the summary in the error colour); the last layout that
+        fit is only named in a note, never drawn in its place.
+        """
         if plans == (None, None):
+            self._record(plans)
             self._say(f"{self.last_error}\nShowing the last layout that built." if self.smem_plan or self.tmem_plan
                       else self.last_error or "no layout", "error")
             return
-        problem = self._over_capacity(plans)
-        if problem is not None:
-            self.last_error = f"{CapacityError.__name__}: {problem}"
-            keep = "\nShowing the last layout that fit." if self.smem_plan or self.tmem_plan else ""
-            if self.smem_plan is None and self.tmem_plan is None:
-                self.smem_plan, self.tmem_plan = plans  # nothing better to show: show it, over the line
-                self._render()
-            self._say(self.last_error + keep, "error")
-            return
-        self.last_error = None
         self.smem_plan, self.tmem_plan = plans
-        self._say("")
+        self._follow_plan_arch(plans)
+        self._record(plans)
         self._render()
+        problem = self._over_capacity(plans)
+        if problem is None:
+            self.last_error = None
+            self.last_fit = (self.values, plans) if self._builder is not None else None
+            self._say("")
+            return
+        self.last_error = f"{CapacityError.__name__}: {problem}"
+        self._say(self.last_error, "error", note=self._last_fit_note())
+
+    def _record(self, plans: Plans) -> None:
+        """Add a builder call to :attr:`history` (not a repeat of the one before)."""
+        if self._builder is None:
+            return
+        smem, tmem = plans
+        failed = plans == (None, None)
+        arch = self.arch
+        fits = None if failed else self._over_capacity(plans) is None
+        attempt = Attempt(tuple(self.values.items()), smem.total if smem is not None else None,
+                          tmem.data_total if tmem is not None else None, fits, arch)
+        if self.history and self.history[-1] == attempt:
+            return
+        self.history.append(attempt)
+        del self.history[:-MAX_HISTORY]
+        self._stale_tabs[2] = True
+
+    def _follow_plan_arch(self, plans: Plans) -> None:
+        """Until an arch is chosen, show each plan against the arch it was built for."""
+        if self._arch_pinned or not hasattr(self, "arch_selector"):
+            return
+        own = next((p.arch for p in plans if p is not None and p.arch), None)
+        if own is None:
+            return
+        name = hardware.get_arch(own).name
+        if name != self.arch_selector.value:
+            self._busy = True
+            try:
+                self.arch_selector.value = name
+            finally:
+                self._busy = False
+
+    def _last_fit_note(self) -> str:
+        if self.last_fit is None:
+            return ""
+        values, (smem, tmem) = self.last_fit
+        where = ", ".join(f"{k}={v!r}" for k, v in values.items())
+        size = f" ({smem.total:,} B of SMEM)" if smem is not None else ""
+        return f"Last layout that fit: {where}{size}."
 
     # -- drawing -----------------------------------------------------------------
 
@@ -225,7 +300,7 @@ class Explorer(widgets.VBox):
             self._smem_live.show(smem_spec(smem, self.arch, hl_smem))
         if tmem is not None:
             self._tmem_live.show(tmem_spec(tmem, hl_tmem))
-        self._stale_tabs = {0: True, 1: True}
+        self._stale_tabs = {0: True, 1: True, 2: True}
         self._schedule_panels()
 
     def _schedule_panels(self) -> None:
@@ -251,7 +326,9 @@ class Explorer(widgets.VBox):
         if tab is None or not self._stale_tabs.get(tab):
             return
         smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
-        if tab == 0:
+        if tab == 2:
+            self.history_table.value = history_html(self.history)
+        elif tab == 0:
             self.table.value = tables_html(smem, tmem)
         else:
             self._bank_live.show(bank_spec(smem or _EMPTY_SMEM))
@@ -271,19 +348,23 @@ class Explorer(widgets.VBox):
             self._busy = True
             try:
                 self.phase_selector.options = options
-                self.phase_selector.value = keep if keep in [v for _, v in options] else None
+                self._show_phase(keep if keep in [v for _, v in options] else None)
             finally:
                 self._busy = False
 
-    def _say(self, text: str, level: str = "error") -> None:
-        self.message.value = message_html(text, level)
+    def _say(self, text: str, level: str = "error", note: str = "") -> None:
+        self.message.value = message_html(text, level, note)
 
     # -- callbacks -----------------------------------------------------------------
 
     def _on_control(self, change: dict[str, Any]) -> None:
-        self.refresh()
+        if not self._batch:
+            self.refresh()
 
     def _on_arch(self, change: dict[str, Any]) -> None:
+        if self._busy:
+            return
+        self._arch_pinned = True
         if self._builder is not None:
             self.refresh()  # the builder's layout may fit the new arch, or stop fitting
             if self.last_error is not None:
@@ -293,7 +374,20 @@ class Explorer(widgets.VBox):
         problem = self._over_capacity((self.smem_plan, self.tmem_plan))
         self._say(f"{CapacityError.__name__}: {problem}" if problem else "")
 
+    def _show_phase(self, value: Any) -> None:
+        """Select ``value``; ``None`` selects "all phases" by index, so the box is never blank."""
+        if value is None:
+            self.phase_selector.index = 0
+        else:
+            self.phase_selector.value = value
+
     def _on_phase(self, change: dict[str, Any]) -> None:
+        if change["new"] is None and self.phase_selector.index is None:
+            busy, self._busy = self._busy, True
+            try:
+                self.phase_selector.index = 0
+            finally:
+                self._busy = busy
         if not self._busy:
             self._render()
 
@@ -318,6 +412,20 @@ class Explorer(widgets.VBox):
         return smem if smem is not None else tmem
 
 
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+
+
+def _user_frame(exc: BaseException) -> traceback.FrameSummary | None:
+    """The innermost frame of the traceback outside smemviz: the builder's own
+    line that made the failing call, not the check inside smemviz that refused it."""
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    # "<string>": code that dataclasses and the like generate, not a line anyone wrote
+    outside = [f for f in frames if f.filename != "<string>"
+               and not str(Path(f.filename).resolve()).startswith(_PACKAGE_DIR)]
+    chosen = outside or frames
+    return chosen[-1] if chosen else None
+
+
 def _run_panel(runner: Any, values: Any) -> Any:
     if runner is None:
         return None
@@ -332,8 +440,26 @@ def explore(target: Any, /, arch: Any = None, run: Any = None, **controls: Any) 
     ``explore(plan_or_allocator)``, ``explore((smem, tmem))``, or
     ``explore(build, stages=(1, 8), tile_n=[64, 128, 256], dtype=["bf16", "f8e4m3"])``:
     tuples become sliders, lists dropdowns, as with ``ipywidgets.interact``.
-    ``arch`` picks the architecture whose capacity line is drawn first.
+    ``arch`` picks the architecture whose capacity line is drawn first; for
+    a builder that takes ``arch`` itself it is also (a list: the control of)
+    the builder's argument. Otherwise each plan is judged against the arch it
+    was built for, until one is picked in the explorer.
     ``run`` (e.g. ``smemviz.kernel.gemm_runner()``) adds a "Run on GPU" action
     that measures the current controls and keeps a history of runs.
     """
+    if arch is not None and _takes_arch(target) and "arch" not in controls:
+        # the builder's own ``arch``: a list or a widget is its control, one name a fixed value
+        if isinstance(arch, (list, tuple, widgets.Widget)):
+            controls["arch"], arch = arch, None
+        else:
+            controls["arch"] = widgets.fixed(arch)
     return Explorer(target, arch=arch, controls=controls, run=run)
+
+
+def _takes_arch(target: Any) -> bool:
+    if isinstance(target, (LayoutPlan, tuple, list)) or not callable(target) or hasattr(target, "compute_layout"):
+        return False
+    try:
+        return "arch" in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return False

@@ -223,6 +223,70 @@ function isInternal(...objs) {
   return objs.some((o) => o && o[INTERNAL]);
 }
 
+// -- zoom ------------------------------------------------------------------------------
+// The maps' ticks come from Python for the whole axis (KiB steps), and tiny
+// bars are drawn wider than their size at that scale (layout.meta says how
+// much). Zoomed in, the view puts its own power-of-two ticks on the visible
+// range (bytes and hex for SMEM, column numbers for TMEM) and re-widens the
+// bars for that range, so a 32 B region is to scale once there is room,
+// and puts the barrier markers back over their own bytes;
+// zoomed back out, Python's ticks and bars return.
+
+const ZOOMED = 0.9; // a visible range under this share of the full axis counts as zoomed
+const MAX_TICKS = 8;
+const WIDENED = ["data", "aliased"]; // the traces whose bars have a minimum drawn width
+const SPREAD = "small"; // the marker trace, spread apart along the whole axis
+
+function zoomTickValues(lo, hi) {
+  let step = 1;
+  while ((hi - lo) / step > MAX_TICKS) step *= 2;
+  const vals = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) vals.push(v);
+  return [vals, step];
+}
+
+function zoomTickLabel(v, step, unit) {
+  if (unit !== "B") return v.toLocaleString("en-US");
+  if (step >= 1024 && v % 1024 === 0) return `${(v / 1024).toLocaleString("en-US")} KiB`;
+  return `${v.toLocaleString("en-US")}<br>0x${v.toString(16)}`;
+}
+
+function refreshZoom(gd, model) {
+  const meta = gd.layout.meta || {};
+  const unit = meta.smemviz_unit;
+  if (!unit || !gd._fullLayout || !gd._fullLayout.xaxis) return null;
+  const full = (model.get("_widget_layout") || {}).xaxis || {};
+  const [lo, hi] = gd._fullLayout.xaxis.range;
+  const [f0, f1] = full.range || [lo, hi];
+  const zoomed = hi - lo < ZOOMED * (f1 - f0);
+  if (!zoomed && !gd.__smemvizZoomed) return null; // Python's ticks and bars are on screen
+  gd.__smemvizZoomed = zoomed;
+  const title = (full.title && full.title.text) || "";
+  let layout;
+  if (zoomed) {
+    const [vals, step] = zoomTickValues(Math.max(0, lo), hi);
+    layout = {
+      "xaxis.tickvals": vals, "xaxis.ticktext": vals.map((v) => zoomTickLabel(v, step, unit)),
+      "xaxis.title.text": title.replace(/ \(ticks in KiB\)$/, "") + (unit === "B" ? " (zoomed: bytes, hex)" : " (zoomed)"),
+    };
+  } else {
+    layout = { "xaxis.tickvals": full.tickvals || null, "xaxis.ticktext": full.ticktext || null, "xaxis.title.text": title };
+  }
+  const pyData = model.get("_widget_data") || [];
+  const indexes = [];
+  const xs = [];
+  const least = (hi - lo) * (meta.smemviz_min_bar || 0);
+  gd.data.forEach((t, i) => {
+    const widened = WIDENED.includes(t.meta);
+    if (!(widened || t.meta === SPREAD) || !t.customdata) return;
+    indexes.push(i);
+    if (!zoomed) xs.push(fromPy((pyData[i] || {}).x) || t.x);
+    else if (widened) xs.push(Array.from(t.customdata, (size) => (size > 0 ? Math.max(size, least) : 0)));
+    else xs.push(Array.from(t.customdata)); // markers back over the bytes they stand for
+  });
+  return Plotly.update(gd, { x: xs, [INTERNAL]: true }, { ...layout, [INTERNAL]: true }, indexes);
+}
+
 function wireEvents(gd, model, viewId) {
   const send = (trait, value) => { model.set(trait, value); model.save_changes(); };
   gd.on("plotly_restyle", (ev) => {
@@ -231,6 +295,7 @@ function wireEvents(gd, model, viewId) {
   });
   gd.on("plotly_relayout", (ev) => {
     if (!ev || isInternal(ev)) return;
+    if (Object.keys(ev).some((k) => k.startsWith("xaxis.range") || k === "xaxis.autorange")) refreshZoom(gd, model);
     const relayout = { ...ev };
     delete relayout.lastInputTime;
     if (Object.keys(relayout).length) send("_js2py_relayout", { relayout_data: relayout, source_view_id: viewId });
@@ -287,7 +352,12 @@ export default {
       const msg = fromPy(raw);
       if (msg.source_view_id && msg.source_view_id === viewId) return;
       const done = drawToGraph(gd, name, msg);
-      if (done) Promise.resolve(done).then(() => acknowledge(msg), (err) => console.error("smemviz map:", err));
+      if (done) {
+        Promise.resolve(done).then(() => {
+          if (gd.__smemvizZoomed) refreshZoom(gd, model); // a new layout under a zoomed view
+          acknowledge(msg);
+        }, (err) => console.error("smemviz map:", err));
+      }
     };
     for (const name of MESSAGES) model.on(`change:${name}`, () => apply(name, model.get(name)));
     model.on("msg:custom", (msg) => { if (msg && msg[UPDATE_MESSAGE]) apply("_py2js_update", msg); });

@@ -12,6 +12,8 @@ from __future__ import annotations
 from ._bank import bank_figure, bank_spec
 from ._bars import TRACE_NAMES
 from ._combined import layout_figure
+from ._compare import compare_figure
+from ._lifetime import comparison_figure, lifetime_figure, lifetime_spec
 from ._smem import smem_figure, smem_spec
 from ._spec import FigureSpec
 from ._style import color_for
@@ -22,6 +24,10 @@ __all__ = [
     "tmem_figure",
     "bank_figure",
     "layout_figure",
+    "lifetime_figure",
+    "lifetime_spec",
+    "comparison_figure",
+    "compare_figure",
     "smem_spec",
     "tmem_spec",
     "bank_spec",

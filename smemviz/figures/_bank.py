@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .. import hardware
 from ._smem import _smem_plan
 from ._spec import FigureSpec
-from ._style import FONT, KIND_COLORS, color_for, plain
+from ._style import FONT, KIND_COLORS, plain, region_colors
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan
@@ -33,7 +33,8 @@ def bank_spec(plan: LayoutPlan) -> FigureSpec:
         f"byte {r.offset % hardware.SMEM_BANK_BYTES} of it<br>offset mod {row_bytes} = {r.offset % row_bytes}"
         for r, b in zip(regions, starts)
     ]
-    colors = [KIND_COLORS.get(r.kind) if r.kind != "data" else color_for(r.name) for r in regions]
+    same_as_map = region_colors(r.name for r in plan.regions if r.kind == "data")
+    colors = [KIND_COLORS[r.kind] if r.kind != "data" else same_as_map[r.name] for r in regions]
     trace = {
         "type": "scatter",
         "mode": "markers",

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from ._geometry import gaps, lane_of, phase_counts
 from ._hover import region_hover, region_label
-from ._style import KIND_COLORS, distinct_colors, fmt_units, plain
+from ._style import KIND_COLORS, family_of, fmt_units, plain, region_colors
 
 if TYPE_CHECKING:
     from .._plan import LayoutPlan, Region
 
-__all__ = ["region_traces", "TRACE_NAMES"]
+__all__ = ["region_traces", "TRACE_NAMES", "widened", "spread"]
 
 # trace order; the explorer and the tests rely on it
-TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "groups", "group labels")
+TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "groups", "group labels", "stages")
 
 DIM_STANDALONE = 0.35
 DIM_OTHER_PHASE = 0.15
@@ -27,11 +27,20 @@ MARKER_Y = -0.13  # band units: barrier markers sit just under the band,
 SLOT_Y = -0.3  # the TMEM-pointer slot's marker under them (they are often neighbours)
 MARKER_PX = 15  # big enough to find and hover: a few bytes are otherwise invisible
 LABEL_Y = 1.1  # group labels just above the band
+# Every data bar is drawn at least this share of the axis wide, so a 32 B
+# region next to 64 KiB ones stays visible and hoverable; the hover and the
+# subtitle say it is not to scale. Markers (barriers, the TMEM-pointer slot)
+# sit at least MARKER_GAP of the axis apart: one each, never one on another.
+MIN_BAR_FRACTION = 0.0035  # 3 px on a 900 px map, 1.5 px at 400 px
+MARKER_GAP = 0.045  # 18 px on a 400 px map
+MARKER_FAN = 0.25  # the widest a cluster of markers spreads, as a share of the axis
+NOT_TO_SCALE = "<br><i>drawn wider than its size (not to scale)</i>"
 
-# A label is drawn only on a bar that could hold it on a wide plot. Plotly
+# A label is drawn only on a bar that can hold it on a notebook-wide plot;
+# a bar too narrow for its name gets its stage number when that fits. Plotly
 # measures and fits every inside label on every redraw (most of the redraw
 # time at a few hundred regions), and hides those that do not fit anyway.
-WIDE_PLOT_PX = 2000
+LABEL_PLOT_PX = 900
 MIN_CHAR_PX = 5.0  # a character at the 9 px minimum label size
 
 
@@ -43,28 +52,86 @@ def _opacity(region: Region, highlight: tuple[int, int] | None) -> float:
     return 1.0 if (region.group, region.phase) == tuple(highlight) else DIM_OTHER_PHASE
 
 
-def _region_colors(regions: list[Region]) -> list[str]:
-    """Colours by name, neighbours within a lane (standalone, or one alias
-    phase) kept distinct."""
-    lanes: dict[tuple[Any, Any], list[int]] = {}
-    for i, r in enumerate(regions):
-        lanes.setdefault((r.group, r.phase), []).append(i)
-    out = [""] * len(regions)
-    for members in lanes.values():
-        members.sort(key=lambda i: regions[i].offset)
-        for i, c in zip(members, distinct_colors([regions[i].name for i in members])):
-            out[i] = c
+def min_drawn(span: float) -> float:
+    """The narrowest a data bar is drawn, in axis units: a few pixels on a narrow map."""
+    return max(span, 1) * MIN_BAR_FRACTION
+
+
+def widened(plan: LayoutPlan, span: float | None = None) -> int:
+    """How many data regions are drawn wider than their size (not to scale)."""
+    least = min_drawn(float(plan.total if span is None else span))
+    return sum(1 for r in plan.regions if r.kind == "data" and 0 < r.size < least)
+
+
+def spread(xs: list[float], gap: float, limit: float) -> list[float]:
+    """Marker positions at least ``gap`` apart, in the same order, each cluster
+    centred on where its members really are, so neighbouring markers never
+    hide one another. A cluster that would spread over more than ``limit``
+    gets a smaller gap (``limit / (members - 1)``)."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    clusters: list[tuple[list[int], float, float]] = []  # (members, first position, step)
+
+    def placed(members: list[int]) -> tuple[list[int], float, float]:
+        step = gap if len(members) < 2 else min(gap, limit / (len(members) - 1))
+        middle = sum(xs[i] for i in members) / len(members)
+        return members, middle - step * (len(members) - 1) / 2, step
+
+    for i in order:
+        clusters.append(placed([i]))
+        while len(clusters) > 1:
+            (m0, x0, s0), (m1, x1, _) = clusters[-2], clusters[-1]
+            if x0 + s0 * (len(m0) - 1) + gap <= x1:
+                break
+            clusters[-2:] = [placed(m0 + m1)]
+    out = list(xs)
+    for members, first, step in clusters:
+        for k, i in enumerate(members):
+            out[i] = first + k * step
+    return out
+
+
+def label_templates(regions: list[Region], span: float) -> list[str]:
+    """Per bar: its name where it fits, else its stage number where that fits
+    (``a_stage3`` -> ``3``), else nothing (the hover and the table name it)."""
+    per_px = max(span, 1) / LABEL_PLOT_PX
+    out = []
+    for r in regions:
+        room = r.size / per_px - 4
+        if room >= len(r.name) * MIN_CHAR_PX:
+            out.append("%{text}")
+            continue
+        number = family_of(r.name)[1]
+        short = "" if number is None else str(number)
+        out.append(short if short and room >= len(short) * MIN_CHAR_PX else "")
     return out
 
 
 def label_positions(regions: list[Region], span: float) -> list[str]:
-    """``"inside"`` for a bar wide enough to hold its name, else ``"none"``."""
-    per_px = max(span, 1) / WIDE_PLOT_PX
-    return ["inside" if r.size >= (len(r.name) * MIN_CHAR_PX + 4) * per_px else "none" for r in regions]
+    """``"inside"`` for a bar that shows a label (see :func:`label_templates`), else ``"none"``."""
+    return ["inside" if t else "none" for t in label_templates(regions, span)]
+
+
+def _uniform(shown: list[str], every: list[str]) -> str | list[str]:
+    """One value when every label that is shown has it, else the per-bar list."""
+    return shown[0] if len(set(shown)) == 1 else every
+
+
+def _label_color(fill: str, opacity: float) -> str:
+    """Dark text on light or dimmed bars, white on dark ones."""
+    if opacity < 1.0:
+        return "#37474f"
+    r, g, b = (int(fill[i:i + 2], 16) for i in (1, 3, 5))
+    return "#263238" if 0.299 * r + 0.587 * g + 0.114 * b > 160 else "white"
 
 
 def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale: float, span: float,
-         counts: dict[int, int], highlight: Any, color: str | None, pattern: str = "") -> dict[str, Any]:
+         counts: dict[int, int], highlight: Any, color: str | dict[str, str], pattern: str = "") -> dict[str, Any]:
+    least = min_drawn(span) if name in ("data", "aliased") else 0.0
+    # bars drawn wider than their size last, so their neighbours do not cover them
+    regions = sorted(regions, key=lambda r: 0 < r.size < least)
+    templates = label_templates(regions, span)
+    fills = [color] * len(regions) if isinstance(color, str) else [color[r.name] for r in regions]
+    opacities = [_opacity(r, highlight) for r in regions]
     lanes = [lane_of(r, counts) for r in regions] if counts else None
     ys = [ln.center * scale for ln in lanes] if lanes else [0.5 * scale] * len(regions)
     hs = [ln.height * scale for ln in lanes] if lanes else [float(scale)] * len(regions)
@@ -74,20 +141,25 @@ def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale:
         "name": legend,
         "meta": name,
         "base": [r.offset for r in regions],
-        "x": [r.size for r in regions],
+        "x": [max(r.size, least) if r.size else 0 for r in regions],
+        "customdata": [r.size for r in regions],  # the true sizes, where ``x`` is widened
         "y": ys,
         "width": hs,
         "text": [region_label(r) for r in regions],
-        "hovertext": [region_hover(r, plan) for r in regions],
+        # arrays only where bars differ: plotly styles a scalar once, an array per bar
+        "texttemplate": templates if any(t not in ("%{text}", "") for t in templates) else "%{text}",
+        "hovertext": [region_hover(r, plan) + (NOT_TO_SCALE if 0 < r.size < least else "") for r in regions],
         "hovertemplate": "%{hovertext}<extra></extra>",
-        "textposition": label_positions(regions, span),
+        "textposition": ["inside" if t else "none" for t in templates],
+        "textfont": {"color": _uniform([_label_color(c, o) for c, o, t in zip(fills, opacities, templates) if t] or ["white"],
+                                       [_label_color(c, o) for c, o in zip(fills, opacities)])},
         "insidetextanchor": "middle",
         "textangle": 0,
         "constraintext": "inside",
         "cliponaxis": True,
         "marker": {
-            "color": [color] * len(regions) if color else _region_colors(regions),
-            "opacity": [_opacity(r, highlight) for r in regions],
+            "color": fills,
+            "opacity": opacities,
             "line": {"width": 0.5, "color": "white"},
             "pattern": {"shape": pattern, "fgcolor": "white", "size": 6, "solidity": 0.25},
         },
@@ -118,6 +190,7 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
             standalone.append(r)
         else:
             aliased.append(r)
+    colors = region_colors(r.name for r in standalone + aliased)
     unit = plan.unit
     holes = gaps(plan)
     padding = {
@@ -144,7 +217,8 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
         "mode": "markers",
         "name": "barrier / TMEM ptr",
         "meta": "small",
-        "x": [r.offset + r.size / 2 for r in small],
+        "x": _marker_xs(small, span),
+        "customdata": [r.offset + r.size / 2 for r in small],  # where each really is (the live map's zoom)
         "y": [(MARKER_Y if r.kind == "barrier" else SLOT_Y) * scale for r in small],
         "hovertext": [region_hover(r, plan) for r in small],
         "hovertemplate": "%{hovertext}<extra></extra>",
@@ -155,7 +229,7 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
             "line": {"width": 1, "color": "white"},
         },
         "showlegend": False,
-        "cliponaxis": False,
+        "cliponaxis": True,  # a False here makes plotly hide bars it zoomed past, and not show them again
     }
     groups = plan.groups
     outlines = {
@@ -183,18 +257,58 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
         "hovertemplate": "%{hovertext}<extra></extra>",
         "textfont": {"size": 11, "color": KIND_COLORS["group"]},
         "showlegend": False,
-        "cliponaxis": False,
+        "cliponaxis": True,  # a False here makes plotly hide bars it zoomed past, and not show them again
     }
     return [
         padding,
-        _bar("data", "data", standalone, plan, scale, span, counts, highlight, None),
-        _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, span, counts, highlight, None),
+        _bar("data", "data", standalone, plan, scale, span, counts, highlight, colors),
+        _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, span, counts, highlight, colors),
         _bar("barrier", "pipeline mbarriers", barriers, plan, scale, span, counts, highlight, KIND_COLORS["barrier"], "x"),
         _bar("tmem_ptr", "TMEM-pointer slot", slots, plan, scale, span, counts, highlight, KIND_COLORS["tmem_ptr"], "+"),
         markers,
         outlines,
         labels,
+        _stage_marks(standalone + aliased, plan, scale, counts),
     ]
+
+
+def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, counts: dict[int, int]) -> dict[str, Any]:
+    """A tick where each stage after the first begins, inside every buffer that
+    declares its stages; hovering one says which stage starts there."""
+    xs: list[float] = []
+    ys: list[float] = []
+    hovers: list[str] = []
+    for r in regions:
+        n = r.stages or 0
+        if n < 2 or r.size % n:
+            continue
+        per_stage = r.size // n
+        y = (lane_of(r, counts).center if counts else 0.5) * scale
+        for k in range(1, n):
+            at = r.offset + k * per_stage
+            xs.append(at)
+            ys.append(y)
+            hovers.append(f"<b>{plain(r.name)}</b><br>stage {k + 1} of {n} starts at {at:,} (0x{at:x})"
+                          f"<br>{fmt_units(per_stage, plan.unit)} per stage")
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "stage boundaries",
+        "meta": "stages",
+        "x": xs,
+        "y": ys,
+        "hovertext": hovers,
+        "hovertemplate": "%{hovertext}<extra></extra>",
+        "marker": {"symbol": "line-ns", "size": 22, "line": {"width": 1.5, "color": "rgba(255,255,255,0.9)"}},
+        "showlegend": False,
+        "cliponaxis": True,
+    }
+
+
+def _marker_xs(small: list[Region], span: float) -> list[float]:
+    """Barrier and slot markers, spread apart along the axis together: their
+    rows are close, so hover finds each one only if none sits over another."""
+    return spread([r.offset + r.size / 2 for r in small], MARKER_GAP * span, MARKER_FAN * span)
 
 
 def _group_hovers(plan: LayoutPlan) -> list[str]:

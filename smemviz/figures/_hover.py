@@ -27,6 +27,10 @@ def region_hover(region: Region, plan: LayoutPlan) -> str:
     dtype x count, group and phase (1-based), one per line."""
     r = region
     typed = f"<br>{plain(r.dtype)} × {r.count:,}" if r.dtype else ""
+    if r.shape is not None:
+        typed += f" as {' × '.join(map(str, r.shape))}"
+    if r.stages:
+        typed += f"<br>{r.stages} stages of {fmt_units(r.size // r.stages, plan.unit)}"
     alias = f"<br>alias group {r.group + 1}, phase {(r.phase or 0) + 1}" if r.group is not None else ""
     if plan.memory == "smem":
         size = f"{r.size:,} B ({r.size / 1024:.4g} KiB)" if r.size >= 1024 else f"{r.size:,} B"

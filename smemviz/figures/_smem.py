@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._inputs import as_plan
 from .._report import summary_parts
-from ._bars import LABEL_Y, SLOT_Y, region_traces
+from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
 
@@ -39,7 +39,7 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
                  f"({cap.percent:.1f}%)")
     else:
         title = f"SMEM layout: {fmt_units(cap.used, 'B')}; {cap.arch} has no SMEM"
-    subtitle = _subtitle(plan)
+    subtitle = _subtitle(plan, span)
     shapes = [
         {   # the capacity line
             "type": "line", "xref": "x", "yref": "y domain", "x0": cap.limit, "x1": cap.limit,
@@ -64,20 +64,29 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
     else:
         _mark_next_occupancy(plan, cap.arch, shapes, annotations)
     layout: dict[str, Any] = {
-        **map_layout(title, subtitle, margin_left=30),
+        **map_layout(title, subtitle, margin_left=30, color=None if cap.fits else KIND_COLORS["capacity"]),
         "xaxis": {
             "title": {"text": "SMEM address (ticks in KiB)"},
             "range": [0, span * 1.01], "tickvals": tickvals, "ticktext": ticktext,
             "showgrid": True, "gridcolor": "#eceff1", "zeroline": False, "showline": True, "linecolor": "#90a4ae",
         },
         "yaxis": {
-            "range": [SLOT_Y - 0.1, LABEL_Y + 0.08], "showticklabels": False, "showgrid": False,
+            "range": [SLOT_Y - 0.1, LABEL_Y + 0.13], "showticklabels": False, "showgrid": False,
             "zeroline": False, "fixedrange": True,
         },
         "shapes": shapes,
         "annotations": annotations,
+        # for the live map when zoomed: its ticks (bytes and hex) and the minimum bar width
+        "meta": {"smemviz_unit": "B", "smemviz_min_bar": MIN_BAR_FRACTION},
     }
-    meta = {"capacity": cap, "span": span}
+    short = (f"SMEM {_kib(cap.used)} of {_kib(cap.limit)} · {cap.arch} · {cap.percent:.0f}%"
+             + (" · OVER" if not cap.fits else ""))
+    meta = {"capacity": cap, "span": span, "narrow": {
+        "title.text": short,
+        "title.subtitle.text": f"{len(plan.regions)} regions" + (f" · {widened(plan, span)} not to scale"
+                                                                  if widened(plan, span) else ""),
+        "annotations[0].text": f"{cap.arch} {cap.percent:.0f}%" + (f", +{_kib(cap.overshoot)}" if not cap.fits else ""),
+    }}
     return FigureSpec(region_traces(plan, 1.0, highlight, span), layout, meta)
 
 
@@ -98,8 +107,16 @@ def _mark_next_occupancy(plan: LayoutPlan, arch: str, shapes: list, annotations:
     })
 
 
-def _subtitle(plan: LayoutPlan) -> str:
-    return " · ".join(summary_parts(plan)[1:])  # the title already gives the total
+def _kib(nbytes: int) -> str:
+    return f"{nbytes / 1024:.1f} KiB" if nbytes % 1024 else f"{nbytes // 1024} KiB"
+
+
+def _subtitle(plan: LayoutPlan, span: float) -> str:
+    parts = summary_parts(plan)[1:]  # the title already gives the total
+    tiny = widened(plan, span)
+    if tiny:
+        parts.append(f"{tiny} tiny {'region' if tiny == 1 else 'regions'} drawn wider (not to scale)")
+    return " · ".join(parts)
 
 
 def smem_figure(obj: Any, arch: Any = None, *, highlight: tuple[int, int] | None = None) -> Any:

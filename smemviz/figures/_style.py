@@ -2,16 +2,17 @@
 
 Colours come from the region name, so a region keeps its colour when a
 control changes the layout around it (colouring by index would reshuffle
-every colour on each update). Numbered siblings (``acc0``, ``acc1``,
-``smem_a0`` ...) are the common case of names that differ by one character:
-their stem picks a palette entry and the number steps through the palette
-from there, so siblings do not share a colour.
+every colour on each update). Names form families: the stages of one operand
+(``a_stage0..3``, ``smem_a0``, ``smem_a1``) or the allocations of one
+resource (``load.a``, ``load.b``) share a hue, shaded by stage, so a map of
+24 regions reads as a few operands rather than 24 unrelated colours.
 """
 
 from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Iterable
 from functools import lru_cache
 
 from .._names import shown
@@ -21,7 +22,9 @@ __all__ = [
     "PALETTE",
     "KIND_COLORS",
     "color_for",
-    "distinct_colors",
+    "family_of",
+    "region_colors",
+    "shade",
     "plain",
     "kib_ticks",
     "fmt_units",
@@ -39,11 +42,12 @@ PALETTE: tuple[str, ...] = (
 )
 
 # Fixed colours for what is not user data, so it never blends with it.
-def map_layout(title: str, subtitle: str, margin_left: int) -> dict:
-    """Layout settings both memory maps share (a fresh dict each call)."""
+def map_layout(title: str, subtitle: str, margin_left: int, color: str | None = None) -> dict:
+    """Layout settings both memory maps share (a fresh dict each call);
+    ``color`` for a title that must stand out (a layout over capacity)."""
     return {
         "title": {"text": title, "subtitle": {"text": subtitle, "font": {"size": 12, "color": "#546e7a"}},
-                  "x": 0.01, "xanchor": "left"},
+                  "x": 0.01, "xanchor": "left", "font": {"color": color or "#263238"}},
         "barmode": "overlay",
         "height": 320,
         "margin": {"l": margin_left, "r": 20, "t": 80, "b": 75},
@@ -71,32 +75,85 @@ KIND_COLORS = {
 
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
-_SIBLING_STEP = 8  # palette entries between x0 and x1: the pairs that far apart contrast most
+_STAGE_WORD = re.compile(r"(?:[_\-.]?(?:stage|stg|s))?[_\-.]?$", re.IGNORECASE)
+
+# Hues for families of regions: mid tones, so shades either way stay readable.
+FAMILY_HUES: tuple[str, ...] = (
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#499894",
+)
+SHADES = 8  # stage k of a family: darkest at 0, lighter with each stage, repeating after 8
+_SHADE_FROM, _SHADE_STEP = -0.28, 0.09
 
 
-def _palette_index(name: str) -> int:
-    match = _NUMBERED.match(name)
-    stem, number = (match.group(1), int(match.group(2))) if match else (name, 0)
-    return (zlib.crc32(stem.encode("utf-8", "surrogatepass")) + _SIBLING_STEP * number) % len(PALETTE)
+@lru_cache(maxsize=65536)
+def family_of(name: str) -> tuple[str, int | None]:
+    """``(family, stage number)`` of a region name.
+
+    ``a_stage3``, ``a3``, ``a_s3`` and ``a-3`` are stage 3 of family ``a``; a
+    resource's allocations (``load.a``, ``load.b``) are the family ``load``;
+    any other name is a family of its own, without a number.
+    """
+    head = name.split(".", 1)[0] if "." in name.strip(".") else name
+    match = _NUMBERED.match(head)
+    if match is None:
+        return head, None
+    stem = _STAGE_WORD.sub("", match.group(1)) or match.group(1)
+    return stem, int(match.group(2))
+
+
+def _hue_index(family: str) -> int:
+    return zlib.crc32(family.encode("utf-8", "surrogatepass")) % len(FAMILY_HUES)
+
+
+def shade(color: str, amount: float) -> str:
+    """``color`` mixed towards white (``amount`` > 0) or black (< 0)."""
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    target = 255 if amount > 0 else 0
+    a = abs(amount)
+    return "#" + "".join(f"{round(c + (target - c) * a):02x}" for c in (r, g, b))
+
+
+@lru_cache(maxsize=65536)
+def _shaded(hue: str, number: int | None) -> str:
+    if number is None:
+        return hue
+    return shade(hue, _SHADE_FROM + _SHADE_STEP * (number % SHADES))
 
 
 @lru_cache(maxsize=65536)
 def color_for(name: str) -> str:
-    """A colour that depends only on ``name`` (stable across runs and updates);
-    ``x0``, ``x1``, ... get different palette entries."""
-    return PALETTE[_palette_index(name)]
+    """A colour that depends only on ``name`` (stable across runs and updates):
+    its family's hue, shaded by its stage number, so ``a_stage0..3`` read as
+    one operand in four stages."""
+    family, number = family_of(name)
+    return _shaded(FAMILY_HUES[_hue_index(family)], number)
 
 
-def distinct_colors(names: list[str]) -> list[str]:
-    """:func:`color_for` of each name, except that a name whose colour equals
-    the previous one's takes the next palette entry, so neighbouring blocks
-    (``names`` in address order) never merge into one."""
-    out: list[str] = []
-    for name in names:
-        color = color_for(name)
-        if out and color == out[-1]:
-            color = PALETTE[(_palette_index(name) + 1) % len(PALETTE)]
-        out.append(color)
+def region_colors(names: Iterable[str]) -> dict[str, str]:
+    """Colours for the regions of one map, by name: each family its own hue
+    while there are hues left (a family keeps the hue its name picks unless a
+    family earlier in name order took it), shaded by stage; members of a family
+    without a number (``load.a``, ``load.b``) are shaded in name order."""
+    by_family: dict[str, set[str]] = {}
+    for n in names:
+        by_family.setdefault(family_of(n)[0], set()).add(n)
+    taken: set[int] = set()
+    out: dict[str, str] = {}
+    for family in sorted(by_family):
+        index = _hue_index(family)
+        if len(taken) < len(FAMILY_HUES):
+            while index in taken:
+                index = (index + 1) % len(FAMILY_HUES)
+        taken.add(index)
+        hue = FAMILY_HUES[index]
+        members = sorted(by_family[family])
+        plain_members = [n for n in members if family_of(n)[1] is None]
+        for n in members:
+            number = family_of(n)[1]
+            if number is None and len(plain_members) > 1:
+                number = plain_members.index(n)
+            out[n] = _shaded(hue, number)
     return out
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .. import hardware
 from .._inputs import as_plan
 from .._report import summary_parts
-from ._bars import LABEL_Y, SLOT_Y, region_traces
+from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["tmem_spec", "tmem_figure"]
 
 LANES = hardware.TMEM_LANES
+TMEM_HEIGHT_PX = 250  # one band of columns: shorter than the SMEM map's 320
 
 
 def _tmem_plan(obj: Any) -> LayoutPlan:
@@ -66,25 +67,35 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
         },
     ]
     layout: dict[str, Any] = {
-        **map_layout(title, _subtitle(plan), margin_left=50),
+        **map_layout(title, _subtitle(plan, span), margin_left=50),
+        "height": TMEM_HEIGHT_PX,
         "xaxis": {
             "title": {"text": "TMEM column"}, "range": [0, span * 1.01],
             "tickvals": list(range(0, span + 1, 32 if span <= 512 else 64)),
             "showgrid": True, "gridcolor": "#eceff1", "zeroline": False, "showline": True, "linecolor": "#90a4ae",
         },
         "yaxis": {
-            "title": {"text": "lane"}, "range": [(SLOT_Y - 0.06) * LANES, (LABEL_Y + 0.08) * LANES],
+            "title": {"text": "lane"}, "range": [(SLOT_Y - 0.06) * LANES, (LABEL_Y + 0.13) * LANES],
             "tickvals": [0, 32, 64, 96, 128], "showgrid": False, "zeroline": False, "fixedrange": True,
         },
         "shapes": shapes,
         "annotations": annotations,
+        "meta": {"smemviz_unit": "cols", "smemviz_min_bar": MIN_BAR_FRACTION},
+    }
+    narrow = {
+        "title.text": f"TMEM {used:,}/{columns} cols" + (f" · alloc {alloc}" if alloc else " · OVER" if over else ""),
+        "title.subtitle.text": f"{len(plan.regions)} allocations",
     }
     return FigureSpec(region_traces(plan, float(LANES), highlight, span), layout,
-                      {"alloc_columns": alloc, "span": span})
+                      {"alloc_columns": alloc, "span": span, "narrow": narrow})
 
 
-def _subtitle(plan: LayoutPlan) -> str:
-    return " · ".join([f"each allocation across all {LANES} lanes", *summary_parts(plan)[1:]])
+def _subtitle(plan: LayoutPlan, span: float) -> str:
+    parts = [f"each allocation across all {LANES} lanes", *summary_parts(plan)[1:]]
+    tiny = widened(plan, span)
+    if tiny:
+        parts.append(f"{tiny} drawn wider (not to scale)")
+    return " · ".join(parts)
 
 
 def tmem_figure(obj: Any, *, highlight: tuple[int, int] | None = None) -> Any:

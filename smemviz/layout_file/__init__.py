@@ -9,6 +9,7 @@ are columns::
     name = "gemm_sm100"      # optional: a title for reports and diagrams
     arch = "sm_100a"         # optional: default architecture for checks
     tmem_ptr = "tmem_slot"   # optional: the [[smem]] entry tcgen05.alloc writes to
+    steps = ["load", "mma", "epilogue"]  # optional: program steps, for live below
 
     [[smem]]                 # one SMEM allocation per entry
     name = "smem_a"          # required, unique among [[smem]] entries
@@ -16,6 +17,9 @@ are columns::
     count = 32768            # optional element count (default 1)
     size = 65536             # bytes; optional when dtype is given
     align = 1024             # power of two (default 128, what TMA needs)
+    live = ["load", "mma"]   # optional: the steps it is live in (a name, a number
+                             # or a list); entries live in no common step may
+                             # share bytes, and the layout is solved smallest
 
     [[pipeline]]             # a pipeline that owns its mbarriers
     name = "load"

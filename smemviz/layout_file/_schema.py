@@ -31,9 +31,10 @@ __all__ = [
 SCHEMA_VERSION = 1
 
 # the keys each table may hold
-TOP_KEYS = ("version", "name", "arch", "tmem_ptr", "smem", "pipeline", "pipeline_group", "smem_alias", "tmem", "tmem_alias")
-SMEM_KEYS = ("name", "size", "dtype", "count", "align")
-TMEM_KEYS = ("name", "columns")
+TOP_KEYS = ("version", "name", "arch", "steps", "tmem_ptr", "smem", "pipeline", "pipeline_group", "smem_alias", "tmem",
+            "tmem_alias")
+SMEM_KEYS = ("name", "size", "dtype", "count", "align", "live")
+TMEM_KEYS = ("name", "columns", "live")
 PIPELINE_KEYS = ("name", "stages")
 GROUP_KEYS = ("name", "stages", "members", "barriers_per_stage")
 ALIAS_KEYS = ("phases",)
@@ -55,6 +56,7 @@ class SmemEntry:
     align: int = hardware.TMA_ALIGNMENT
     dtype: str | None = None
     count: int = 1
+    live: tuple[str | int, ...] | None = None  # steps it is live in; None: every step
 
     def allocation(self) -> SmemAllocation:
         return SmemAllocation(self.name, self.size, self.align, self.dtype, self.count)
@@ -66,6 +68,7 @@ class TmemEntry:
 
     name: str
     columns: int
+    live: tuple[str | int, ...] | None = None
 
     def allocation(self) -> TmemAllocation:
         return TmemAllocation(self.name, self.columns)
@@ -124,6 +127,7 @@ class LayoutSpec:
     tmem_ptr: str | None = None
     tmem: tuple[TmemEntry, ...] = ()
     tmem_aliases: tuple[tuple[tuple[str, ...], ...], ...] = ()
+    steps: tuple[str, ...] | None = None  # program steps that entries' live= name
 
     @property
     def has_smem(self) -> bool:
@@ -136,13 +140,13 @@ class LayoutSpec:
     def smem_allocator(self, arch: str | int | hardware.Arch | None = None) -> SmemAllocator:
         """A computed :class:`SmemAllocator`; with ``arch`` it refuses a layout
         that does not fit (``CapacityError``), like ``SmemAllocator(arch)``."""
-        allocator = self._declare_smem(SmemAllocator(arch))
+        allocator = self._declare_smem(SmemAllocator(arch, steps=self.steps))
         allocator.compute_layout()
         return allocator
 
     def tmem_allocator(self, arch: str | int | hardware.Arch | None = None) -> TmemAllocator:
         """A computed :class:`TmemAllocator` (``CapacityError`` beyond 512 columns)."""
-        allocator = self._declare_tmem(TmemAllocator(arch))
+        allocator = self._declare_tmem(TmemAllocator(arch, steps=self.steps))
         allocator.compute_layout()
         return allocator
 
@@ -166,8 +170,8 @@ class LayoutSpec:
 
     def _declare_smem(self, allocator: SmemAllocator) -> SmemAllocator:
         allocs = {e.name: e.allocation() for e in self.smem}
-        for a in allocs.values():
-            allocator.add(a)
+        for e in self.smem:
+            allocator.add(allocs[e.name], live=_live_arg(e.live))
         if self.tmem_ptr is not None:
             allocator.add_tmem_ptr(allocs[self.tmem_ptr])
         for p in self.pipelines:
@@ -180,8 +184,13 @@ class LayoutSpec:
 
     def _declare_tmem(self, allocator: TmemAllocator) -> TmemAllocator:
         allocs = {e.name: e.allocation() for e in self.tmem}
-        for a in allocs.values():
-            allocator.add(a)
+        for e in self.tmem:
+            allocator.add(allocs[e.name], live=_live_arg(e.live))
         for phases in self.tmem_aliases:
             allocator.add_alias_group([[allocs[n] for n in phase] for phase in phases])
         return allocator
+
+
+def _live_arg(live: tuple[str | int, ...] | None) -> Any:
+    """An entry's ``live`` as the allocators take it."""
+    return None if live is None else list(live)

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import hardware
 from .._allocator import SmemAllocator, TmemAllocator
+from .._lifetimes import check_steps, read_live
 from .._names import first_unprintable
 from ._error import HugeInt, KeyPath, LayoutFileError, key_text
 from ._schema import (
@@ -135,9 +136,10 @@ class Reader:
         if arch is not None:
             arch = self.core(("arch",), lambda: hardware.get_arch(arch).name)
 
-        smem = self.smem_entries()
+        steps = self.steps(top)
+        smem = self.smem_entries(steps)
         pipelines, groups = self.pipelines()
-        tmem = self.tmem_entries()
+        tmem = self.tmem_entries(steps)
         smem_names = {e.name for e in smem}
         tmem_ptr = self.optional(top, (), "tmem_ptr", self.string, None)
         if tmem_ptr is not None and tmem_ptr not in smem_names:
@@ -153,11 +155,36 @@ class Reader:
             tmem_ptr=tmem_ptr,
             tmem=tmem,
             tmem_aliases=self.aliases("tmem_alias", {e.name for e in tmem}, "[[tmem]]"),
+            steps=steps,
         )
         self.declare(spec)
         return spec
 
-    def smem_entries(self) -> tuple[SmemEntry, ...]:
+    def steps(self, top: dict[str, Any]) -> tuple[str, ...] | None:
+        if "steps" not in top:
+            return None
+        value = top["steps"]
+        if isinstance(value, list):
+            for i, name in enumerate(value):
+                self.string(name, ("steps", i))
+        elif not isinstance(value, int) or isinstance(value, bool):
+            raise self.fail(("steps",), f"expected a list of step names or a count, got {_describe(value)}")
+        return self.core(("steps",), lambda: check_steps(value))
+
+    def live(self, table: dict[str, Any], path: KeyPath, name: str, steps: tuple[str, ...] | None) -> Any:
+        """An entry's ``live``: a step name, a step number or a list of them."""
+        if "live" not in table:
+            return None
+        value = table["live"]
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            if isinstance(item, bool) or not isinstance(item, (str, int)):
+                where = (*path, "live", i) if isinstance(value, list) else (*path, "live")
+                raise self.fail(where, f"expected a step name or number, got {_describe(item)}")
+        self.core((*path, "live"), lambda: read_live(items, steps, name), at_field=False)
+        return tuple(items)
+
+    def smem_entries(self, steps: tuple[str, ...] | None = None) -> tuple[SmemEntry, ...]:
         entries = []
         for path, t in self.array_of_tables("smem", SMEM_KEYS):
             name = self.string(self.required(t, path, "name"), (*path, "name"))
@@ -171,18 +198,19 @@ class Reader:
                 align=self.optional(t, path, "align", self.integer, hardware.TMA_ALIGNMENT),
                 dtype=dtype,
                 count=self.optional(t, path, "count", self.integer, 1),
+                live=self.live(t, path, name, steps),
             )
             allocation = self.core(path, entry.allocation)
             entries.append((path, replace(entry, size=allocation.size_bytes, dtype=allocation.dtype_name)))
         self.unique(((p, e.name) for p, e in entries), "[[smem]]")
         return tuple(e for _, e in entries)
 
-    def tmem_entries(self) -> tuple[TmemEntry, ...]:
+    def tmem_entries(self, steps: tuple[str, ...] | None = None) -> tuple[TmemEntry, ...]:
         entries = []
         for path, t in self.array_of_tables("tmem", TMEM_KEYS):
             name = self.string(self.required(t, path, "name"), (*path, "name"))
             columns = self.integer(self.required(t, path, "columns"), (*path, "columns"))
-            entry = TmemEntry(name, columns)
+            entry = TmemEntry(name, columns, self.live(t, path, name, steps))
             self.core(path, entry.allocation)
             entries.append((path, entry))
         self.unique(((p, e.name) for p, e in entries), "[[tmem]]")
@@ -240,20 +268,20 @@ class Reader:
     def declare(self, spec: LayoutSpec) -> None:
         """Give every declaration to the core allocators once, so their checks
         (TMEM-pointer slot size, alias-group rules) report against the file."""
-        smem = SmemAllocator()
+        smem = SmemAllocator(steps=spec.steps)
         allocs = {e.name: e.allocation() for e in spec.smem}
-        for a in allocs.values():
-            smem.add(a)
+        for e in spec.smem:
+            smem.add(allocs[e.name], live=None if e.live is None else list(e.live))
         if spec.tmem_ptr is not None:
             slot = allocs[spec.tmem_ptr]
             self.core(("tmem_ptr",), lambda: smem.add_tmem_ptr(slot), at_field=False)
         for i, phases in enumerate(spec.smem_aliases):
             members = [[allocs[n] for n in p] for p in phases]
             self.core(("smem_alias", i, "phases"), partial(smem.add_alias_group, members), at_field=False)
-        tmem = TmemAllocator()
+        tmem = TmemAllocator(steps=spec.steps)
         tallocs = {e.name: e.allocation() for e in spec.tmem}
-        for t in tallocs.values():
-            tmem.add(t)
+        for te in spec.tmem:
+            tmem.add(tallocs[te.name], live=None if te.live is None else list(te.live))
         for i, phases in enumerate(spec.tmem_aliases):
             tmembers = [[tallocs[n] for n in p] for p in phases]
             self.core(("tmem_alias", i, "phases"), partial(tmem.add_alias_group, tmembers), at_field=False)

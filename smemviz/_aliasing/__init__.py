@@ -1,0 +1,140 @@
+"""Lifetime-based aliasing: place buffers so that no two live at the same
+step share a byte, with the smallest peak.
+
+Pure Python, no dependencies. :func:`solve` is the entry point; the
+allocators call it when allocations carry ``live=`` steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ._exact import search
+from ._greedy import ORDERS, best_greedy
+from ._problem import Problem, align_up, packed_bound, step_bound
+
+__all__ = ["Solution", "SolverName", "solve", "solve_problem", "Problem", "step_bound", "packed_bound", "DEFAULT_NODE_BUDGET"]
+
+SolverName = Literal["auto", "exact", "greedy"]
+SOLVERS = ("auto", "exact", "greedy")
+
+# search nodes per layout (about 30 us each here): kernel-sized layouts mostly need a few hundred
+DEFAULT_NODE_BUDGET = 100_000
+
+# static orders the exact search restarts with, in turn
+_SEARCH_ORDERS = ("size", "area", "alignment", "lifetime", "crowding", "area-time")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """Offsets for every buffer and what is known about their optimality."""
+
+    offsets: tuple[int, ...]
+    peak: int
+    lower_bound: int
+    optimal: bool  # True only when proven
+    solver: str  # "exact" when the search beat every greedy order, else "greedy:<order>" or "given"
+    nodes: int  # search nodes used (the deterministic measure of work)
+    greedy_peak: int  # the best greedy layout's peak, for comparison
+
+    @property
+    def gap(self) -> int:
+        """Units the peak may be above the optimum (0 when proven optimal)."""
+        return 0 if self.optimal else max(0, self.peak - self.lower_bound)
+
+
+def solve(
+    sizes: Sequence[int],
+    alignments: Sequence[int],
+    lives: Sequence[Iterable[int]],
+    *,
+    solver: SolverName = "auto",
+    node_budget: int = DEFAULT_NODE_BUDGET,
+    incumbents: Iterable[Sequence[int]] = (),
+    target: int | None = None,
+) -> Solution:
+    """Offsets minimising the peak, so that buffers live at a common step never overlap.
+
+    ``lives[i]`` are the steps buffer ``i`` is live in (any ints). ``incumbents``
+    are known valid layouts (e.g. a hand-written one) the result must not be worse than.
+    ``target`` is a peak the caller must meet, e.g. a capacity.
+    """
+    return solve_problem(
+        Problem.build(sizes, alignments, [set(live) for live in lives]),
+        solver=solver, node_budget=node_budget, incumbents=incumbents, target=target,
+    )
+
+
+def solve_problem(
+    p: Problem,
+    *,
+    solver: SolverName = "auto",
+    node_budget: int = DEFAULT_NODE_BUDGET,
+    incumbents: Iterable[Sequence[int]] = (),
+    target: int | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Solution:
+    """:func:`solve` for a built :class:`Problem`.
+
+    ``target`` is a peak the caller must meet (a capacity): the search also
+    asks for a layout within it. ``stop`` ends the search early when it returns
+    True (for time-limited benchmarks; the result then depends on the machine).
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
+    if node_budget < 0:
+        raise ValueError(f"node_budget must be >= 0, got {node_budget}")
+    offsets = [0] * p.count
+    lower = p.lower_bound
+    comps = p.components()
+    greedy_peak_all = 0
+    proven_all = True
+    nodes = 0
+    improved = False
+    names: list[str] = []
+    known = [list(inc) for inc in incumbents if not p.violations(list(inc))]
+    for k, comp in enumerate(comps):
+        name, g_offsets, g_peak = best_greedy(p, comp)
+        greedy_peak_all = max(greedy_peak_all, g_peak)
+        best = [g_offsets[i] for i in comp]
+        best_peak = g_peak
+        for inc in known:
+            peak = max(inc[i] + p.sizes[i] for i in comp)
+            if peak < best_peak:
+                best, best_peak, name = [inc[i] for i in comp], peak, "given"
+        comp_lower = p.section_bounds_of(comp)
+        proven = best_peak <= comp_lower
+        budget = (node_budget - nodes) // (len(comps) - k)
+        if solver != "greedy" and not proven and budget > 0:
+            ranks = [_ranks(p, comp, order) for order in _SEARCH_ORDERS]
+            result = search(p, comp, ranks, best, best_peak, comp_lower, budget, target, stop)
+            nodes += result.nodes
+            proven = result.proven
+            comp_lower = result.lower_bound
+            if result.peak < best_peak:
+                improved = True
+                name = "exact"
+            best, best_peak = result.offsets, result.peak
+        names.append(name)
+        proven_all = proven_all and proven
+        lower = max(lower, comp_lower)
+        for i, o in zip(comp, best):
+            offsets[i] = o
+    peak = p.peak(offsets)
+    label = "exact" if improved else ",".join(sorted({n if n == "given" else f"greedy:{n}" for n in names})) or "none"
+    return Solution(tuple(offsets), peak, min(lower, peak), proven_all, label, nodes, greedy_peak_all)
+
+
+def _ranks(p: Problem, comp: Sequence[int], order: str) -> list[int]:
+    """Each buffer's position (by index in ``comp``) when ``comp`` is sorted by ``order``."""
+    key = ORDERS[order]
+    seq = sorted(range(len(comp)), key=lambda i: key(p, comp[i]))
+    rank = [0] * len(comp)
+    for pos, i in enumerate(seq):
+        rank[i] = pos
+    return rank
+
+
+__all__ += ["align_up"]

@@ -1,0 +1,224 @@
+"""The packing problem in the form the solvers search: buffers, the sections
+of time in which they coexist, who conflicts with whom, and lower bounds.
+
+A *section* is a set of buffers that are live together at some step. Only the
+maximal ones matter: two buffers conflict exactly when they share a maximal
+section, and a section contained in another can never bound the peak higher.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["Problem", "align_up", "step_bound", "packed_bound"]
+
+# search nodes allowed when packing one step's buffers exactly (see packed_bound)
+_PACK_NODES = 20_000
+
+
+def align_up(value: int, alignment: int) -> int:
+    return -(-value // alignment) * alignment
+
+
+def step_bound(sizes: Iterable[int], alignments: Iterable[int]) -> int:
+    """The least peak that buffers all live at one step can have.
+
+    Their sizes add up; and for every alignment ``a``, the buffers aligned to at
+    least ``a`` start on multiples of ``a``, so each of them but the topmost one
+    takes its size rounded up to ``a`` (smaller-aligned buffers may fill the gaps).
+    """
+    pairs = list(zip(sizes, alignments))
+    best = sum(s for s, _ in pairs)
+    for a in sorted({al for _, al in pairs if al > 1}):
+        rounded = [(align_up(s, a), s) for s, al in pairs if al >= a]
+        bound = sum(r for r, _ in rounded) - max(r - s for r, s in rounded)
+        if bound > best:
+            best = bound
+    return best
+
+
+def packed_bound(sizes: Sequence[int], alignments: Sequence[int]) -> int:
+    """The least peak of buffers that are all live at one step, exact when the
+    search fits its node allowance, else :func:`step_bound`.
+
+    All of them are pairwise disjoint, so a layout is an order, each buffer
+    bump-placed after the previous; a subset placed with a lower end is never
+    worse, which prunes repeated subsets.
+    """
+    simple = step_bound(sizes, alignments)
+    n = len(sizes)
+    if n <= 1:
+        return simple
+    order = sorted(range(n), key=lambda i: (-alignments[i], -sizes[i]))
+    sz = [sizes[i] for i in order]
+    al = [alignments[i] for i in order]
+    full = (1 << n) - 1
+    best = [_bump(sz, al, range(n))]  # one order as the first answer
+    if best[0] <= simple:
+        return simple
+    seen: dict[int, int] = {}
+    remaining = sum(sz)
+    nodes = [0]
+
+    class _Stop(Exception):
+        pass
+
+    def dfs(mask: int, end: int, left: int) -> None:
+        nodes[0] += 1
+        if nodes[0] > _PACK_NODES:
+            raise _Stop
+        if mask == full:
+            best[0] = min(best[0], end)
+            return
+        if end + left >= best[0] or seen.get(mask, 1 << 62) <= end:
+            return
+        seen[mask] = end
+        for i in range(n):
+            if not mask >> i & 1:
+                dfs(mask | 1 << i, align_up(end, al[i]) + sz[i], left - sz[i])
+                if best[0] <= simple:
+                    return
+
+    try:
+        dfs(0, 0, remaining)
+    except _Stop:
+        return simple
+    return best[0]
+
+
+def _bump(sizes: Sequence[int], alignments: Sequence[int], order: Iterable[int]) -> int:
+    end = 0
+    for i in order:
+        end = align_up(end, alignments[i]) + sizes[i]
+    return end
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Buffers (size, alignment, live steps) reduced to maximal sections.
+
+    ``sections[k]`` is a sorted tuple of buffer indices; ``buffer_sections[i]``
+    the sections buffer ``i`` lies in; ``neighbours[i]`` the buffers that may
+    not share a byte with ``i``.
+    """
+
+    sizes: tuple[int, ...]
+    alignments: tuple[int, ...]
+    sections: tuple[tuple[int, ...], ...]
+    buffer_sections: tuple[tuple[int, ...], ...]
+    neighbours: tuple[tuple[int, ...], ...]
+    section_bounds: tuple[int, ...]  # the least peak of each section's buffers alone
+    spans: tuple[int, ...]  # how long each buffer lives (steps, or time units of an interval)
+    crowding: tuple[int, ...]  # bytes live in the most crowded section each buffer lies in
+
+    @property
+    def lower_bound(self) -> int:
+        return max(self.section_bounds, default=0)
+
+    def section_bounds_of(self, component: Sequence[int]) -> int:
+        """The lower bound of one component (its sections' largest bound)."""
+        mine = set(component)
+        return max((b for s, b in zip(self.sections, self.section_bounds) if s and s[0] in mine), default=0)
+
+    @classmethod
+    def build(
+        cls, sizes: Sequence[int], alignments: Sequence[int], lives: Sequence[Iterable[int]]
+    ) -> Problem:
+        n = len(sizes)
+        by_step: dict[int, int] = {}  # step -> bitmask of the buffers live then
+        for i, live in enumerate(lives):
+            if sizes[i] == 0:
+                continue  # an empty buffer conflicts with nothing
+            bit = 1 << i
+            for step in live:
+                by_step[step] = by_step.get(step, 0) | bit
+        spans = tuple(len(set(live)) for live in lives)
+        return cls._from_masks(tuple(sizes), tuple(alignments), n, set(by_step.values()), spans)
+
+    @classmethod
+    def from_intervals(
+        cls, sizes: Sequence[int], alignments: Sequence[int], intervals: Sequence[tuple[int, int]]
+    ) -> Problem:
+        """Half-open ``[lower, upper)`` lifetimes, swept without listing every step."""
+        events: dict[int, list[tuple[int, int]]] = {}
+        for i, (lo, hi) in enumerate(intervals):
+            if sizes[i] == 0 or hi <= lo:
+                continue
+            events.setdefault(lo, []).append((1, i))
+            events.setdefault(hi, []).append((0, i))
+        masks = set()
+        live = 0
+        for t in sorted(events):
+            for starts, i in sorted(events[t]):  # ends first: [lo, hi) is half-open
+                live = live | (1 << i) if starts else live & ~(1 << i)
+            if live:
+                masks.add(live)
+        spans = tuple(max(0, hi - lo) for lo, hi in intervals)
+        return cls._from_masks(tuple(sizes), tuple(alignments), len(sizes), masks, spans)
+
+    @classmethod
+    def _from_masks(
+        cls, sizes: tuple[int, ...], alignments: tuple[int, ...], n: int, masks: set[int], spans: tuple[int, ...]
+    ) -> Problem:
+        maximal: list[int] = []
+        for m in sorted(masks, key=lambda m: -m.bit_count()):
+            if not any(m & ~k == 0 for k in maximal):
+                maximal.append(m)
+        maximal.sort(key=lambda m: (m & -m).bit_length())  # stable, time-like order
+        sections = tuple(tuple(i for i in range(n) if m >> i & 1) for m in maximal)
+        buffer_sections: list[list[int]] = [[] for _ in range(n)]
+        reach = [0] * n
+        for k, m in enumerate(maximal):
+            for i in sections[k]:
+                buffer_sections[i].append(k)
+                reach[i] |= m
+        neighbours = tuple(
+            tuple(j for j in range(n) if j != i and reach[i] >> j & 1) for i in range(n)
+        )
+        bounds = tuple(packed_bound([sizes[i] for i in s], [alignments[i] for i in s]) for s in sections)
+        totals = [sum(sizes[i] for i in s) for s in sections]
+        crowding = tuple(max((totals[k] for k in buffer_sections[i]), default=0) for i in range(n))
+        return cls(
+            sizes, alignments, sections, tuple(tuple(b) for b in buffer_sections), neighbours, bounds, spans, crowding
+        )
+
+    @property
+    def count(self) -> int:
+        return len(self.sizes)
+
+    def components(self) -> list[list[int]]:
+        """Groups of buffers that never conflict across groups (solvable apart).
+
+        Empty buffers are left out: they sit at offset 0.
+        """
+        seen = [False] * self.count
+        out = []
+        for start in range(self.count):
+            if seen[start] or self.sizes[start] == 0:
+                continue
+            seen[start] = True
+            stack, comp = [start], []
+            while stack:
+                i = stack.pop()
+                comp.append(i)
+                for j in self.neighbours[i]:
+                    if not seen[j]:
+                        seen[j] = True
+                        stack.append(j)
+            out.append(sorted(comp))
+        return out
+
+    def peak(self, offsets: Sequence[int]) -> int:
+        return max((o + s for o, s in zip(offsets, self.sizes) if s), default=0)
+
+    def violations(self, offsets: Sequence[int]) -> list[str]:
+        """What is wrong with ``offsets`` (misaligned, overlapping); empty when valid."""
+        bad = []
+        for i, (o, s, a) in enumerate(zip(offsets, self.sizes, self.alignments)):
+            if o < 0 or o % a:
+                bad.append(f"buffer {i} at {o} is not aligned to {a}")
+            for j in self.neighbours[i]:
+                if j > i and o < offsets[j] + self.sizes[j] and offsets[j] < o + s:
+                    bad.append(f"buffers {i} and {j} are live together and overlap")
+        return bad

@@ -1,0 +1,129 @@
+"""Lifetimes of allocations: the program steps an allocator names, how a
+``live=`` argument is read, and how alias groups become lifetimes.
+
+An allocation is *live* in a set of steps (not necessarily contiguous); two
+allocations live in a common step may not share a byte. Without ``live=`` an
+allocation is live in every step.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ._errors import DeclarationError, DeclarationTypeError
+
+__all__ = ["Steps", "check_steps", "read_live", "phase_lifetimes", "MAX_CONVERTED_STEPS"]
+
+# alias groups turn into one step per combination of their phases; beyond this many, refuse
+MAX_CONVERTED_STEPS = 4096
+
+Steps = tuple[str, ...]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_steps(steps: Any) -> Steps | None:
+    """``steps=`` as given to an allocator: names (unique, non-empty strings), a
+    count (steps ``"0"`` ... ``"n-1"``), or None (steps are ints, as many as used)."""
+    if steps is None:
+        return None
+    if _is_int(steps):
+        if steps <= 0:
+            raise ValueError(f"steps must be a positive count or a sequence of names, got {steps}")
+        return tuple(str(i) for i in range(steps))
+    if isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable):
+        raise TypeError(f"steps must be a sequence of step names or a count, got {type(steps).__name__} {steps!r}")
+    names = tuple(steps)
+    if not names:
+        raise ValueError("steps must name at least one step")
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"step names must be non-empty strings, got {name!r} in {names!r}")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"step names must be unique; repeated: {', '.join(map(repr, dup))}")
+    return names
+
+
+def _refused(label: str, message: str) -> DeclarationError:
+    return DeclarationError(message, allocation=label, field="live")
+
+
+def _mistyped(label: str, message: str) -> DeclarationTypeError:
+    return DeclarationTypeError(message, allocation=label, field="live")
+
+
+def read_live(live: Any, steps: Steps | None, label: str) -> frozenset[int]:
+    """The step indices ``live`` names, for the allocation called ``label``.
+
+    Accepts a step name, an int step, ``range(first, stop)`` (half-open), or a
+    set/list/tuple of names and ints. Raises naming the allocation and the steps.
+    """
+    where = f"allocation {label!r}: live="
+    if isinstance(live, range):
+        if live.step != 1:
+            raise _refused(label, f"{where}{live!r} must be a range with step 1 (half-open [first, stop))")
+        items: list[Any] = list(live)
+        if not items:
+            raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
+    elif isinstance(live, (str, int)) and not isinstance(live, bool):
+        items = [live]
+    elif isinstance(live, (set, frozenset, list, tuple)):
+        items = list(live)
+        if not items:
+            raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
+    else:
+        raise _mistyped(
+            label,
+            f"{where} must be a step name, an int step, a range or a set/list of steps, got {type(live).__name__} {live!r}",
+        )
+    out = set()
+    for item in items:
+        if isinstance(item, str):
+            if steps is None or item not in steps:
+                known = ", ".join(map(repr, steps)) if steps else "none (give the allocator steps=(...) to name them)"
+                raise _refused(label, f"{where} unknown step {item!r}; steps: {known}")
+            out.add(steps.index(item))
+        elif _is_int(item):
+            if item < 0 or (steps is not None and item >= len(steps)):
+                limit = f"0..{len(steps) - 1}" if steps is not None else "0 or more"
+                raise _refused(label, f"{where} step {item} is out of range ({limit})")
+            out.add(item)
+        else:
+            raise _mistyped(label, f"{where} steps must be names or ints, got {type(item).__name__} {item!r}")
+    return frozenset(out)
+
+
+def phase_lifetimes(groups: Sequence[Sequence[Sequence[Any]]]) -> tuple[Steps, dict[int, frozenset[int]]]:
+    """Steps and live sets that say what alias groups say, and nothing more.
+
+    Each step is one combination of phases, one phase per group: the phases of
+    a group never meet, while any two phases of different groups (and everything
+    outside the groups) do, as in the hand-written layout where groups never
+    share bytes with each other. Returns (step names, id(member) -> live steps).
+    """
+    counts = [len(g) for g in groups]
+    total = 1
+    for c in counts:
+        total *= c
+    if total > MAX_CONVERTED_STEPS:
+        raise ValueError(
+            f"alias groups with {' x '.join(map(str, counts))} phases would need {total} steps "
+            f"(at most {MAX_CONVERTED_STEPS}); declare live= steps instead"
+        )
+    combos = list(itertools.product(*(range(c) for c in counts)))
+    if len(groups) == 1:
+        names = tuple(f"phase {t[0] + 1}" for t in combos)
+    else:
+        names = tuple(" ".join(f"g{g + 1}.p{p + 1}" for g, p in enumerate(t)) for t in combos)
+    live: dict[int, frozenset[int]] = {}
+    for g, group in enumerate(groups):
+        for p, phase in enumerate(group):
+            steps = frozenset(k for k, t in enumerate(combos) if t[g] == p)
+            for a in phase:
+                live[id(a)] = steps
+    return names, live

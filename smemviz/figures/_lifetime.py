@@ -1,0 +1,218 @@
+"""The lifetime map: program steps across, addresses up, one rectangle per
+region for each run of steps it is live in, so buffers that share bytes at
+different times are seen stacked in the same address band.
+
+Below it, the bytes live at each step; the steps whose live buffers alone
+need the lower bound are shaded, since no layout can go below them. The
+peak line says how far the layout is from that bound, or that it is proven
+optimal. One bar trace draws every rectangle, one the gaps between live
+regions (hatched), one the profile: no shape per region.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._inputs import as_plan
+from ._spec import FigureSpec
+from ._style import FONT, KIND_COLORS, fmt_units, plain, region_colors
+
+if TYPE_CHECKING:
+    from .._plan import LayoutPlan, Region
+
+__all__ = ["lifetime_spec", "lifetime_figure", "comparison_figure", "LIFETIME_TRACES"]
+
+# trace order; tests rely on it
+LIFETIME_TRACES = ("regions", "gaps", "live bytes")
+
+MAP_DOMAIN = (0.34, 1.0)
+PROFILE_DOMAIN = (0.0, 0.22)
+BOUND_SHADE = "rgba(255,193,7,0.22)"
+
+
+def _runs(steps: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Contiguous runs ``[first, last]`` of sorted step indices."""
+    out: list[tuple[int, int]] = []
+    for k in steps:
+        if out and k == out[-1][1] + 1:
+            out[-1] = (out[-1][0], k)
+        else:
+            out.append((k, k))
+    return out
+
+
+def _live_steps(r: Region, n: int) -> tuple[int, ...]:
+    return tuple(range(n)) if r.live is None else r.live
+
+
+def sharing(plan: LayoutPlan) -> dict[str, list[str]]:
+    """For each region name, the regions that use some of its bytes at other steps."""
+    n = len(plan.steps)
+    regions = [r for r in plan.regions if r.size]
+    out: dict[str, list[str]] = {r.name: [] for r in regions}
+    for i, a in enumerate(regions):
+        la = set(_live_steps(a, n))
+        for b in regions[i + 1:]:
+            if a.offset < b.end and b.offset < a.end and not la & set(_live_steps(b, n)):
+                out[a.name].append(b.name)
+                out[b.name].append(a.name)
+    return out
+
+
+def _gaps(plan: LayoutPlan) -> list[tuple[int, int, int]]:
+    """(step, start, end) of every unused stretch below the top of what is live at that step."""
+    out = []
+    for k in range(len(plan.steps)):
+        cursor = 0
+        for r in sorted((r for r in plan.data_regions if r.live_in(k) and r.size), key=lambda r: r.offset):
+            if r.offset > cursor:
+                out.append((k, cursor, r.offset))
+            cursor = max(cursor, r.end)
+    return out
+
+
+def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
+    """The lifetime map of a plan solved from lifetimes, as plain data."""
+    if not plan.steps:
+        raise ValueError(
+            "the lifetime map needs a layout solved from lifetimes (steps= and live=, or compute_layout(solver=...))"
+        )
+    unit = plan.unit
+    n = len(plan.steps)
+    shares = sharing(plan)
+
+    # colours by name, neighbours in address order kept apart
+    data = sorted((r for r in plan.regions if r.kind == "data"), key=lambda r: r.offset)
+    color_of = region_colors([r.name for r in data])
+    # one bar per run of steps a region is live in
+    xs, widths, bases, heights, colors, hovers, texts = [], [], [], [], [], [], []
+    for r in plan.regions:
+        if not r.size:
+            continue
+        live_names = ", ".join(plain(plan.steps[k]) for k in _live_steps(r, n))
+        others = shares.get(r.name, [])
+        shared = "<br>shares bytes with " + ", ".join(map(plain, others)) if others else ""
+        hover = (
+            f"<b>{plain(r.name)}</b><br>offset {r.offset:,}, size {fmt_units(r.size, unit)}"
+            f"<br>end {r.end:,}, alignment {r.alignment:,}<br>live: {live_names}{shared}"
+        )
+        color = KIND_COLORS[r.kind] if r.kind != "data" else color_of[r.name]
+        for first, last in _runs(_live_steps(r, n)):
+            xs.append((first + last) / 2)
+            widths.append(last - first + 0.92)
+            bases.append(r.offset)
+            heights.append(r.size)
+            colors.append(color)
+            hovers.append(hover)
+            texts.append(plain(r.name))
+    gap_list = _gaps(plan)
+    profile = plan.live_profile
+    bounds = plan.step_bounds
+    top_bound = max(bounds, default=0)
+    bound_steps = [k for k, b in enumerate(bounds) if b == top_bound]
+
+    traces: list[dict[str, Any]] = [
+        {
+            "type": "bar", "name": "regions", "x": xs, "width": widths, "base": bases, "y": heights,
+            "marker": {"color": colors, "line": {"color": "white", "width": 1}},
+            "text": texts, "textposition": "inside", "insidetextanchor": "middle",
+            "hovertext": hovers, "hoverinfo": "text", "xaxis": "x", "yaxis": "y", "showlegend": False,
+        },
+        {
+            "type": "bar", "name": "gaps", "x": [g[0] for g in gap_list], "width": [0.92] * len(gap_list),
+            "base": [g[1] for g in gap_list], "y": [g[2] - g[1] for g in gap_list],
+            "marker": {"color": "white", "line": {"color": KIND_COLORS["padding"], "width": 1},
+                       "pattern": {"shape": "/", "fgcolor": KIND_COLORS["padding"], "size": 6}},
+            "hovertext": [f"unused at {plain(plan.steps[k])}: {fmt_units(b - a, unit)} ({a:,} to {b:,})"
+                          for k, a, b in gap_list],
+            "hoverinfo": "text", "xaxis": "x", "yaxis": "y", "showlegend": False,
+        },
+        {
+            "type": "bar", "name": "live bytes", "x": list(range(n)), "y": list(profile),
+            "marker": {"color": ["#ffa000" if k in bound_steps else "#90a4ae" for k in range(n)]},
+            "hovertext": [f"{plain(plan.steps[k])}: {fmt_units(profile[k], unit)} live; "
+                          f"alone needs {fmt_units(bounds[k], unit)}" for k in range(n)],
+            "hoverinfo": "text", "xaxis": "x2", "yaxis": "y2", "showlegend": False,
+        },
+    ]
+
+    cap = plan.capacity(arch)
+    peak = plan.data_total
+    proof = "optimal (proven)" if plan.optimal else f"gap ≤ {fmt_units(plan.gap or 0, unit)}"
+    peak_text = f"peak {fmt_units(peak, unit)} · lower bound {fmt_units(plan.lower_bound or 0, unit)} · {proof}"
+    shapes: list[dict[str, Any]] = [
+        {"type": "rect", "xref": "x", "yref": "paper", "x0": k - 0.5, "x1": k + 0.5, "y0": 0, "y1": 1,
+         "fillcolor": BOUND_SHADE, "line": {"width": 0}, "layer": "below"}
+        for k in bound_steps
+    ]
+    shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": peak, "y1": peak,
+                   "line": {"color": "#263238", "width": 2}})
+    annotations: list[dict[str, Any]] = [
+        {"xref": "paper", "yref": "y", "x": 1.0, "y": peak, "xanchor": "right", "yanchor": "bottom",
+         "showarrow": False, "text": plain(peak_text), "font": {"size": 12, "color": "#263238"}},
+    ]
+    span = max(peak, 1)
+    show_capacity = cap.limit > 0
+    if show_capacity:
+        shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": cap.limit,
+                       "y1": cap.limit, "line": {"color": KIND_COLORS["capacity"], "width": 2, "dash": "dash"}})
+        annotations.append({"xref": "paper", "yref": "y", "x": 0.0, "y": cap.limit, "xanchor": "left",
+                            "yanchor": "bottom", "showarrow": False,
+                            "text": f"{cap.arch} limit {fmt_units(cap.limit, unit)}",
+                            "font": {"size": 12, "color": KIND_COLORS["capacity"]}})
+        span = max(span, cap.limit)
+    ticks = {"tickmode": "array", "tickvals": list(range(n)), "ticktext": [plain(s) for s in plan.steps]}
+    what = "SMEM" if plan.memory == "smem" else "TMEM"
+    layout: dict[str, Any] = {
+        "title": {"text": f"{what} lifetimes: {n} steps, {len(plan.data_regions)} regions",
+                  "subtitle": {"text": plain(f"solver {plan.solver} · {proof}"),
+                               "font": {"size": 12, "color": "#546e7a"}},
+                  "x": 0.01, "xanchor": "left"},
+        "barmode": "overlay", "bargap": 0, "height": 520,
+        "margin": {"l": 70, "r": 20, "t": 80, "b": 50},
+        "font": {"family": FONT, "size": 12}, "plot_bgcolor": "white", "paper_bgcolor": "white",
+        "hovermode": "closest", "uniformtext": {"minsize": 9, "mode": "hide"},
+        "xaxis": {**ticks, "range": [-0.5, n - 0.5], "anchor": "y", "showgrid": False, "zeroline": False},
+        "yaxis": {"domain": list(MAP_DOMAIN), "range": [0, span * 1.06], "title": {"text": f"address ({unit})"},
+                  "gridcolor": "#eceff1", "zeroline": False},
+        "xaxis2": {**ticks, "range": [-0.5, n - 0.5], "anchor": "y2", "matches": "x", "showgrid": False},
+        "yaxis2": {"domain": list(PROFILE_DOMAIN), "title": {"text": f"live ({unit})"}, "gridcolor": "#eceff1",
+                   "rangemode": "tozero"},
+        "shapes": shapes,
+        "annotations": annotations,
+    }
+    meta = {"bound_steps": tuple(bound_steps), "sharing": shares, "capacity": cap}
+    return FigureSpec(traces, layout, meta)
+
+
+def lifetime_figure(obj: Any, arch: Any = None) -> Any:
+    """The lifetime map of an allocator or plan solved from lifetimes
+    (a ``plotly.graph_objects.Figure``). Export it with
+    ``smemviz.export(plan, "map.svg", figure=lifetime_figure(plan))``; the
+    byte map of one step is ``smem_figure(plan.at_step(step))``."""
+    return lifetime_spec(as_plan(obj, arch=arch), arch).to_figure()
+
+
+def comparison_figure(plans: dict[str, LayoutPlan]) -> Any:
+    """Totals of several layouts of the same declarations side by side (e.g.
+    :func:`smemviz.compare_layouts`), with the best lower bound among them."""
+    from ._spec import require_plotly
+
+    go = require_plotly()
+    names = list(plans)
+    totals = [plans[n].data_total for n in names]
+    unit = plans[names[0]].unit if names else "B"
+    bounds = [p.lower_bound for p in plans.values() if p.lower_bound is not None]
+    fig = go.Figure(go.Bar(
+        x=totals, y=names, orientation="h", text=[fmt_units(t, unit) for t in totals], textposition="auto",
+        marker={"color": ["#90a4ae" if p.optimal is not True else "#2e7d32" for p in plans.values()]},
+        hovertext=[f"{plain(n)}: {fmt_units(t, unit)}" + (" (proven optimal)" if plans[n].optimal else "")
+                   for n, t in zip(names, totals)], hoverinfo="text",
+    ))
+    if bounds:
+        fig.add_vline(x=max(bounds), line={"color": "#263238", "dash": "dot"},
+                      annotation_text=f"lower bound {fmt_units(max(bounds), unit)}")
+    fig.update_layout(title="Data total by layout", height=120 + 40 * len(names), font={"family": FONT},
+                      plot_bgcolor="white", margin={"l": 110, "r": 20, "t": 60, "b": 40},
+                      xaxis={"rangemode": "tozero", "title": {"text": unit}})
+    return fig

@@ -1,0 +1,124 @@
+"""The lifetime map and the layout comparison, checked through their data."""
+
+from __future__ import annotations
+
+import pytest
+
+import smemviz
+from smemviz import SmemAllocation, SmemAllocator
+
+pytest.importorskip("plotly")
+from smemviz.figures import comparison_figure, lifetime_spec  # noqa: E402
+from smemviz.figures._lifetime import LIFETIME_TRACES  # noqa: E402
+
+KIB = 1024
+
+
+def staged():
+    s = SmemAllocator(arch="sm_90a", steps=("load", "mma", "epilogue", "store"))
+    s.add(SmemAllocation("smem_a", 96 * KIB, alignment=1024), live=range(0, 2))
+    s.add(SmemAllocation("epi", 64 * KIB, alignment=1024), live={"epilogue"})
+    s.add(SmemAllocation("scales", 4 * KIB, alignment=128), live={"load", "store"})  # live twice
+    s.add(SmemAllocation("flags", 256, alignment=16))
+    return s
+
+
+def test_one_rectangle_per_run_of_live_steps():
+    s = staged()
+    s.compute_layout()
+    spec = lifetime_spec(s.plan)
+    assert tuple(t["name"] for t in spec.traces) == LIFETIME_TRACES
+    rects = spec.traces[0]
+    by_name: dict[str, list[tuple[float, float, int, int]]] = {}
+    for text, x, w, base, y in zip(rects["text"], rects["x"], rects["width"], rects["base"], rects["y"]):
+        by_name.setdefault(text, []).append((x, w, base, y))
+    plan = s.plan
+    assert [(x, base, y) for x, _, base, y in by_name["smem_a"]] == [(0.5, plan.region("smem_a").offset, 96 * KIB)]
+    assert [x for x, *_ in by_name["scales"]] == [0, 3]  # two runs: load, then store
+    assert [x for x, *_ in by_name["flags"]] == [1.5]  # every step, one run
+    assert by_name["flags"][0][1] == pytest.approx(3.92)
+    assert spec.layout["xaxis"]["ticktext"] == ["load", "mma", "epilogue", "store"]
+
+
+def test_profile_bound_peak_and_sharing():
+    s = staged()
+    s.compute_layout()
+    plan = s.plan
+    spec = lifetime_spec(plan)
+    profile = spec.traces[2]
+    assert profile["y"] == [100 * KIB + 256, 96 * KIB + 256, 64 * KIB + 256, 4 * KIB + 256]
+    assert spec.meta["bound_steps"] == (0,)  # load needs the most
+    assert profile["marker"]["color"][0] != profile["marker"]["color"][1]
+    shades = [sh for sh in spec.layout["shapes"] if sh["type"] == "rect"]
+    assert [(sh["x0"], sh["x1"]) for sh in shades] == [(-0.5, 0.5)]
+    peak = [sh for sh in spec.layout["shapes"] if sh["type"] == "line" and sh["y0"] == plan.data_total]
+    assert peak and plan.optimal
+    assert "optimal (proven)" in spec.layout["annotations"][0]["text"]
+    assert any("sm_90 limit" in a["text"] for a in spec.layout["annotations"])
+    # epi reuses bytes of smem_a after the mainloop, and the hover says so
+    assert "epi" in spec.meta["sharing"]["smem_a"]
+    hover = next(h for t, h in zip(spec.traces[0]["text"], spec.traces[0]["hovertext"]) if t == "epi")
+    assert "shares bytes with smem_a" in hover
+
+
+def test_gaps_are_the_unused_stretches_under_what_is_live():
+    s = SmemAllocator(steps=2)
+    s.add(SmemAllocation("low", 1000, alignment=8), live=0)
+    s.add(SmemAllocation("high", 1000, alignment=8), live={0, 1})
+    s.compute_layout()
+    gaps = lifetime_spec(s.plan).traces[1]
+    plan = s.plan
+    step1 = [(base, h) for x, base, h in zip(gaps["x"], gaps["base"], gaps["y"]) if x == 1]
+    high = plan.region("high")
+    assert step1 == ([(0, high.offset)] if high.offset else [])
+    assert gaps["marker"]["pattern"]["shape"] == "/"
+
+
+def test_unproven_layout_shows_its_gap():
+    from dataclasses import replace
+
+    s = staged()
+    s.compute_layout()
+    plan = replace(s.plan, optimal=False, lower_bound=s.plan.data_total - 512)
+    assert plan.gap == 512
+    assert "gap ≤ 512 B" in lifetime_spec(plan).layout["annotations"][0]["text"]
+
+
+def test_a_plan_without_lifetimes_is_refused():
+    s = SmemAllocator()
+    s.add(SmemAllocation("x", 64))
+    s.compute_layout()
+    with pytest.raises(ValueError, match="needs a layout solved from lifetimes"):
+        lifetime_spec(s.plan)
+
+
+def test_one_step_as_a_byte_map():
+    s = staged()
+    s.compute_layout()
+    at_store = s.plan.at_step("store")
+    assert sorted(r.name for r in at_store.regions) == ["flags", "scales"]
+    fig = smemviz.smem_figure(at_store)
+    assert fig.layout.title.text.startswith("SMEM layout")
+
+
+def test_compare_layouts_hand_written_greedy_optimal():
+    s = SmemAllocator(arch="sm_90a")
+    s.add(SmemAllocation("keep", 100, alignment=16))
+    s.add_alias_group([[SmemAllocation("x", 1000, alignment=1024)],
+                       [SmemAllocation("y", 3000, alignment=16), SmemAllocation("w", 2000, alignment=16)]])
+    plans = smemviz.compare_layouts(s)
+    assert list(plans) == ["hand-written", "greedy", "optimal"]
+    assert plans["optimal"].data_total <= plans["greedy"].data_total <= plans["hand-written"].data_total
+    assert plans["optimal"].optimal and plans["hand-written"].optimal is None
+    assert not s.layout_computed and all(a.offset == 0 for a in s.allocations)  # the caller's allocator is untouched
+    fig = comparison_figure(plans)
+    assert list(fig.data[0].y) == ["hand-written", "greedy", "optimal"]
+    assert list(fig.data[0].x) == [p.data_total for p in plans.values()]
+
+
+def test_exported_as_html(tmp_path):
+    s = staged()
+    s.compute_layout()
+    out = smemviz.export(s.plan, tmp_path / "lifetimes.html", figure=smemviz.lifetime_figure(s))
+    text = out.read_text()
+    assert "epilogue" in text and "live bytes" in text
