@@ -127,24 +127,9 @@ def _cutlass_candidates(path: str, dtype: str, a, b, c, log, persistent: bool = 
 
 
 def _time(candidates: dict, iters: int, rounds: int, warmup: int) -> dict:
-    import torch
+    from smemviz.kernel._gemm_measure import sample_interleaved
 
-    for fn in candidates.values():
-        for _ in range(warmup):
-            fn()
-    torch.cuda.synchronize()
-    samples: dict[str, list[float]] = {name: [] for name in candidates}
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for r in range(rounds):
-        names = list(candidates) if r % 2 == 0 else list(reversed(candidates))
-        for name in names:
-            fn = candidates[name]
-            start.record()
-            for _ in range(iters):
-                fn()
-            stop.record()
-            stop.synchronize()
-            samples[name].append(start.elapsed_time(stop) / iters)
+    samples = sample_interleaved(candidates, iters=iters, rounds=rounds, warmup=warmup)
     return {name: {"median_ms": statistics.median(v), "min_ms": min(v), "max_ms": max(v)} for name, v in samples.items()}
 
 

@@ -74,11 +74,11 @@ class GemmMeasurement:
         return f"{head}: {self.tflops:.0f} TFLOP/s ({self.median_ms:.3f} ms), {verdict} rel err {self.rel_err:.1e}; {smem}{regs}"
 
 
-def time_interleaved(
+def sample_interleaved(
     launches: dict[str, Callable[[], Any]], *, iters: int = 10, rounds: int = 7, warmup: int = 3
-) -> dict[str, float]:
-    """Median milliseconds per launch of each callable, timed with CUDA events in
-    interleaved rounds (order reversed every other round) after warm-up."""
+) -> dict[str, list[float]]:
+    """Milliseconds per launch of each callable, one sample per round, timed with CUDA
+    events in interleaved rounds (order reversed every other round) after warm-up."""
     import torch
 
     for fn in launches.values():
@@ -97,6 +97,14 @@ def time_interleaved(
             stop.record()
             stop.synchronize()
             samples[name].append(start.elapsed_time(stop) / iters)
+    return samples
+
+
+def time_interleaved(
+    launches: dict[str, Callable[[], Any]], *, iters: int = 10, rounds: int = 7, warmup: int = 3
+) -> dict[str, float]:
+    """Median milliseconds per launch of each callable (see :func:`sample_interleaved`)."""
+    samples = sample_interleaved(launches, iters=iters, rounds=rounds, warmup=warmup)
     return {name: statistics.median(v) for name, v in samples.items()}
 
 

@@ -53,3 +53,15 @@ def browser():
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture(scope="module")
+def static_renderer():
+    """kaleido's warm browser for one module's static exports, stopped at its end."""
+    pytest.importorskip("plotly")
+    pytest.importorskip("kaleido")
+    from smemviz._export import start_renderer, stop_renderer
+
+    start_renderer()  # the root conftest fails or skips browser tests when there is no Chromium
+    yield
+    stop_renderer()

@@ -12,19 +12,10 @@ import smemviz
 
 from ..helpers import EXAMPLES
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("static_renderer")]
 
 
 
-@pytest.fixture(scope="module", autouse=True)
-def renderer():
-    pytest.importorskip("plotly")
-    pytest.importorskip("kaleido")
-    from smemviz._export import start_renderer, stop_renderer
-
-    start_renderer()  # the root conftest fails or skips this module's tests when there is no Chromium
-    yield
-    stop_renderer()
 
 
 @pytest.fixture(scope="module")

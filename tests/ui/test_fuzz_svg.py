@@ -11,18 +11,9 @@ from hypothesis import given
 from ..hostile import RAW_CONTROL, fuzz_settings
 from ..test_fuzz_plans_and_exports import export_text, plans_with_any_names
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("static_renderer")]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def renderer():
-    pytest.importorskip("plotly")
-    pytest.importorskip("kaleido")
-    from smemviz._export import start_renderer, stop_renderer
-
-    start_renderer()  # the root conftest fails or skips this module's tests when there is no Chromium
-    yield
-    stop_renderer()
 
 
 @fuzz_settings(3, long_share=0.002)
