@@ -7,6 +7,7 @@ empty: the explorer updates traces in place by position.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._geometry import gaps, lane_of, phase_counts
@@ -14,12 +15,15 @@ from ._hover import region_hover, region_label
 from ._style import KIND_COLORS, family_of, fmt_units, plain, region_colors
 
 if TYPE_CHECKING:
+    from .._lint import Finding
     from .._plan import LayoutPlan, Region
 
 __all__ = ["region_traces", "TRACE_NAMES", "widened", "spread"]
 
 # trace order; the explorer and the tests rely on it
-TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "groups", "group labels", "stages")
+TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "groups", "group labels", "stages",
+               "findings")
+FINDING_COLORS = {"error": "#c62828", "warning": "#ef6c00", "info": "#546e7a"}
 
 DIM_STANDALONE = 0.35
 DIM_OTHER_PHASE = 0.15
@@ -168,7 +172,8 @@ def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale:
 
 
 def region_traces(plan: LayoutPlan, scale: float = 1.0,
-                  highlight: tuple[int, int] | None = None, span: float | None = None) -> list[dict[str, Any]]:
+                  highlight: tuple[int, int] | None = None, span: float | None = None,
+                  findings: Iterable[Finding] = ()) -> list[dict[str, Any]]:
     """The block traces of one map, in :data:`TRACE_NAMES` order.
 
     ``scale`` maps the band ``[0, 1]`` onto the y axis (1 for SMEM, 128 lanes for TMEM);
@@ -269,7 +274,34 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
         outlines,
         labels,
         _stage_marks(standalone + aliased, plan, scale, counts),
+        _finding_marks(plan, findings, scale),
     ]
+
+
+def _finding_marks(plan: LayoutPlan, findings: Iterable[Finding], scale: float) -> dict[str, Any]:
+    """A mark on the top edge of every region a lint finding names, worst finding
+    first; hovering it gives the rule, the problem and the fix."""
+    by_region: dict[str, list[Finding]] = {}
+    for f in findings:
+        for name in f.regions:
+            by_region.setdefault(name, []).append(f)
+    where = {r.name: r for r in plan.regions}
+    marked = [(where[name], fs) for name, fs in by_region.items() if name in where]
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "lint findings",
+        "meta": "findings",
+        "x": [r.offset + r.size / 2 for r, _ in marked],
+        "y": [0.97 * scale for _ in marked],
+        "hovertext": ["<br>".join(f"<b>{plain(f.severity)} {plain(f.rule)}</b>: {plain(f.message)}"
+                                  f"<br>fix: {plain(f.fix)}" for f in fs) for _, fs in marked],
+        "hovertemplate": "%{hovertext}<extra></extra>",
+        "marker": {"symbol": "x-thin-open", "size": 13, "line": {"width": 3},
+                   "color": [FINDING_COLORS.get(fs[0].severity, FINDING_COLORS["info"]) for _, fs in marked]},
+        "showlegend": False,
+        "cliponaxis": True,
+    }
 
 
 def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, counts: dict[int, int]) -> dict[str, Any]:

@@ -87,7 +87,8 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
                                                                   if widened(plan, span) else ""),
         "annotations[0].text": f"{cap.arch} {cap.percent:.0f}%" + (f", +{_kib(cap.overshoot)}" if not cap.fits else ""),
     }}
-    return FigureSpec(region_traces(plan, 1.0, highlight, span), layout, meta)
+    findings = [f for f in plan.lint(arch) if f.rule != "capacity"]  # capacity has its own line
+    return FigureSpec(region_traces(plan, 1.0, highlight, span, findings), layout, meta)
 
 
 def _mark_next_occupancy(plan: LayoutPlan, arch: str, shapes: list, annotations: list) -> None:

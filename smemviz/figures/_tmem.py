@@ -86,7 +86,8 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
         "title.text": f"TMEM {used:,}/{columns} cols" + (f" · alloc {alloc}" if alloc else " · OVER" if over else ""),
         "title.subtitle.text": f"{len(plan.regions)} allocations",
     }
-    return FigureSpec(region_traces(plan, float(LANES), highlight, span), layout,
+    findings = [f for f in plan.lint() if f.rule != "capacity"]  # capacity has its own line
+    return FigureSpec(region_traces(plan, float(LANES), highlight, span, findings), layout,
                       {"alloc_columns": alloc, "span": span, "narrow": narrow})
 
 
