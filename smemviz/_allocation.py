@@ -208,13 +208,16 @@ def check_lint_fields(alloc: Any) -> None:
     swizzle = getattr(alloc, "swizzle", None)
     if swizzle is not None and swizzle not in SWIZZLE_ATOM_BYTES:
         known = ", ".join(repr(k) for k in SWIZZLE_ATOM_BYTES)
-        raise ValueError(f"SMEM allocation {name!r}: swizzle must be None, {known}; got {swizzle!r}")
+        raise DeclarationError(f"SMEM allocation {name!r}: swizzle must be None, {known}; got {swizzle!r}",
+                               allocation=name, field="swizzle")
     stages = getattr(alloc, "stages", None)
     if stages is not None and (not _is_int(stages) or stages <= 0):
-        raise ValueError(f"SMEM allocation {name!r}: stages must be a positive int, got {stages!r}")
+        raise DeclarationError(f"SMEM allocation {name!r}: stages must be a positive int, got {stages!r}",
+                               allocation=name, field="stages")
     tma = getattr(alloc, "tma", None)
     if tma is not None and not isinstance(tma, bool):
-        raise TypeError(f"SMEM allocation {name!r}: tma must be True, False or None, got {tma!r}")
+        raise DeclarationTypeError(f"SMEM allocation {name!r}: tma must be True, False or None, got {tma!r}",
+                                   allocation=name, field="tma")
 
 
 def check_tmem_fields(alloc: TmemAllocation) -> None:

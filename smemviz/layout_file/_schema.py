@@ -33,7 +33,7 @@ SCHEMA_VERSION = 1
 # the keys each table may hold
 TOP_KEYS = ("version", "name", "arch", "steps", "tmem_ptr", "smem", "pipeline", "pipeline_group", "smem_alias", "tmem",
             "tmem_alias")
-SMEM_KEYS = ("name", "size", "dtype", "count", "align", "live")
+SMEM_KEYS = ("name", "size", "dtype", "count", "align", "live", "swizzle", "stages", "tma", "shape")
 TMEM_KEYS = ("name", "columns", "live")
 PIPELINE_KEYS = ("name", "stages")
 GROUP_KEYS = ("name", "stages", "members", "barriers_per_stage")
@@ -57,9 +57,14 @@ class SmemEntry:
     dtype: str | None = None
     count: int = 1
     live: tuple[str | int, ...] | None = None  # steps it is live in; None: every step
+    swizzle: str | None = None  # "32B" / "64B" / "128B" (lint)
+    stages: int | None = None  # pipeline stages the buffer holds (lint, stage marks)
+    tma: bool | None = None  # a TMA destination (lint)
+    shape: tuple[int, ...] | None = None  # element shape, stages first (with dtype)
 
     def allocation(self) -> SmemAllocation:
-        return SmemAllocation(self.name, self.size, self.align, self.dtype, self.count)
+        return SmemAllocation(self.name, self.size, self.align, self.dtype, self.count,
+                              swizzle=self.swizzle, stages=self.stages, tma=self.tma, shape=self.shape)
 
 
 @dataclass(frozen=True)

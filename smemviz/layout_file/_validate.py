@@ -41,6 +41,10 @@ _CORE_FIELDS = {
     "dtype": "dtype",
     "num_columns": "columns",
     "num_stages": "stages",
+    "stages": "stages",
+    "swizzle": "swizzle",
+    "tma": "tma",
+    "shape": "shape",
 }
 # integers are 64-bit signed, as TOML requires of every reader
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
@@ -104,6 +108,16 @@ class Reader:
         if not _INT_MIN <= value <= _INT_MAX:
             raise self.fail(path, f"integer of {value.bit_length()} bits does not fit in 64 bits")
         return value
+
+    def boolean(self, value: Any, path: KeyPath) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(path, f"expected true or false, got {_describe(value)}")
+        return value
+
+    def extents(self, value: Any, path: KeyPath) -> tuple[int, ...]:
+        if not isinstance(value, list):
+            raise self.fail(path, f"expected an array of integers, got {_describe(value)}")
+        return tuple(self.integer(v, (*path, i)) for i, v in enumerate(value))
 
     def optional(self, table: dict[str, Any], path: KeyPath, key: str, check: Any, default: Any) -> Any:
         return check(table[key], (*path, key)) if key in table else default
@@ -199,6 +213,10 @@ class Reader:
                 dtype=dtype,
                 count=self.optional(t, path, "count", self.integer, 1),
                 live=self.live(t, path, name, steps),
+                swizzle=self.optional(t, path, "swizzle", self.string, None),
+                stages=self.optional(t, path, "stages", self.integer, None),
+                tma=self.optional(t, path, "tma", self.boolean, None),
+                shape=self.optional(t, path, "shape", self.extents, None),
             )
             allocation = self.core(path, entry.allocation)
             entries.append((path, replace(entry, size=allocation.size_bytes, dtype=allocation.dtype_name)))
