@@ -160,6 +160,7 @@ class SmemAllocation:
             raise DeclarationTypeError(
                 f"allocation {self.name!r}: shape must be a non-empty tuple of ints, got {shape!r}",
                 allocation=self.name, field="shape")
+        shape = tuple(_plain_int(n) for n in shape)  # NumPy extents, as counts take them
         if not all(_is_int(n) and n > 0 for n in shape):
             raise DeclarationError(f"allocation {self.name!r}: every extent of shape must be an int > 0, got {shape!r}",
                                    allocation=self.name, field="shape")

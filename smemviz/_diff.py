@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 
+from ._names import shown
+
 if TYPE_CHECKING:
     from ._plan import LayoutPlan, Region
 
@@ -66,14 +68,14 @@ class PlanDiff:
         if self.same:
             lines.append("  no region changed")
         for r in self.added:
-            lines.append(f"  + {r.name}: {r.size:,} {u} at {r.offset:,}")
+            lines.append(f"  + {shown(r.name)}: {r.size:,} {u} at {r.offset:,}")
         for r in self.removed:
-            lines.append(f"  - {r.name}: {r.size:,} {u} at {r.offset:,}")
+            lines.append(f"  - {shown(r.name)}: {r.size:,} {u} at {r.offset:,}")
         for c in self.resized:
-            lines.append(f"  ~ {c.name}: {c.before.size:,} -> {c.after.size:,} {u}"
+            lines.append(f"  ~ {shown(c.name)}: {c.before.size:,} -> {c.after.size:,} {u}"
                          + (f", at {c.before.offset:,} -> {c.after.offset:,}" if c.moved_by else ""))
         for c in self.moved:
-            lines.append(f"  > {c.name}: at {c.before.offset:,} -> {c.after.offset:,} ({c.moved_by:+,} {u})")
+            lines.append(f"  > {shown(c.name)}: at {c.before.offset:,} -> {c.after.offset:,} ({c.moved_by:+,} {u})")
         if self.unchanged:
             lines.append(f"  {self.unchanged} regions unchanged")
         return "\n".join(lines)

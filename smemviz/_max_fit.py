@@ -97,8 +97,9 @@ def max_fit(builder: Callable[..., Any], /, arch: Any = None, **arguments: Any) 
     list (``stages=range(1, 13)``; the other arguments are passed as they are)
     and return the largest value whose layout fits ``arch``.
 
-    ``arch`` defaults to the arch the first layout was built for, else sm_90
-    (sm_100 with a TMEM layout). Allocators made with ``arch=`` that would
+    ``arch`` defaults to the arch the first layout was built for, else the one
+    ``$CUTE_DSL_ARCH`` or the GPU present names (sm_100 for a TMEM layout; a
+    ``ValueError`` when nothing names one). Allocators made with ``arch=`` that would
     refuse an over-capacity layout are computed anyway here, so each value's
     size is known. A builder error propagates, naming the value it failed on.
     """

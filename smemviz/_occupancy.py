@@ -13,18 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import hardware
+from ._units import align_up
 
 __all__ = ["Occupancy", "occupancy", "smem_footprint"]
-
-
-def _align_up(value: int, unit: int) -> int:
-    return -(-value // unit) * unit
 
 
 def smem_footprint(smem_bytes: int) -> int:
     """Shared memory one CTA takes from its SM: its bytes plus the per-CTA
     reservation, in whole allocation units."""
-    return _align_up(smem_bytes + hardware.SMEM_RESERVED_PER_CTA, hardware.SMEM_ALLOC_GRANULARITY)
+    return align_up(smem_bytes + hardware.SMEM_RESERVED_PER_CTA, hardware.SMEM_ALLOC_GRANULARITY)
 
 
 @dataclass(frozen=True)
@@ -101,7 +98,7 @@ def occupancy(smem_bytes: int, arch: str | int | hardware.Arch, *,
         warps = -(-threads // hardware.WARP_THREADS)
         by_threads = a.max_warps_per_sm // warps
         if registers is not None:
-            per_warp = _align_up(registers * hardware.WARP_THREADS, hardware.REGISTER_ALLOC_UNIT)
+            per_warp = align_up(registers * hardware.WARP_THREADS, hardware.REGISTER_ALLOC_UNIT)
             by_registers = (hardware.REGISTERS_PER_SM // per_warp) // warps
     others = [n for n in (by_threads, by_registers) if n is not None]
     ctas = min([by_smem, a.max_ctas_per_sm, *others])

@@ -38,7 +38,7 @@ SCHEMA_VERSION = 1
 # version 2 adds steps, Region.live and the solver's bound; a plan without
 # lifetimes is still written as version 1, so older readers keep reading it
 LIFETIME_SCHEMA_VERSION = 2
-_READABLE_VERSIONS = (SCHEMA_VERSION, LIFETIME_SCHEMA_VERSION)
+READABLE_VERSIONS = (SCHEMA_VERSION, LIFETIME_SCHEMA_VERSION)  # what LayoutPlan.from_dict reads
 
 RegionKind = Literal["data", "barrier", "tmem_ptr"]
 MemoryKind = Literal["smem", "tmem"]
@@ -503,13 +503,6 @@ class LayoutPlan:
         )
 
 
-def _region_from_dict(r: dict[str, Any]) -> Region:
-    fields = {k: v for k, v in r.items() if k != "end"}
-    if fields.get("live") is not None:
-        fields["live"] = tuple(fields["live"])
-    return Region(**fields)
-
-
 def build_plan(
     memory: MemoryKind,
     standalone: Iterable[Any],
@@ -642,10 +635,11 @@ def _offset_attr(alloc: Any) -> int:
 def _padding_by_step(regions: list[Region]) -> list[Region]:
     """With lifetimes, regions overlap in address: the padding before a region is
     the gap down to the highest end below it among the regions live with it."""
+    lives = [None if r.live is None else frozenset(r.live) for r in regions]
     out = []
-    for r in regions:
-        below = [q.end for q in regions if q is not r and q.end <= r.offset
-                 and (r.live is None or q.live is None or set(r.live) & set(q.live))]
+    for r, live in zip(regions, lives):
+        below = [q.end for q, other in zip(regions, lives) if q is not r and q.end <= r.offset
+                 and (live is None or other is None or not live.isdisjoint(other))]
         out.append(replace(r, padding_before=r.offset - max(below, default=0)))
     return out
 

@@ -17,6 +17,7 @@ from . import hardware
 from ._plan import (
     _KINDS,
     LIFETIME_SCHEMA_VERSION,
+    READABLE_VERSIONS,
     SCHEMA,
     SCHEMA_VERSION,
     STRUCT_SOURCE,
@@ -332,7 +333,7 @@ def plan_from_dict(data: Any) -> LayoutPlan:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"not a smemviz layout plan (expected schema {SCHEMA!r})")
     version = data.get("version")
-    if version not in (SCHEMA_VERSION, LIFETIME_SCHEMA_VERSION) or isinstance(version, bool):
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
         raise ValueError(
             f"unsupported layout-plan version {_brief(version)}; this smemviz reads "
             f"{SCHEMA_VERSION} and {LIFETIME_SCHEMA_VERSION}"

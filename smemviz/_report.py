@@ -6,7 +6,7 @@ summary and table from here too."""
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import hardware
 from ._names import shown
@@ -121,16 +121,16 @@ def text_report(plan: LayoutPlan) -> str:
     occ = plan.occupancy()
     if occ is not None:
         lines.append(f"  Occupancy {occ.message()}")
-    findings = _findings(plan)
+    findings = findings_beyond_capacity(plan)
     if findings:
         lines.append(rule)
         lines += [f"  {f.line()}" for f in findings]
     return "\n".join(lines) + "\n"
 
 
-def _findings(plan: LayoutPlan) -> list[Finding]:
-    """Lint findings beyond the capacity verdict the report already gives."""
-    return [f for f in plan.lint() if f.rule != "capacity"]
+def findings_beyond_capacity(plan: LayoutPlan, arch: Any = None) -> list[Finding]:
+    """Lint findings beyond the capacity verdict, which every view gives on its own."""
+    return list(plan.lint(arch, ignore=("capacity",)))
 
 
 def markdown_report(plan: LayoutPlan) -> str:
@@ -152,7 +152,7 @@ def markdown_report(plan: LayoutPlan) -> str:
     for r in plan.regions:
         out.append("| " + " | ".join(cell(c) for c in region_cells(r)) + " |")
     out += ["", _summary(plan), ""]
-    findings = _findings(plan)
+    findings = findings_beyond_capacity(plan)
     if findings:
         out += ["Lint findings:", ""]
         out += [f"- **{f.severity}** `{f.rule}`: {cell(f.message)}; fix: {cell(f.fix)}" for f in findings]
@@ -185,7 +185,7 @@ def html_report(plan: LayoutPlan) -> str:
     findings = "".join(
         f"<li class='smemviz-finding smemviz-{f.severity}'><b>{f.severity}</b> <code>{escape(f.rule)}</code>: "
         f"{escape(f.message)}; fix: {escape(f.fix)}</li>"
-        for f in _findings(plan)
+        for f in findings_beyond_capacity(plan)
     )
     return (
         "<div class='smemviz-report'>"

@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .._units import align_up
+
 __all__ = ["Problem", "align_up", "step_bound", "packed_bound"]
 
 # search nodes allowed when packing one step's buffers exactly (see packed_bound)
 _PACK_NODES = 20_000
-
-
-def align_up(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
 
 
 def step_bound(sizes: Iterable[int], alignments: Iterable[int]) -> int:

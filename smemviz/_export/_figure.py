@@ -35,10 +35,10 @@ def titled(figure: Any, title: str) -> Any:
     capacity) moves into the subtitle."""
     import plotly.graph_objects as go
 
-    from .._names import shown
+    from ..figures._style import plain
 
     fig = go.Figure(figure)
-    text = shown(title).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = plain(title)
     own = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
     if own:
         fig.update_layout(title={"text": text, "subtitle": {"text": own}})

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from .. import hardware
 from .._names import shown
-from .._report import REGION_COLUMNS, region_cells, summary_parts
+from .._report import REGION_COLUMNS, findings_beyond_capacity, region_cells, summary_parts
 from .._units import fmt_units
 from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, shade
 
@@ -96,7 +96,7 @@ def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     lines = [_line(p) for p in (smem, tmem) if p is not None]
     if smem is not None and (occ := smem.occupancy()) is not None:
         lines.append(f"occupancy {escape(occ.message())}")
-    findings = [f for p in (smem, tmem) if p is not None for f in p.lint() if f.rule != "capacity"]
+    findings = [f for p in (smem, tmem) if p is not None for f in findings_beyond_capacity(p)]
     items = "".join(
         f"<li class='smemviz-finding smemviz-{f.severity}' style='color:{_FINDING_COLORS[f.severity]}'>"
         f"<b>{f.severity}</b> {escape(f.rule)}: {escape(f.message)}; fix: {escape(f.fix)}</li>"

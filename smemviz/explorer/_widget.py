@@ -256,6 +256,8 @@ class Explorer(widgets.VBox):
         self.history.append(attempt)
         del self.history[:-MAX_HISTORY]
         self._stale_tabs[2] = True
+        if failed:  # no render follows a failed build: bring the open tab up to date now
+            self._refresh_details()
 
     def _follow_plan_arch(self, plans: Plans) -> None:
         """Until an arch is chosen, show each plan against the arch it was built for."""

@@ -9,6 +9,7 @@ from .._inputs import as_plan
 from ._combined import _moved
 from ._smem import smem_spec
 from ._spec import require_plotly
+from ._style import plain
 
 __all__ = ["compare_figure"]
 
@@ -17,6 +18,7 @@ CHANGED_OUTLINE = {"color": "#263238", "width": 2.5}
 
 def _outline_changed(traces: list[dict[str, Any]], changed: set[str]) -> None:
     """Thick dark outlines on the bars of ``changed`` regions, in place."""
+    changed = {plain(n) for n in changed}  # bars carry their names as shown (escaped)
     for t in traces:
         if t.get("type") != "bar" or "text" not in t or not t.get("text"):
             continue
@@ -42,7 +44,7 @@ def compare_figure(before: Any, after: Any, arch: Any = None, labels: tuple[str,
     from plotly.subplots import make_subplots
 
     # short: the capacity label sits at the right end of the same line
-    titles = [f"{label}: {plan.total:,} B ({spec.meta['capacity'].percent:.1f}%)"
+    titles = [f"{plain(label)}: {plan.total:,} B ({spec.meta['capacity'].percent:.1f}%)"
               for label, plan, spec in zip(labels, (old, new), specs)]
     fig = make_subplots(rows=2, cols=1, subplot_titles=titles, vertical_spacing=0.2, shared_xaxes=False)
     annotations: list = [a.update(x=0, xanchor="left") for a in fig.layout.annotations]
@@ -63,7 +65,7 @@ def compare_figure(before: Any, after: Any, arch: Any = None, labels: tuple[str,
               f"{len(diff.resized)} resized, {len(diff.moved)} moved (outlined)")
     base = specs[0].layout
     fig.update_layout(
-        title={"text": f"{labels[1]} vs {labels[0]}: {sign}{diff.total_delta:,} B · {counts}",
+        title={"text": f"{plain(labels[1])} vs {plain(labels[0])}: {sign}{diff.total_delta:,} B · {counts}",
                "x": 0.01, "xanchor": "left", "font": {"size": 14}},
         shapes=shapes, annotations=annotations, barmode="overlay", height=620, showlegend=False,
         margin={"l": 30, "r": 20, "t": 90, "b": 50}, font=base["font"], plot_bgcolor="white",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._inputs import as_plan
-from .._report import summary_parts
+from .._report import findings_beyond_capacity, summary_parts
 from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
@@ -81,13 +81,15 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
     }
     short = (f"SMEM {_kib(cap.used)} of {_kib(cap.limit)} · {cap.arch} · {cap.percent:.0f}%"
              + (" · OVER" if not cap.fits else ""))
-    meta = {"capacity": cap, "span": span, "narrow": {
+    meta: dict[str, Any] = {"capacity": cap, "span": span, "narrow": {
         "title.text": short,
         "title.subtitle.text": f"{len(plan.regions)} regions" + (f" · {widened(plan, span)} not to scale"
                                                                   if widened(plan, span) else ""),
         "annotations[0].text": f"{cap.arch} {cap.percent:.0f}%" + (f", +{_kib(cap.overshoot)}" if not cap.fits else ""),
     }}
-    findings = [f for f in plan.lint(arch) if f.rule != "capacity"]  # capacity has its own line
+    if cap.arch is None:  # no capacity line or label to shorten
+        meta["narrow"] = {"title.subtitle.text": meta["narrow"]["title.subtitle.text"]}
+    findings = findings_beyond_capacity(plan, arch)  # capacity has its own line
     return FigureSpec(region_traces(plan, 1.0, highlight, span, findings), layout, meta)
 
 

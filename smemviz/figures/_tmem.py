@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import hardware
 from .._inputs import as_plan
-from .._report import summary_parts
+from .._report import findings_beyond_capacity, summary_parts
 from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
@@ -86,7 +86,7 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
         "title.text": f"TMEM {used:,}/{columns} cols" + (f" · alloc {alloc}" if alloc else " · OVER" if over else ""),
         "title.subtitle.text": f"{len(plan.regions)} allocations",
     }
-    findings = [f for f in plan.lint() if f.rule != "capacity"]  # capacity has its own line
+    findings = findings_beyond_capacity(plan)  # capacity has its own line
     return FigureSpec(region_traces(plan, float(LANES), highlight, span, findings), layout,
                       {"alloc_columns": alloc, "span": span, "narrow": narrow})
 
