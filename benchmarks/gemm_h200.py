@@ -221,7 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     for dtype in args.dtypes.split(","):
         for size in (int(s) for s in args.sizes.split(",")):
             sel = [r for r in rows if r["dtype"] == dtype and r["m"] == size]
-            ours = max((r for r in sel if r["candidate"].startswith("smemviz")), key=lambda r: r["tflops"])
+            from smemviz.kernel._gemm_measure import REL_ERR_LIMIT
+
+            # only a correct kernel can be the best one: rows over the error limit are left out
+            correct = [r for r in sel if r["candidate"].startswith("smemviz") and r["rel_err"] < REL_ERR_LIMIT[dtype]]
+            if not correct:
+                log(f"{dtype} {size}^3: no smemviz candidate within the error limit {REL_ERR_LIMIT[dtype]}")
+                continue
+            ours = max(correct, key=lambda r: r["tflops"])
             torch_row = next(r for r in sel if r["candidate"] == "torch.matmul")
             cut = [r for r in sel if r["candidate"].startswith("cutlass example")]
             best_cut = max(cut, key=lambda r: r["tflops"]) if cut else None
