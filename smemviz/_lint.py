@@ -153,30 +153,27 @@ def _tma_align(ctx: _Context) -> list[Finding]:
     return out
 
 
-def _mbarrier_align(ctx: _Context) -> list[Finding]:
-    need = hardware.MBARRIER_ALIGNMENT
+def _misaligned(ctx: _Context, kind: str, rule: str, what: str, need: int, field: str, fact: str) -> list[Finding]:
+    """A finding for each region of ``kind`` whose offset is not a multiple of ``need``."""
     return [
         Finding(
-            "mbarrier-align", "error", (r.name,),
-            f"mbarrier storage {shown(r.name)} at offset {r.offset} is not {need} B aligned",
-            f"align {shown(r.name)} to {need} (an Int64 field or alignment={need})",
-            f"hardware.MBARRIER_ALIGNMENT = {need}",
+            rule, "error", (r.name,),
+            f"{what} {shown(r.name)} at offset {r.offset} is not {need} B aligned",
+            f"align {shown(r.name)} to {need} ({field} or alignment={need})",
+            f"{fact} = {need}",
         )
-        for r in ctx.plan.regions if r.kind == "barrier" and r.offset % need
+        for r in ctx.plan.regions if r.kind == kind and r.offset % need
     ]
+
+
+def _mbarrier_align(ctx: _Context) -> list[Finding]:
+    return _misaligned(ctx, "barrier", "mbarrier-align", "mbarrier storage", hardware.MBARRIER_ALIGNMENT,
+                       "an Int64 field", "hardware.MBARRIER_ALIGNMENT")
 
 
 def _tmem_ptr_align(ctx: _Context) -> list[Finding]:
-    need = hardware.TMEM_PTR_BYTES
-    return [
-        Finding(
-            "tmem-ptr-align", "error", (r.name,),
-            f"TMEM-pointer slot {shown(r.name)} at offset {r.offset} is not {need} B aligned",
-            f"align {shown(r.name)} to {need} (an Int32 field or alignment={need})",
-            f"hardware.TMEM_PTR_BYTES = {need}",
-        )
-        for r in ctx.plan.regions if r.kind == "tmem_ptr" and r.offset % need
-    ]
+    return _misaligned(ctx, "tmem_ptr", "tmem-ptr-align", "TMEM-pointer slot", hardware.TMEM_PTR_BYTES,
+                       "an Int32 field", "hardware.TMEM_PTR_BYTES")
 
 
 def _capacity(ctx: _Context) -> list[Finding]:
@@ -261,13 +258,3 @@ def lint(plan: LayoutPlan, arch: str | int | hardware.Arch | None = None, *,
     found.sort(key=lambda f: _SEVERITIES.index(f.severity))
     a = ctx.arch
     return Findings(tuple(found), a.name if a is not None else None)
-
-
-def region_names(findings: Findings) -> dict[str, Severity]:
-    """Region name -> the worst severity among the findings that name it (for highlighting)."""
-    worst: dict[str, Severity] = {}
-    for f in findings:
-        for name in f.regions:
-            if name not in worst or _SEVERITIES.index(f.severity) < _SEVERITIES.index(worst[name]):
-                worst[name] = f.severity
-    return worst

@@ -110,11 +110,6 @@ def label_templates(regions: list[Region], span: float) -> list[str]:
     return out
 
 
-def label_positions(regions: list[Region], span: float) -> list[str]:
-    """``"inside"`` for a bar that shows a label (see :func:`label_templates`), else ``"none"``."""
-    return ["inside" if t else "none" for t in label_templates(regions, span)]
-
-
 def _uniform(shown: list[str], every: list[str]) -> str | list[str]:
     """One value when every label that is shown has it, else the per-bar list."""
     return shown[0] if len(set(shown)) == 1 else every
