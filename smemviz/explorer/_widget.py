@@ -36,6 +36,7 @@ from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
 from ._history import MAX_HISTORY, Attempt, history_html
 from ._inputs import Plans, builder_plans, to_plans
+from ._lifetimes import LifetimeView, declared_allocators, lifetime_plan
 from ._panels import TABLE_CSS, key_html, message_html, summary_html, tables_html
 from ._sync import LiveFigure
 
@@ -91,6 +92,8 @@ class Explorer(widgets.VBox):
         self._initial_values: dict[str, Any] = {k: w.value for k, w in self.controls.items()}
         self._batch = False  # several controls set at once (reset): one rebuild at the end
         self._panels_timer: asyncio.TimerHandle | None = None
+        self._declared: dict[str, Any] = {} if self._builder else declared_allocators(target)
+        self.lifetimes: LifetimeView | None = None  # the "Lifetimes" tab, made for the first layout with steps
 
         plans = self._build() if self._builder else to_plans(target)
         arch_name = hardware.get_arch(arch).name if arch is not None else _default_arch(plans)
@@ -125,6 +128,7 @@ class Explorer(widgets.VBox):
         self.details.set_title(1, "Bank view")
         if self._builder is not None:
             self.details.set_title(2, "Tried")
+        self._fixed_tabs = len(tabs)  # the Lifetimes tab, when shown, comes after these
         self.reset_button = widgets.Button(description="reset", tooltip="put every control back where it started",
                                            layout=widgets.Layout(width="70px"))
         self.reset_button.on_click(lambda _: self.reset())
@@ -198,7 +202,10 @@ class Explorer(widgets.VBox):
         args = self.values
         try:
             with capacity_checks_deferred():  # an over-capacity layout is drawn, then reported
-                return builder_plans(self._builder(**args))
+                result = self._builder(**args)
+                plans = builder_plans(result)
+            self._declared = declared_allocators(result)
+            return plans
         except Exception as exc:  # the builder is user code: report, never raise into the widget
             where = ", ".join(f"{k}={v!r}" for k, v in args.items())
             frame = _user_frame(exc)
@@ -303,7 +310,33 @@ class Explorer(widgets.VBox):
         if tmem is not None:
             self._tmem_live.show(tmem_spec(tmem, hl_tmem))
         self._stale_tabs = {0: True, 1: True, 2: True}
+        self._sync_lifetimes(smem, tmem)
         self._schedule_panels()
+
+    def _sync_lifetimes(self, smem: LayoutPlan | None, tmem: LayoutPlan | None) -> None:
+        """Offer the Lifetimes tab while the layout was solved from lifetimes;
+        while it is open, redraw it with the maps (not after them, as the text panels)."""
+        plan = lifetime_plan(smem, tmem)
+        if plan is None:
+            if self._lifetimes_index() is not None:
+                if self.details.selected_index == self._fixed_tabs:
+                    self.details.selected_index = 0
+                self.details.children = self.details.children[:self._fixed_tabs]
+            return
+        allocator = self._declared.get(plan.memory)
+        if self.lifetimes is None:
+            self.lifetimes = LifetimeView(plan, self.arch, allocator)
+            if self._fitter is not None and self._fitter.width >= MIN_WIDTH:
+                self.lifetimes.set_width(int(self._fitter.width) - WIDGET_MARGIN - TAB_INSET)
+        if self._lifetimes_index() is None:
+            self.details.children = (*self.details.children, self.lifetimes)
+            self.details.set_title(self._fixed_tabs, "Lifetimes")
+        if self.details.selected_index == self._fixed_tabs:
+            self.lifetimes.show(plan, self.arch, allocator)
+        self._stale_tabs[self._fixed_tabs] = self.details.selected_index != self._fixed_tabs
+
+    def _lifetimes_index(self) -> int | None:
+        return self._fixed_tabs if len(self.details.children) > self._fixed_tabs else None
 
     def _schedule_panels(self) -> None:
         """Update the text panels now, or after the maps where a kernel's loop runs."""
@@ -328,7 +361,11 @@ class Explorer(widgets.VBox):
         if tab is None or not self._stale_tabs.get(tab):
             return
         smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
-        if tab == 2:
+        if tab == self._lifetimes_index():
+            plan = lifetime_plan(smem, tmem)
+            if self.lifetimes is not None and plan is not None:
+                self.lifetimes.show(plan, self.arch, self._declared.get(plan.memory))
+        elif tab == 2:
             self.history_table.value = history_html(self.history)
         elif tab == 0:
             self.table.value = tables_html(smem, tmem)
@@ -404,6 +441,8 @@ class Explorer(widgets.VBox):
         self._smem_live.set_width(width - WIDGET_MARGIN)
         self._tmem_live.set_width(width - WIDGET_MARGIN)
         self._bank_live.set_width(width - WIDGET_MARGIN - TAB_INSET)
+        if self.lifetimes is not None:
+            self.lifetimes.set_width(width - WIDGET_MARGIN - TAB_INSET)
 
     # -- exports -------------------------------------------------------------------
 

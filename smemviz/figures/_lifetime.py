@@ -20,7 +20,7 @@ from ._style import FONT, KIND_COLORS, fmt_units, plain, region_colors
 if TYPE_CHECKING:
     from .._plan import LayoutPlan, Region
 
-__all__ = ["lifetime_spec", "lifetime_figure", "comparison_figure", "LIFETIME_TRACES"]
+__all__ = ["lifetime_spec", "lifetime_figure", "comparison_spec", "comparison_figure", "LIFETIME_TRACES"]
 
 # trace order; tests rely on it
 LIFETIME_TRACES = ("regions", "gaps", "live bytes")
@@ -193,26 +193,43 @@ def lifetime_figure(obj: Any, arch: Any = None) -> Any:
     return lifetime_spec(as_plan(obj, arch=arch), arch).to_figure()
 
 
-def comparison_figure(plans: dict[str, LayoutPlan]) -> Any:
-    """Totals of several layouts of the same declarations side by side (e.g.
-    :func:`smemviz.compare_layouts`), with the best lower bound among them."""
-    from ._spec import require_plotly
-
-    go = require_plotly()
+def comparison_spec(plans: dict[str, LayoutPlan], selected: str | None = None) -> FigureSpec:
+    """Totals of several layouts of the same declarations side by side, as
+    plain data: one horizontal bar trace (proven optimal ones green), the
+    best lower bound among them as a dotted line; ``selected`` outlined."""
     names = list(plans)
     totals = [plans[n].data_total for n in names]
     unit = plans[names[0]].unit if names else "B"
     bounds = [p.lower_bound for p in plans.values() if p.lower_bound is not None]
-    fig = go.Figure(go.Bar(
-        x=totals, y=names, orientation="h", text=[fmt_units(t, unit) for t in totals], textposition="auto",
-        marker={"color": ["#90a4ae" if p.optimal is not True else "#2e7d32" for p in plans.values()]},
-        hovertext=[f"{plain(n)}: {fmt_units(t, unit)}" + (" (proven optimal)" if plans[n].optimal else "")
-                   for n, t in zip(names, totals)], hoverinfo="text",
-    ))
+    trace = {
+        "type": "bar", "orientation": "h", "name": "totals", "x": totals, "y": names,
+        "text": [fmt_units(t, unit) for t in totals], "textposition": "auto",
+        "marker": {"color": ["#90a4ae" if p.optimal is not True else "#2e7d32" for p in plans.values()],
+                   "line": {"color": ["#263238" if n == selected else "rgba(0,0,0,0)" for n in names], "width": 2}},
+        "hovertext": [f"{plain(n)}: {fmt_units(t, unit)}" + (" (proven optimal)" if plans[n].optimal else "")
+                      for n, t in zip(names, totals)],
+        "hoverinfo": "text", "showlegend": False,
+    }
+    shapes: list[dict[str, Any]] = []
+    annotations: list[dict[str, Any]] = []
     if bounds:
-        fig.add_vline(x=max(bounds), line={"color": "#263238", "dash": "dot"},
-                      annotation_text=f"lower bound {fmt_units(max(bounds), unit)}")
-    fig.update_layout(title="Data total by layout", height=120 + 40 * len(names), font={"family": FONT},
-                      plot_bgcolor="white", margin={"l": 110, "r": 20, "t": 60, "b": 40},
-                      xaxis={"rangemode": "tozero", "title": {"text": unit}})
-    return fig
+        bound = max(bounds)
+        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": bound, "x1": bound, "y0": 0, "y1": 1,
+                       "line": {"color": "#263238", "dash": "dot"}})
+        annotations.append({"xref": "x", "yref": "paper", "x": bound, "y": 1, "xanchor": "left",
+                            "yanchor": "bottom", "showarrow": False,
+                            "text": f"lower bound {fmt_units(bound, unit)}"})
+    layout = {
+        "title": {"text": "Data total by layout"}, "height": 120 + 40 * len(names), "font": {"family": FONT},
+        "plot_bgcolor": "white", "margin": {"l": 110, "r": 20, "t": 60, "b": 40},
+        "xaxis": {"rangemode": "tozero", "title": {"text": unit}},
+        "yaxis": {"categoryorder": "array", "categoryarray": names, "autorange": "reversed"},
+        "shapes": shapes, "annotations": annotations,
+    }
+    return FigureSpec([trace], layout, {"names": tuple(names)})
+
+
+def comparison_figure(plans: dict[str, LayoutPlan]) -> Any:
+    """Totals of several layouts of the same declarations side by side (e.g.
+    :func:`smemviz.compare_layouts`), with the best lower bound among them."""
+    return comparison_spec(plans).to_figure()
