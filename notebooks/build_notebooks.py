@@ -532,6 +532,32 @@ def epilogue_finds_its_place() -> list[nbformat.NotebookNode]:
 
         comparison_figure(comparison)
         """),
+        md("""
+        In the explorer, a layout solved from lifetimes gets a **Lifetimes** tab:
+        the lifetime map, redrawn as the controls move; a step slider (or a
+        click on a step's column of live bytes) with the byte map of what is
+        live then; and "compare layouts", which lays the same declarations out
+        without sharing, greedily and optimally and draws the one you pick.
+        """),
+        code("""
+        def gemm_lifetimes(stages=5, tile_n=128):
+            g = Gemm(arch="sm_90a", tile_n=tile_n, stages=stages)
+            s = SmemAllocator(arch=g.arch, steps=("load", "mma", "epilogue"))
+            s.add_resource(MainloopAB(g), live=range(0, 2))
+            s.add_resource(Epilogue(g), live="epilogue")
+            s.add(SmemAllocation("bias", dtype="f32", count=g.tile_n, alignment=16), live={"mma", "epilogue"})
+            return s
+
+
+        lifetime_explorer = smemviz.explore(gemm_lifetimes, stages=(1, 8), tile_n=[64, 128, 256])
+        lifetime_explorer.show_lifetimes(step="epilogue")
+        lifetime_explorer
+        """),
+        code("""
+        view = lifetime_explorer.lifetimes
+        print("explorer step:", view.step_control.label)
+        print("live in the explorer's epilogue:", sorted(r.name for r in view.plan.live_at(view.step)))
+        """),
     ]
 
 

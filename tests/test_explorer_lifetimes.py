@@ -162,11 +162,11 @@ def test_clicking_a_column_of_live_bytes_chooses_that_step():
 def test_compare_layouts_draws_each_layout_of_the_same_declarations():
     ex = explorer()
     lv = ex.lifetimes
-    assert lv._compare is None  # nothing solved until asked
+    assert lv._totals is None  # nothing solved until asked
     lv.compare_toggle.value = True
     expected = smemviz.compare_layouts(build(2))
     assert list(lv.layout_choice.options) == [AS_BUILT, *expected]
-    bars = lv._compare.widget.data[0]
+    bars = lv._totals.widget.data[0]
     assert list(bars.y) == list(expected) and list(bars.x) == [p.data_total for p in expected.values()]
     assert lv._compare_box.layout.display is None
     # the unshared layout drawn over the same steps: every buffer in its own bytes
@@ -175,12 +175,12 @@ def test_compare_layouts_draws_each_layout_of_the_same_declarations():
     unshared = expected["no aliasing"]
     assert rects["epi"] == [(2, unshared.region("epi").offset, 32 * KIB)]
     assert "gap" in lv.map_widget.layout.annotations[0].text
-    assert list(lv._compare.widget.data[0].marker.line.color)[0] != "rgba(0,0,0,0)"  # the shown one is outlined
+    assert list(lv._totals.widget.data[0].marker.line.color)[0] != "rgba(0,0,0,0)"  # the shown one is outlined
     lv.layout_choice.value = "optimal"
     assert rectangles(lv.map_widget)["epi"][0][1] == expected["optimal"].region("epi").offset
     # a new layout from the controls is compared again
     ex.controls["stages"].value = 3
-    assert list(lv._compare.widget.data[0].x) == [p.data_total for p in smemviz.compare_layouts(build(3)).values()]
+    assert list(lv._totals.widget.data[0].x) == [p.data_total for p in smemviz.compare_layouts(build(3)).values()]
     lv.compare_toggle.value = False
     assert lv.layout_choice.value == AS_BUILT and lv._compare_box.layout.display == "none"
     assert rectangles(lv.map_widget)["epi"][0][1] == ex.smem_plan.region("epi").offset
@@ -211,7 +211,7 @@ def test_a_plan_alone_cannot_be_compared_and_says_why():
     lv = ex.lifetimes
     lv.compare_toggle.value = True
     assert "needs the declarations" in lv.note.value
-    assert list(lv.layout_choice.options) == [AS_BUILT] and lv._compare is None
+    assert list(lv.layout_choice.options) == [AS_BUILT] and lv._totals is None
 
 
 def test_a_builder_error_keeps_the_last_lifetime_map():
@@ -245,3 +245,13 @@ def test_a_tmem_layout_with_lifetimes_gets_its_column_map_per_step():
     lv.select_step("epilogue")
     data = next(tr for tr in lv.step_widget.data if tr.meta == "data")
     assert list(data.customdata) == [128]  # only "out" is live in the epilogue
+
+
+def test_show_lifetimes_opens_the_tab_at_a_step_or_says_there_is_none():
+    ex = explore(build, stages=(1, 6), lifetimes=True)
+    assert ex.details.selected_index == 0
+    ex.show_lifetimes(step="mma")
+    assert ex.details.selected_index == 3 and ex.lifetimes.step == 1
+    ex.controls["lifetimes"].value = False
+    with pytest.raises(ValueError, match="not solved from lifetimes"):
+        ex.show_lifetimes()

@@ -165,6 +165,8 @@ def check_tuning(text: str, nb) -> None:
     assert f"{'optimal':>12}: {operands + 512:>7} B  optimal=True" in text
     assert "Lifetimes over 3 steps" in text and "optimal (proven)" in text
     assert "live at the epilogue: ['epi_c', 'bias'" in text or "live at the epilogue: ['bias', 'epi_c'" in text
+    # the explorer's Lifetimes tab, opened at the epilogue
+    assert "explorer step: epilogue" in text and "live in the explorer's epilogue: ['bias', 'epi_c', 'mainloop.barriers']" in text
 
 
 def check_kernels(text: str, nb) -> None:

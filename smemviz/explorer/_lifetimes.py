@@ -106,7 +106,7 @@ class LifetimeView(widgets.VBox):
         self.note = widgets.HTML()
         self._map = LiveFigure(marked_lifetime_spec(plan, 0, arch), legend=False)
         self._step_maps = {plan.memory: LiveFigure(step_spec(plan, 0, arch), legend=False)}
-        self._compare: LiveFigure | None = None
+        self._totals: LiveFigure | None = None
         self._compare_box = widgets.Box(layout=widgets.Layout(width="100%", display="none"))
         self._step_box = widgets.Box([self._step_maps[plan.memory].widget], layout=widgets.Layout(width="100%"))
         self.map_widget = self._map.widget
@@ -158,8 +158,8 @@ class LifetimeView(widgets.VBox):
         self._map.set_width(width)
         for live in self._step_maps.values():
             live.set_width(width)
-        if self._compare is not None:
-            self._compare.set_width(width)
+        if self._totals is not None:
+            self._totals.set_width(width)
         self._width = width
 
     _width: int | None = None
@@ -200,8 +200,8 @@ class LifetimeView(widgets.VBox):
             live.show(step_spec(plan, step, self.arch))
         if self._step_box.children != (live.widget,):
             self._step_box.children = (live.widget,)
-        if self._compare is not None and self._compared is not None:
-            self._compare.show(comparison_spec(self._compared, self._choice_name()))
+        if self._totals is not None and self._compared is not None:
+            self._totals.show(comparison_spec(self._compared, self._choice_name()))
 
     def _choice_name(self) -> str | None:
         choice = self.layout_choice.value
@@ -218,11 +218,11 @@ class LifetimeView(widgets.VBox):
         if self._compared is None:
             self._compared = compare_layouts(self._allocator)
         spec = comparison_spec(self._compared, self._choice_name())
-        if self._compare is None:
-            self._compare = LiveFigure(spec, legend=False)
+        if self._totals is None:
+            self._totals = LiveFigure(spec, legend=False)
             if self._width is not None:
-                self._compare.set_width(self._width)
-            self._compare_box.children = (self._compare.widget,)
+                self._totals.set_width(self._width)
+            self._compare_box.children = (self._totals.widget,)
         self.note.value = ""
         self._set_choices([AS_BUILT, *self._compared])
 

@@ -177,6 +177,15 @@ class Explorer(widgets.VBox):
         """The layout on screen, so ``smemviz.export(explorer, path)`` writes what is shown."""
         return LayoutPair(self.smem_plan, self.tmem_plan, arch=arch or self.arch)
 
+    def show_lifetimes(self, step: int | str | None = None) -> None:
+        """Open the Lifetimes tab (a layout solved from lifetimes has one) and
+        choose ``step`` (a name or an index) when given."""
+        if self.lifetimes is None or self._lifetimes_index() is None:
+            raise ValueError("this layout was not solved from lifetimes (steps= and live=): it has no Lifetimes tab")
+        self.details.selected_index = self._fixed_tabs
+        if step is not None:
+            self.lifetimes.select_step(step)
+
     def reset(self) -> None:
         """Put every control back where it started, then rebuild once."""
         self._batch = True
