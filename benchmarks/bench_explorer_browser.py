@@ -14,7 +14,16 @@ legends. Two numbers per move:
 
 bench_explorer_breakdown.py splits the time into its steps.
 
-    python -m benchmarks.bench_explorer_browser [--moves 25] [--rounds 2] [--no-baseline]
+With ``--lifetimes`` it times the explorer's Lifetimes tab instead: a layout
+of 200 regions over 24 steps solved from lifetimes (the instance of
+``bench_alias.py --figure``, plus ``stages`` buffers the slider adds), the tab
+open, and the time from the keydown to the frame whose lifetime map shows its
+new title (the byte map and the step's map update in the same move). The
+builder keeps each layout it has solved (``functools.cache``), so after the
+first visit of each slider value a move costs the redraw and not the solve;
+``--solve`` re-solves on every move (greedy) to time that as well.
+
+    python -m benchmarks.bench_explorer_browser [--moves 25] [--rounds 2] [--no-baseline] [--lifetimes [--solve]]
 """
 
 from __future__ import annotations
@@ -45,29 +54,94 @@ _sync.without_legend = lambda spec: spec
 
 VARIANTS = {"smemviz map view": "", "baseline: plotly's FigureWidget view": BASELINE_CELL}
 
+# the lifetimes instance: bench_alias.py --figure's 200 regions over 24 steps, with
+# ``stages`` 8 KiB buffers live in the first four steps, which the slider adds
+LIFETIMES_CELL = """
+import functools
+import random
+import smemviz
+from smemviz import SmemAllocator, SmemAllocation
 
-def measure(browser, url: str, name: str, moves: int) -> tuple[list[float], list[float], int]:
+def build_lifetimes(stages=2, regions=200, steps=24, solver="greedy"):
+    rng = random.Random(1)
+    s = SmemAllocator(arch="sm_90a", steps=steps)
+    for i in range(stages):
+        s.add(SmemAllocation(f"stage{i}", 8192, 1024), live=range(0, 4))
+    for k in range(regions - 2):  # 200 regions at 2 stages
+        first = rng.randrange(steps)
+        s.add(SmemAllocation(f"buf{k}", rng.randint(4, 256) * 16, alignment=rng.choice([16, 128])),
+              live=range(first, rng.randint(first + 1, min(steps, first + 4))))
+    s.compute_layout(solver=solver)
+    return s.plan
+
+solved_once = functools.cache(build_lifetimes)
+"""
+
+LIFETIMES_TITLE = "SMEM lifetimes"
+
+# the lifetime map's title element (None until drawn)
+_LIFETIME_TITLE_JS = ("Array.from(document.querySelectorAll('.js-plotly-plot .gtitle'))"
+                      f".find(t => t.textContent.startsWith('{LIFETIMES_TITLE}'))")
+
+
+def lifetime_title(page) -> tuple[str, str]:
+    """The lifetime map's title and the byte map's subtitle (it counts the regions:
+    a stage added into a gap leaves the byte map's total, and so its title, alone)."""
+    return page.evaluate(f"() => {{ const t = {_LIFETIME_TITLE_JS};"
+                         " const b = document.querySelector('.js-plotly-plot .gtitle-subtitle');"
+                         " return [t ? t.textContent : '', b ? b.textContent : '']; }")
+
+
+def wait_for_lifetime_title_change(page, old: tuple[str, str], timeout_s: float = 60.0) -> str:
+    """Wait until both the lifetime map and the byte map show new titles (``old``:
+    ``(lifetime title, byte map subtitle)``). The page stamps the frame each is first
+    seen in: ``__smemvizSeen`` (the lifetime map) and ``__smemvizSeenByteMap``."""
+    page.evaluate("() => { window.__smemvizSeen = null; window.__smemvizSeenByteMap = null; }")
+    handle = page.wait_for_function(
+        f"([life, bytes]) => {{ const t = {_LIFETIME_TITLE_JS};"
+        " const b = document.querySelector('.js-plotly-plot .gtitle-subtitle');"
+        " const now = performance.now();"
+        " if (t && t.textContent !== life && window.__smemvizSeen === null) window.__smemvizSeen = now;"
+        " if (b && b.textContent !== bytes && window.__smemvizSeenByteMap === null) window.__smemvizSeenByteMap = now;"
+        " return window.__smemvizSeen !== null && window.__smemvizSeenByteMap !== null ? t.textContent : null; }",
+        arg=list(old), timeout=timeout_s * 1000, polling="raf",
+    )
+    return handle.json_value()
+
+
+def measure(browser, url: str, name: str, moves: int, lifetimes: bool = False,
+            byte_map: list[float] | None = None) -> tuple[list[float], list[float], int]:
     """Open notebook ``name``, run it, press the slider ``moves`` (+2 warm-up) times:
-    (in-page seconds, end-to-end seconds, bars drawn)."""
+    (in-page seconds, end-to-end seconds, bars drawn on the timed map). With
+    ``lifetimes``, the byte map's in-page times of the same moves go to ``byte_map``."""
     page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    title, wait = ((lifetime_title, wait_for_lifetime_title_change) if lifetimes
+                   else (smem_title, lambda page, before: wait_for_title_change(page, before)))
     try:
         open_and_run(page, url, name)
         page.on("pageerror", lambda e: print("page error:", e))
         page.wait_for_function(
             "() => { const t = document.querySelector('.js-plotly-plot .gtitle');"
             " return t && t.textContent.includes('SMEM layout'); }", timeout=120_000)
-        n_bars = page.locator(".js-plotly-plot").first.locator(".trace.bars .point").count()
+        if lifetimes:
+            page.wait_for_function(f"() => !!({_LIFETIME_TITLE_JS})", timeout=120_000)
+            n_bars = page.evaluate(f"() => ({_LIFETIME_TITLE_JS}).closest('.js-plotly-plot')"
+                                   ".querySelectorAll('.trace.bars .point').length")
+        else:
+            n_bars = page.locator(".js-plotly-plot").first.locator(".trace.bars .point").count()
         handle = page.locator(".widget-slider .noUi-handle").first
         page.evaluate(KEYDOWN_STAMP)
         handle.focus()
         times, in_page = [], []
         for k in range(moves + 2):
-            before = smem_title(page)
+            before = title(page)
             t0 = time.perf_counter()
             handle.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
-            _, _ = wait_for_title_change(page, before)
+            wait(page, before)
             times.append(time.perf_counter() - t0)
             in_page.append(page.evaluate("() => window.__smemvizSeen - window.__smemvizKeydown") / 1000)
+            if lifetimes and byte_map is not None and k >= 2:
+                byte_map.append(page.evaluate("() => window.__smemvizSeenByteMap - window.__smemvizKeydown") / 1000)
             page.wait_for_timeout(150)
         # the first moves warm the kernel and plotly
         return in_page[2:], times[2:], n_bars
@@ -87,12 +161,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="rounds, each measuring every variant in turn")
     ap.add_argument("--regions", type=int, default=200)
     ap.add_argument("--no-baseline", action="store_true", help="measure smemviz's map view only")
+    ap.add_argument("--lifetimes", action="store_true", help="time the Lifetimes tab (200 regions over 24 steps)")
+    ap.add_argument("--solve", action="store_true", help="with --lifetimes: solve the layout again on every move")
     args = ap.parse_args()
     import nbformat
     from playwright.sync_api import sync_playwright
 
     variants = {k: v for k, v in VARIANTS.items() if not (args.no_baseline and v)}
     results: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in variants}
+    byte_maps: dict[str, list[float]] = {k: [] for k in variants}  # --lifetimes: the byte map, same moves
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         # 2 stages -> 4 operand buffers + 3 aliased + 1 slot + extra = regions
@@ -100,10 +177,17 @@ def main() -> None:
         files = {}
         for i, (label, setup) in enumerate(variants.items()):
             nb = nbformat.v4.new_notebook()
-            nb.cells = [nbformat.v4.new_code_cell(GEMM_CELL + setup), nbformat.v4.new_code_cell(
-                "import ipywidgets\n"
-                f"ex = smemviz.explore(build_gemm_layout, stages=(1, 3), tile_n=[64, 128], "
-                f"extra=ipywidgets.fixed({extra}))\nex")]
+            if args.lifetimes:
+                builder = "build_lifetimes" if args.solve else "solved_once"
+                nb.cells = [nbformat.v4.new_code_cell(LIFETIMES_CELL + setup), nbformat.v4.new_code_cell(
+                    "import ipywidgets\n"
+                    f"ex = smemviz.explore({builder}, stages=(1, 3), regions=ipywidgets.fixed({args.regions}))\n"
+                    "ex.show_lifetimes()\nex")]
+            else:
+                nb.cells = [nbformat.v4.new_code_cell(GEMM_CELL + setup), nbformat.v4.new_code_cell(
+                    "import ipywidgets\n"
+                    f"ex = smemviz.explore(build_gemm_layout, stages=(1, 3), tile_n=[64, 128], "
+                    f"extra=ipywidgets.fixed({extra}))\nex")]
             nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
             files[label] = f"bench{i}.ipynb"
             nbformat.write(nb, str(root / files[label]))
@@ -113,18 +197,24 @@ def main() -> None:
                 browser = pw.chromium.launch(executable_path=find_chromium(), headless=True, args=CHROMIUM_ARGS)
                 for _ in range(args.rounds):
                     for label in variants:
-                        in_page, times, n_bars = measure(browser, url, files[label], args.moves)
+                        in_page, times, n_bars = measure(browser, url, files[label], args.moves, args.lifetimes,
+                                                         byte_maps[label])
                         results[label][0].extend(in_page)
                         results[label][1].extend(times)
                 browser.close()
         finally:
             stop_lab(proc)
-    print(f"browser redraw after a slider move, {args.regions} regions ({n_bars} bars drawn), "
+    what = ("lifetime map (Lifetimes tab), " + ("solved again on every move" if args.solve
+                                                  else "each layout solved once") if args.lifetimes else "SMEM map")
+    print(f"browser redraw of the {what} after a slider move, {args.regions} regions ({n_bars} bars drawn), "
           f"{args.moves} moves x {args.rounds} rounds per variant, variants interleaved:")
     for label, (in_page, times) in results.items():
         print(f"  {label}")
         print(f"    in page (keydown -> frame with the new title): {_stats(in_page)}")
-        print(f"    end to end (Playwright press -> title seen):   {_stats(times)}")
+        seen = "both maps' titles seen" if args.lifetimes else "title seen"
+        print(f"    end to end (Playwright press -> {seen}):   {_stats(times)}")
+        if byte_maps[label]:
+            print(f"    the byte map above, same moves, in page:        {_stats(byte_maps[label])}")
     if len(results) == 2:
         ours, base = (statistics.median(v[0]) for v in results.values())
         print(f"  in-page median ratio, smemviz / baseline: {ours / base:.2f}")

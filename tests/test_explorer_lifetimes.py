@@ -3,6 +3,8 @@ choose a step, compare layouts, and check what the figures now hold."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("ipywidgets")
@@ -48,7 +50,8 @@ def rectangles(fig) -> dict[str, list[tuple[float, int, int]]]:
     """(x, base, height) of each region's rectangles on the lifetime map, by name."""
     regions = fig.data[0]
     out: dict[str, list[tuple[float, int, int]]] = {}
-    for name, x, base, y in zip(regions.text, regions.x, regions.base, regions.y):
+    names = [re.match(r"<b>(.*?)</b>", h).group(1) for h in regions.hovertext]
+    for name, x, base, y in zip(names, regions.x, regions.base, regions.y):
         out.setdefault(name, []).append((x, base, y))
     return out
 
@@ -255,3 +258,23 @@ def test_show_lifetimes_opens_the_tab_at_a_step_or_says_there_is_none():
     ex.controls["lifetimes"].value = False
     with pytest.raises(ValueError, match="not solved from lifetimes"):
         ex.show_lifetimes()
+
+
+def test_the_open_tab_is_sent_before_the_byte_map_and_after_it_when_closed(monkeypatch):
+    ex = explorer()
+    order: list[str] = []
+    for key, widget in (("byte map", ex.smem_widget), ("lifetime map", ex.lifetimes.map_widget),
+                        ("step map", ex.lifetimes.step_widget)):
+        original = widget.send
+
+        def recording(content, *args, _key=key, _orig=original, **kwargs):
+            order.append(_key)
+            return _orig(content, *args, **kwargs)
+
+        monkeypatch.setattr(widget, "send", recording)
+    ex.controls["stages"].value = 3
+    assert order == ["lifetime map", "step map", "byte map"]
+    order.clear()
+    ex.details.selected_index = 0
+    ex.controls["stages"].value = 4
+    assert order == ["byte map"]  # the hidden tab waits until it is opened

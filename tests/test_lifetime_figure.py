@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import smemviz
@@ -30,14 +32,18 @@ def test_one_rectangle_per_run_of_live_steps():
     assert tuple(t["name"] for t in spec.traces) == LIFETIME_TRACES
     rects = spec.traces[0]
     by_name: dict[str, list[tuple[float, float, int, int]]] = {}
-    for text, x, w, base, y in zip(rects["text"], rects["x"], rects["width"], rects["base"], rects["y"]):
-        by_name.setdefault(text, []).append((x, w, base, y))
+    names = [re.match(r"<b>(.*?)</b>", h).group(1) for h in rects["hovertext"]]
+    for name, x, w, base, y in zip(names, rects["x"], rects["width"], rects["base"], rects["y"]):
+        by_name.setdefault(name, []).append((x, w, base, y))
     plan = s.plan
     assert [(x, base, y) for x, _, base, y in by_name["smem_a"]] == [(0.5, plan.region("smem_a").offset, 96 * KIB)]
     assert [x for x, *_ in by_name["scales"]] == [0, 3]  # two runs: load, then store
     assert [x for x, *_ in by_name["flags"]] == [1.5]  # every step, one run
     assert by_name["flags"][0][1] == pytest.approx(3.92)
     assert spec.layout["xaxis"]["ticktext"] == ["load", "mma", "epilogue", "store"]
+    # a label only where it has room: the 256 B flags on a 227 KiB axis get none
+    labels = dict(zip(names, rects["text"]))
+    assert labels["smem_a"] == "smem_a" and labels["flags"] == ""
 
 
 def test_profile_bound_peak_and_sharing():
@@ -122,3 +128,36 @@ def test_exported_as_html(tmp_path):
     out = smemviz.export(s.plan, tmp_path / "lifetimes.html", figure=smemviz.lifetime_figure(s))
     text = out.read_text()
     assert "epilogue" in text and "live bytes" in text
+
+
+def _unused_at(plan, k):
+    """The unused stretches under what is live at step ``k``, computed directly."""
+    out, cursor = [], 0
+    for r in sorted((r for r in plan.data_regions if r.live_in(k) and r.size), key=lambda r: r.offset):
+        if r.offset > cursor:
+            out.append((cursor, r.offset))
+        cursor = max(cursor, r.end)
+    return sorted(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_gap_bars_cover_each_steps_unused_stretches_once_merged_across_steps(seed):
+    import random
+
+    rng = random.Random(seed)
+    s = SmemAllocator(steps=6)
+    for k in range(12):
+        first = rng.randrange(6)
+        s.add(SmemAllocation(f"b{k}", rng.randint(1, 40) * 64, alignment=rng.choice([16, 128, 1024])),
+              live=range(first, rng.randint(first + 1, 6)))
+    s.compute_layout(solver="greedy")
+    plan = s.plan
+    gaps = lifetime_spec(plan).traces[1]
+    runs = [(round(x - (w - 0.92) / 2), round(x + (w - 0.92) / 2), base, base + y)
+            for x, w, base, y in zip(gaps["x"], gaps["width"], gaps["base"], gaps["y"])]
+    for k in range(6):
+        assert sorted((a, b) for first, last, a, b in runs if first <= k <= last) == _unused_at(plan, k)
+    # a stretch unused at consecutive steps is one bar
+    for _first, last, a, b in runs:
+        assert not any(f2 == last + 1 and (a2, b2) == (a, b) for f2, _, a2, b2 in runs)
+    assert all(h.startswith("unused at ") for h in gaps["hovertext"])

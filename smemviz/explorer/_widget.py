@@ -311,6 +311,10 @@ class Explorer(widgets.VBox):
         sel = self.phase_selector.value
         hl_smem = (sel[1], sel[2]) if sel and sel[0] == "smem" else None
         hl_tmem = (sel[1], sel[2]) if sel and sel[0] == "tmem" else None
+        # the open Lifetimes tab is what is being looked at: its maps go first
+        lifetimes_first = self._lifetimes_index() is not None and self.details.selected_index == self._fixed_tabs
+        if lifetimes_first:
+            self._sync_lifetimes(smem, tmem)
         # a FigureWidget's ``layout`` is plotly's, so its box is what hides
         self._smem_box.layout.display = None if smem is not None else "none"
         self._tmem_box.layout.display = None if tmem is not None else "none"
@@ -319,7 +323,8 @@ class Explorer(widgets.VBox):
         if tmem is not None:
             self._tmem_live.show(tmem_spec(tmem, hl_tmem))
         self._stale_tabs = {0: True, 1: True, 2: True}
-        self._sync_lifetimes(smem, tmem)
+        if not lifetimes_first:
+            self._sync_lifetimes(smem, tmem)
         self._schedule_panels()
 
     def _sync_lifetimes(self, smem: LayoutPlan | None, tmem: LayoutPlan | None) -> None:

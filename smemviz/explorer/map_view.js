@@ -184,6 +184,29 @@ function afterPaint(fn) {
   requestAnimationFrame(() => setTimeout(fn, 0));
 }
 
+// One map redrawn per painted frame, page-wide: when one update brings several
+// maps (the byte map, the lifetime map, a step's map), each is on screen as
+// soon as it is drawn instead of after all of them. A redraw that finds
+// another one drawn since the last paint waits for that paint; updates keep
+// their order.
+const PAINT = (globalThis.__smemvizPaint = globalThis.__smemvizPaint || { waiting: false, queue: [] });
+
+function drawInItsOwnFrame(fn) {
+  if (PAINT.waiting || PAINT.queue.length) { PAINT.queue.push(fn); return; }
+  drawThenPaint(fn);
+}
+
+function drawThenPaint(fn) {
+  PAINT.waiting = true;
+  try { fn(); } finally {
+    afterPaint(() => {
+      PAINT.waiting = false;
+      const next = PAINT.queue.shift();
+      if (next) drawThenPaint(next);
+    });
+  }
+}
+
 function newViewId() {
   return Math.random().toString(36).slice(2) + Date.now().toString(36);
 }
@@ -351,13 +374,16 @@ export default {
       if (!raw || !drawn) return;
       const msg = fromPy(raw);
       if (msg.source_view_id && msg.source_view_id === viewId) return;
-      const done = drawToGraph(gd, name, msg);
-      if (done) {
-        Promise.resolve(done).then(() => {
-          if (gd.__smemvizZoomed) refreshZoom(gd, model); // a new layout under a zoomed view
-          acknowledge(msg);
-        }, (err) => console.error("smemviz map:", err));
-      }
+      drawInItsOwnFrame(() => {
+        if (stopped) return;
+        const done = drawToGraph(gd, name, msg);
+        if (done) {
+          Promise.resolve(done).then(() => {
+            if (gd.__smemvizZoomed) refreshZoom(gd, model); // a new layout under a zoomed view
+            acknowledge(msg);
+          }, (err) => console.error("smemviz map:", err));
+        }
+      });
     };
     for (const name of MESSAGES) model.on(`change:${name}`, () => apply(name, model.get(name)));
     model.on("msg:custom", (msg) => { if (msg && msg[UPDATE_MESSAGE]) apply("_py2js_update", msg); });

@@ -28,6 +28,10 @@ LIFETIME_TRACES = ("regions", "gaps", "live bytes")
 MAP_DOMAIN = (0.34, 1.0)
 PROFILE_DOMAIN = (0.0, 0.22)
 BOUND_SHADE = "rgba(255,193,7,0.22)"
+# regions shorter than this share of the address axis get no label: at the
+# map's height it would be under 9 px and hidden anyway, and each label is
+# text the browser measures on every redraw
+LABEL_MIN_FRACTION = 0.04
 
 
 def _runs(steps: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -39,6 +43,10 @@ def _runs(steps: tuple[int, ...]) -> list[tuple[int, int]]:
         else:
             out.append((k, k))
     return out
+
+
+def _step_span(plan: LayoutPlan, first: int, last: int) -> str:
+    return plain(plan.steps[first]) if first == last else f"{plain(plan.steps[first])} to {plain(plan.steps[last])}"
 
 
 def _live_steps(r: Region, n: int) -> tuple[int, ...]:
@@ -59,16 +67,27 @@ def sharing(plan: LayoutPlan) -> dict[str, list[str]]:
     return out
 
 
-def _gaps(plan: LayoutPlan) -> list[tuple[int, int, int]]:
-    """(step, start, end) of every unused stretch below the top of what is live at that step."""
-    out = []
+def _gaps(plan: LayoutPlan) -> list[tuple[int, int, int, int]]:
+    """(first step, last step, start, end) of every unused stretch below the top
+    of what is live, one per run of consecutive steps where it stays the same
+    (one hatched bar per run: each bar's hatching is a pattern of its own to
+    the browser, so fewer bars draw faster)."""
+    open_runs: dict[tuple[int, int], int] = {}  # (start, end) -> first step, for stretches open at the last step
+    out: list[tuple[int, int, int, int]] = []
     for k in range(len(plan.steps)):
+        here = []
         cursor = 0
         for r in sorted((r for r in plan.data_regions if r.live_in(k) and r.size), key=lambda r: r.offset):
             if r.offset > cursor:
-                out.append((k, cursor, r.offset))
+                here.append((cursor, r.offset))
             cursor = max(cursor, r.end)
-    return out
+        still = {}
+        for stretch in here:
+            still[stretch] = open_runs.pop(stretch, k)
+        out.extend((first, k - 1, a, b) for (a, b), first in open_runs.items())
+        open_runs = still
+    out.extend((first, len(plan.steps) - 1, a, b) for (a, b), first in open_runs.items())
+    return sorted(out)
 
 
 def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
@@ -80,6 +99,9 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
     unit = plan.unit
     n = len(plan.steps)
     shares = sharing(plan)
+    cap = plan.capacity(arch)
+    peak = plan.data_total
+    span = max(peak, 1, cap.limit)
 
     # colours by name, neighbours in address order kept apart
     data = sorted((r for r in plan.regions if r.kind == "data"), key=lambda r: r.offset)
@@ -104,7 +126,7 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
             heights.append(r.size)
             colors.append(color)
             hovers.append(hover)
-            texts.append(plain(r.name))
+            texts.append(plain(r.name) if r.size >= LABEL_MIN_FRACTION * span else "")
     gap_list = _gaps(plan)
     profile = plan.live_profile
     bounds = plan.step_bounds
@@ -119,12 +141,13 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
             "hovertext": hovers, "hoverinfo": "text", "xaxis": "x", "yaxis": "y", "showlegend": False,
         },
         {
-            "type": "bar", "name": "gaps", "x": [g[0] for g in gap_list], "width": [0.92] * len(gap_list),
-            "base": [g[1] for g in gap_list], "y": [g[2] - g[1] for g in gap_list],
+            "type": "bar", "name": "gaps", "x": [(g[0] + g[1]) / 2 for g in gap_list],
+            "width": [g[1] - g[0] + 0.92 for g in gap_list],
+            "base": [g[2] for g in gap_list], "y": [g[3] - g[2] for g in gap_list],
             "marker": {"color": "white", "line": {"color": KIND_COLORS["padding"], "width": 1},
                        "pattern": {"shape": "/", "fgcolor": KIND_COLORS["padding"], "size": 6}},
-            "hovertext": [f"unused at {plain(plan.steps[k])}: {fmt_units(b - a, unit)} ({a:,} to {b:,})"
-                          for k, a, b in gap_list],
+            "hovertext": [f"unused at {_step_span(plan, first, last)}: {fmt_units(b - a, unit)} ({a:,} to {b:,})"
+                          for first, last, a, b in gap_list],
             "hoverinfo": "text", "xaxis": "x", "yaxis": "y", "showlegend": False,
         },
         {
@@ -136,8 +159,6 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
         },
     ]
 
-    cap = plan.capacity(arch)
-    peak = plan.data_total
     proof = "optimal (proven)" if plan.optimal else f"gap ≤ {fmt_units(plan.gap or 0, unit)}"
     peak_text = f"peak {fmt_units(peak, unit)} · lower bound {fmt_units(plan.lower_bound or 0, unit)} · {proof}"
     shapes: list[dict[str, Any]] = [
@@ -151,16 +172,13 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
         {"xref": "paper", "yref": "y", "x": 1.0, "y": peak, "xanchor": "right", "yanchor": "bottom",
          "showarrow": False, "text": plain(peak_text), "font": {"size": 12, "color": "#263238"}},
     ]
-    span = max(peak, 1)
-    show_capacity = cap.limit > 0
-    if show_capacity:
+    if cap.limit > 0:
         shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": cap.limit,
                        "y1": cap.limit, "line": {"color": KIND_COLORS["capacity"], "width": 2, "dash": "dash"}})
         annotations.append({"xref": "paper", "yref": "y", "x": 0.0, "y": cap.limit, "xanchor": "left",
                             "yanchor": "bottom", "showarrow": False,
                             "text": f"{cap.arch} limit {fmt_units(cap.limit, unit)}",
                             "font": {"size": 12, "color": KIND_COLORS["capacity"]}})
-        span = max(span, cap.limit)
     ticks = {"tickmode": "array", "tickvals": list(range(n)), "ticktext": [plain(s) for s in plan.steps]}
     what = "SMEM" if plan.memory == "smem" else "TMEM"
     layout: dict[str, Any] = {
