@@ -1,0 +1,455 @@
+"""The search kernel: is there a layout of one component within a cap?
+
+Written in the subset of Python that numba compiles (flat int64 arrays, no
+objects), so one source is both the compiled core and, run as plain Python,
+the reference the tests hold it to. :func:`load` picks the form.
+
+The search walks canonical layouts: buffers are placed in increasing
+(offset, rank) order, each at the lowest aligned offset above the buffers it
+is live with. A node prunes
+
+* candidates that are out of (offset, rank) order (each layout is met once),
+  or that sit at or above where another unplaced buffer could already lie
+  entirely (that one would drop into the gap: dominance);
+* placements after which some section's lowest reachable offset plus the
+  bytes still to place in it exceeds the cap (cross-section inference);
+* the remaining siblings once a buffer with nothing left to stack on it has
+  been tried (its offset can no longer change);
+* states already searched to the end from an earlier or equal position
+  (a table of the unplaced buffers' lowest offsets).
+
+After each placement the unplaced buffers may fall apart into groups that no
+longer share a section; each group is then searched on its own, and when one
+has no layout the others are not searched again (they cannot help).
+
+Work is counted in nodes, never in time: the same input gives the same
+answer on any machine, compiled or not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# status codes of :func:`run`
+FOUND, EXHAUSTED, OUT_OF_NODES = 0, 1, 2
+
+# stats slots shared by the recursion
+_NODES, _LIMIT, _OUT, _PRUNED, _TRAIL, _STAMP = range(6)
+
+# slots of the state table's header
+_MEMO_COUNT, _POOL_USED = range(2)
+
+# columns of the state table (one entry per row: one cache line)
+_HASH, _START, _LEN, _ORDER, _OFF, _RANK, _CAP, _BOUND = range(8)
+MEMO_COLUMNS = 8
+
+# what a frame of the search stack does next
+_ENTER, _NEXT, _RESUME = 0, 1, 2
+
+_NO_BOUND = 1 << 62
+_RANK_BITS = 20  # candidate keys pack (offset, rank); ranks stay below 2**20
+
+
+def _jit(fn):  # replaced by numba's compiler when the compiled form is loaded
+    return fn
+
+
+if globals().get("COMPILE"):
+    from numba import njit
+
+    _jit = njit(cache=True)  # noqa: F811
+
+
+@_jit
+def _mix(h, v):
+    h = int(h)  # plain ints when not compiled: no wrapping warnings
+    v = int(v)
+    h ^= v + 0x1E3779B97F4A7C15 + (h << 6) + (h >> 2)
+    return h & 0x7FFFFFFFFFFFFFFF  # 63 bits: the same in plain Python and in wrapping int64
+
+
+@_jit
+def _memo_find(heap, sub, m, min_off, order_id, memo, pool):
+    """Slot of the state (the buffers ``heap[sub:sub+m]`` at their lowest offsets,
+    searched in static order ``order_id``), or the empty slot where it would go; and its hash."""
+    h = _mix(m, order_id)
+    for k in range(sub, sub + m):
+        i = heap[k]
+        h = _mix(h, i)
+        h = _mix(h, min_off[i])
+    mask = memo.shape[0] - 1
+    s = h & mask
+    while memo[s, _LEN] > 0:
+        if memo[s, _HASH] == h and memo[s, _LEN] == m + 1 and memo[s, _ORDER] == order_id:
+            start = memo[s, _START]
+            same = True
+            for k in range(m):
+                i = heap[sub + k]
+                if pool[start + 2 * k] != i or pool[start + 2 * k + 1] != min_off[i]:
+                    same = False
+                    break
+            if same:
+                return s, h
+        s = (s + 1) & mask
+    return s, h
+
+
+@_jit
+def _memo_store(heap, sub, m, min_off, order_id, last_off, last_rank, cap, bound, memo, memo_info, pool):
+    """Remember that this state has no layout within ``cap`` from (last_off, last_rank)
+    on, and that none of its layouts has a peak below ``bound``."""
+    slot, h = _memo_find(heap, sub, m, min_off, order_id, memo, pool)
+    if memo[slot, _LEN] == 0:
+        if 4 * (memo_info[_MEMO_COUNT] + 1) > 3 * memo.shape[0] or memo_info[_POOL_USED] + 2 * m > pool.shape[0]:
+            return  # the table is full: search on without remembering
+        start = memo_info[_POOL_USED]
+        for k in range(m):
+            pool[start + 2 * k] = heap[sub + k]
+            pool[start + 2 * k + 1] = min_off[heap[sub + k]]
+        memo_info[_POOL_USED] = start + 2 * m
+        memo_info[_MEMO_COUNT] += 1
+        memo[slot, _HASH] = h
+        memo[slot, _START] = start
+        memo[slot, _LEN] = m + 1
+        memo[slot, _ORDER] = order_id
+    # a known entry did not prune this search, so it says less on cap or on position: the newer one stays
+    memo[slot, _OFF] = last_off
+    memo[slot, _RANK] = last_rank
+    memo[slot, _CAP] = cap
+    memo[slot, _BOUND] = bound
+
+
+@_jit
+def _push(stats, tr_kind, tr_idx, tr_val, kind, idx, val):
+    t = stats[_TRAIL]
+    tr_kind[t] = kind
+    tr_idx[t] = idx
+    tr_val[t] = val
+    stats[_TRAIL] = t + 1
+
+
+@_jit
+def _undo(mark, stats, tr_kind, tr_idx, tr_val, off, min_off, total):
+    """Put back every change logged since ``mark``."""
+    t = stats[_TRAIL]
+    while t > mark:
+        t -= 1
+        k = tr_kind[t]
+        if k == 0:
+            off[tr_idx[t]] = tr_val[t]
+        elif k == 1:
+            min_off[tr_idx[t]] = tr_val[t]
+        else:
+            total[tr_idx[t]] = tr_val[t]
+    stats[_TRAIL] = t
+
+
+@_jit
+def _candidates(heap, sub, m, last_off, last_rank, min_off, size, rank, out):
+    """Keys (offset << RANK_BITS | rank) of the buffers worth placing next, sorted, at ``heap[out:]``; their count."""
+    min_height = _NO_BOUND
+    for k in range(sub, sub + m):
+        i = heap[k]
+        if min_off[i] + size[i] < min_height:
+            min_height = min_off[i] + size[i]
+    c = 0
+    for k in range(sub, sub + m):
+        i = heap[k]
+        o = min_off[i]
+        if o < min_height and (o > last_off or (o == last_off and rank[i] > last_rank)):
+            heap[out + c] = (o << _RANK_BITS) | rank[i]
+            c += 1
+    heap[out:out + c].sort()
+    return c
+
+
+@_jit
+def _place(i, o, cap, most_left, heap, sub, m, size, align, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx, off,
+           min_off, total, stats, tr_kind, tr_idx, tr_val):
+    """Put buffer ``i`` at ``o`` (logged on the trail) and say whether the rest can still fit within ``cap``."""
+    end = o + size[i]
+    _push(stats, tr_kind, tr_idx, tr_val, 0, i, off[i])
+    off[i] = o
+    for e in range(sec_ptr[i], sec_ptr[i + 1]):
+        s = sec_idx[e]
+        _push(stats, tr_kind, tr_idx, tr_val, 2, s, total[s])
+        total[s] -= size[i]
+    for e in range(nbr_ptr[i], nbr_ptr[i + 1]):
+        j = nbr_idx[e]
+        if off[j] < 0:
+            a = align[j]
+            lo = -(-end // a) * a
+            if lo > min_off[j]:
+                _push(stats, tr_kind, tr_idx, tr_val, 1, j, min_off[j])
+                min_off[j] = lo
+    # every buffer still to place goes at or above o (most_left: the bytes left in
+    # the most crowded section before this placement, a quick bound from above)
+    rest = 0
+    for k in range(sub, sub + m if o + most_left > cap else sub):
+        for e in range(sec_ptr[heap[k]], sec_ptr[heap[k] + 1]):
+            if total[sec_idx[e]] > rest:
+                rest = total[sec_idx[e]]
+    if o + rest > cap:
+        if o + rest < stats[_PRUNED]:
+            stats[_PRUNED] = o + rest
+        return False
+    # a section's lowest reachable offset plus what is left in it must fit
+    for e in range(nbr_ptr[i], nbr_ptr[i + 1]):
+        j = nbr_idx[e]
+        if off[j] >= 0:
+            continue
+        for f in range(sec_ptr[j], sec_ptr[j + 1]):
+            s = sec_idx[f]
+            if min_off[j] + total[s] <= cap:
+                continue
+            lowest = _NO_BOUND
+            for g in range(mem_ptr[s], mem_ptr[s + 1]):
+                x = mem_idx[g]
+                if off[x] < 0 and min_off[x] < lowest:
+                    lowest = min_off[x]
+            if lowest + total[s] > cap:
+                if lowest + total[s] < stats[_PRUNED]:
+                    stats[_PRUNED] = lowest + total[s]
+                return False
+    return True
+
+
+@_jit
+def _split(heap, sub, m, skip, off, nbr_ptr, nbr_idx, seen, stats, out, starts):
+    """Groups of the buffers at ``heap[sub:sub+m]`` (less ``skip``) that share no
+    section, written one after another from ``heap[out]``, each sorted;
+    ``heap[starts + g]`` is where group ``g`` begins. Returns the count."""
+    stats[_STAMP] += 1
+    stamp = stats[_STAMP]
+    count = 0
+    w = out
+    for k in range(sub, sub + m):
+        i = heap[k]
+        if i == skip or seen[i] == stamp:
+            continue
+        heap[starts + count] = w
+        seen[i] = stamp
+        heap[w] = i
+        w += 1
+        r = w - 1
+        while r < w:
+            a = heap[r]
+            r += 1
+            for e in range(nbr_ptr[a], nbr_ptr[a + 1]):
+                j = nbr_idx[e]
+                if off[j] < 0 and seen[j] != stamp:
+                    seen[j] = stamp
+                    heap[w] = j
+                    w += 1
+        heap[heap[starts + count]:w].sort()
+        count += 1
+    heap[starts + count] = w
+    return count
+
+
+@_jit
+def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx, cap, limit, memo, memo_info,
+        pool):
+    """One depth-first search for a layout within ``cap`` using at most ``limit`` nodes.
+
+    Returns (status, nodes, least pruned bound, offsets). EXHAUSTED proves no
+    layout has a peak below the least pruned bound.
+
+    ``memo`` (a power of two x MEMO_COLUMNS, one entry per row), ``memo_info`` and ``pool`` are the
+    table of searched states; the caller keeps them across searches of the same
+    component, so a longer search in the same ``order_id`` resumes rather than restarts.
+
+    The recursion (place a buffer, then each group of the rest in turn) runs
+    on an explicit stack of frames, one per node on the current path.
+    """
+    n = size.shape[0]
+    nsec = mem_ptr.shape[0] - 1
+    off = np.full(n, -1, np.int64)
+    min_off = np.zeros(n, np.int64)
+    total = np.zeros(nsec, np.int64)
+    for s in range(nsec):
+        for g in range(mem_ptr[s], mem_ptr[s + 1]):
+            total[s] += size[mem_idx[g]]
+    who = np.empty(n, np.int64)  # buffer of each rank
+    for i in range(n):
+        who[rank[i]] = i
+    seen = np.zeros(n, np.int64)
+    stats = np.zeros(6, np.int64)
+    stats[_LIMIT] = limit
+    stats[_PRUNED] = _NO_BOUND
+    trail = n + sec_idx.shape[0] + nbr_idx.shape[0] + 8
+    tr_kind = np.empty(trail, np.int64)
+    tr_idx = np.empty(trail, np.int64)
+    tr_val = np.empty(trail, np.int64)
+    # per-frame scratch (candidates, groups, group starts) is taken from ``heap`` like a stack
+    heap = np.empty(n + (n + 1) * (3 * n + 2), np.int64)
+    depth_cap = n + 2
+    f_sub = np.zeros(depth_cap, np.int64)  # where the frame's buffers are in heap
+    f_m = np.zeros(depth_cap, np.int64)
+    f_last_off = np.zeros(depth_cap, np.int64)
+    f_last_rank = np.zeros(depth_cap, np.int64)
+    f_state = np.zeros(depth_cap, np.int64)
+    f_cand = np.zeros(depth_cap, np.int64)
+    f_ncand = np.zeros(depth_cap, np.int64)
+    f_q = np.zeros(depth_cap, np.int64)
+    f_mark = np.zeros(depth_cap, np.int64)
+    f_o = np.zeros(depth_cap, np.int64)
+    f_r = np.zeros(depth_cap, np.int64)
+    f_stacked = np.zeros(depth_cap, np.int64)
+    f_groups = np.zeros(depth_cap, np.int64)
+    f_starts = np.zeros(depth_cap, np.int64)
+    f_count = np.zeros(depth_cap, np.int64)
+    f_g = np.zeros(depth_cap, np.int64)
+    f_top = np.zeros(depth_cap, np.int64)  # heap in use below this frame's scratch
+    f_most = np.zeros(depth_cap, np.int64)  # bytes left in the frame's most crowded section on entry
+    f_saved = np.zeros(depth_cap, np.int64)  # the least pruned bound outside this frame's subtree
+    for i in range(n):
+        heap[i] = i
+    d = 0
+    f_sub[0] = 0
+    f_m[0] = n
+    f_last_off[0] = -1
+    f_last_rank[0] = -1
+    f_state[0] = _ENTER
+    f_top[0] = n
+    result = False  # what the frame just popped answered
+    while d >= 0:
+        state = f_state[d]
+        sub = f_sub[d]
+        m = f_m[d]
+        if state == _ENTER:
+            stats[_NODES] += 1
+            if stats[_NODES] > limit:
+                stats[_OUT] = 1
+                break
+            f_saved[d] = stats[_PRUNED]
+            stats[_PRUNED] = _NO_BOUND
+            if m == 0:
+                result = True
+                stats[_PRUNED] = f_saved[d]
+                d -= 1
+                continue
+            slot, h = _memo_find(heap, sub, m, min_off, order_id, memo, pool)
+            if memo[slot, _LEN] > 0 and cap <= memo[slot, _CAP] and (memo[slot, _OFF] < f_last_off[d] or (
+                    memo[slot, _OFF] == f_last_off[d] and memo[slot, _RANK] <= f_last_rank[d])):
+                result = False  # searched before, from no later a position, within no smaller a cap
+                stats[_PRUNED] = min(f_saved[d], memo[slot, _BOUND])
+                d -= 1
+                continue
+            most = 0
+            for k in range(sub, sub + m):
+                for e in range(sec_ptr[heap[k]], sec_ptr[heap[k] + 1]):
+                    if total[sec_idx[e]] > most:
+                        most = total[sec_idx[e]]
+            f_most[d] = most
+            f_cand[d] = f_top[d]
+            f_ncand[d] = _candidates(heap, sub, m, f_last_off[d], f_last_rank[d], min_off, size, rank, f_cand[d])
+            f_groups[d] = f_cand[d] + m
+            f_starts[d] = f_groups[d] + m
+            f_q[d] = 0
+            f_state[d] = _NEXT
+            continue
+        if state == _RESUME:  # a group below answered
+            if result:
+                f_g[d] += 1
+                if f_g[d] == f_count[d]:  # every group placed: so is this frame
+                    result = True
+                    stats[_PRUNED] = min(f_saved[d], stats[_PRUNED])
+                    d -= 1
+                    continue
+                g = f_g[d]
+                _enter(d + 1, heap[f_starts[d] + g], heap[f_starts[d] + g + 1] - heap[f_starts[d] + g],
+                       f_o[d], f_r[d], f_starts[d] + m + 1, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top)
+                d += 1
+                continue
+            _undo(f_mark[d], stats, tr_kind, tr_idx, tr_val, off, min_off, total)
+            if not f_stacked[d]:  # its offset is final, so any later sibling would have to go below it
+                f_q[d] = f_ncand[d]
+            else:
+                f_q[d] += 1
+            f_state[d] = _NEXT
+        # _NEXT: try the candidates from f_q on
+        descended = False
+        while f_q[d] < f_ncand[d]:
+            key = heap[f_cand[d] + f_q[d]]
+            o = key >> _RANK_BITS
+            r = key & ((1 << _RANK_BITS) - 1)
+            i = who[r]
+            over = o + size[i]
+            for e in range(sec_ptr[i], sec_ptr[i + 1]):
+                if total[sec_idx[e]] + o > over:
+                    over = total[sec_idx[e]] + o
+            stacked = False
+            for e in range(nbr_ptr[i], nbr_ptr[i + 1]):
+                if off[nbr_idx[e]] < 0:
+                    stacked = True
+                    break
+            if over > cap:
+                # it does not fit here; when nothing is left to raise it, it never will
+                if over < stats[_PRUNED]:
+                    stats[_PRUNED] = over
+                if stacked:
+                    f_q[d] += 1
+                    continue
+                break
+            mark = stats[_TRAIL]
+            if _place(i, o, cap, f_most[d], heap, sub, m, size, align, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx,
+                      off, min_off, total, stats, tr_kind, tr_idx, tr_val):
+                count = _split(heap, sub, m, i, off, nbr_ptr, nbr_idx, seen, stats, f_groups[d], f_starts[d])
+                f_mark[d] = mark
+                f_o[d] = o
+                f_r[d] = r
+                f_stacked[d] = stacked
+                f_count[d] = count
+                f_g[d] = 0
+                f_state[d] = _RESUME
+                if count == 0:  # nothing left in this frame
+                    result = True
+                    stats[_PRUNED] = min(f_saved[d], stats[_PRUNED])
+                    d -= 1
+                else:
+                    _enter(d + 1, heap[f_starts[d]], heap[f_starts[d] + 1] - heap[f_starts[d]], o, r,
+                           f_starts[d] + m + 1, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top)
+                    d += 1
+                descended = True
+                break
+            _undo(mark, stats, tr_kind, tr_idx, tr_val, off, min_off, total)
+            if not stacked:
+                break
+            f_q[d] += 1
+        if descended:
+            continue
+        _memo_store(heap, sub, m, min_off, order_id, f_last_off[d], f_last_rank[d], cap, stats[_PRUNED], memo,
+                    memo_info, pool)
+        result = False
+        stats[_PRUNED] = min(f_saved[d], stats[_PRUNED])
+        d -= 1
+    nodes = min(stats[_NODES], limit)
+    if stats[_OUT]:
+        return OUT_OF_NODES, nodes, stats[_PRUNED], off
+    return (FOUND if result else EXHAUSTED), nodes, stats[_PRUNED], off
+
+
+@_jit
+def _enter(d, sub, m, last_off, last_rank, top, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top):
+    """Set up frame ``d`` to place the ``m`` buffers at ``heap[sub:]`` after (last_off, last_rank)."""
+    f_sub[d] = sub
+    f_m[d] = m
+    f_last_off[d] = last_off
+    f_last_rank[d] = last_rank
+    f_state[d] = _ENTER
+    f_top[d] = top
+
+
+@_jit
+def regrow(memo, slots):
+    """The same table of searched states with ``slots`` slots (a larger power of two)."""
+    out = np.zeros((slots, memo.shape[1]), np.int64)
+    mask = slots - 1
+    for s in range(memo.shape[0]):
+        if memo[s, _LEN] > 0:
+            t = memo[s, _HASH] & mask
+            while out[t, _LEN] > 0:
+                t = (t + 1) & mask
+            out[t, :] = memo[s, :]
+    return out

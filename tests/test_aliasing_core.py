@@ -1,0 +1,109 @@
+"""The compiled search kernel against the same source run as plain Python
+(the reference), and the bounds it proves against brute force."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import smemviz._aliasing._exact as exact
+from smemviz._aliasing import Problem, solve, solve_problem
+
+from .strategies import lifetime_instances
+from .test_aliasing import brute_force_peak, overlaps
+
+
+@pytest.fixture(scope="module")
+def compiled_core():
+    if exact.core_kind() != "compiled":
+        pytest.skip("numba cannot compile the kernel here")
+    return exact.load_core(True)
+
+
+def _solve_with(kind: str, inst, budget: int):
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(exact, "core_kind", lambda: kind)
+        return solve(*inst, node_budget=budget)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lifetime_instances(max_buffers=9), st.sampled_from([1, 40, 400, 3000]))
+def test_compiled_and_plain_python_walk_the_same_search(compiled_core, inst, budget):
+    # node for node: same layout, same count, same proof
+    assert _solve_with("compiled", inst, budget) == _solve_with("python", inst, budget)
+
+
+@settings(max_examples=120, deadline=None)
+@given(lifetime_instances(max_buffers=6, max_steps=5, max_size=60), st.sampled_from([0, 3, 30, 300, 10**6]))
+def test_the_proven_bound_never_passes_the_optimum(inst, budget):
+    # however early the search stops, what it claims as a lower bound holds
+    sizes, aligns, lives = inst
+    sol = solve(sizes, aligns, lives, node_budget=budget)
+    best = brute_force_peak(sizes, aligns, lives)
+    assert sol.lower_bound <= best <= sol.peak
+    assert sol.optimal == (sol.peak == best) or not sol.optimal
+    if sol.optimal:
+        assert sol.peak == best
+    assert overlaps(sol.offsets, sizes, lives) == []
+
+
+def test_a_longer_search_resumes_where_the_last_one_stopped(compiled_core):
+    # the table of searched states is kept between searches of one component:
+    # the same proof with a doubling node limit costs far less than the sum of its restarts
+    import random
+
+    rng = random.Random(7)
+    sizes = [rng.randint(64, 4096) * 16 for _ in range(12)]
+    aligns = [rng.choice([16, 128, 1024]) for _ in range(12)]
+    lives = []
+    for _ in range(12):
+        first = rng.randrange(8)
+        lives.append(set(range(first, rng.randint(first + 1, 8))))
+    p = Problem.build(sizes, aligns, lives)
+    comp = p.components()[0]
+    c = exact._Component(p, comp)
+    rank = list(range(len(comp)))
+    cap = p.lower_bound - 1  # below the bound: the search must exhaust
+    limit, used = 8, 0
+    while True:
+        status, nodes, _, _ = c.run(compiled_core, 0, rank, cap, limit)
+        used += nodes
+        if status != compiled_core.OUT_OF_NODES:
+            break
+        limit *= 2
+    fresh = exact._Component(p, comp)
+    status_once, alone, _, _ = fresh.run(compiled_core, 0, rank, cap, 10**9)
+    assert status == status_once == compiled_core.EXHAUSTED
+    assert used <= 4 * alone  # restarts without the table would cost about log2(alone) times as much
+
+
+def test_kernel_sized_layouts_are_proven_within_the_default_budget():
+    # a 14-buffer layout whose optimum lies above every per-step bound
+    sizes = [4096 + 16 * k for k in range(12)] + [40960, 8192]
+    aligns = [1024, 16, 128] * 4 + [1024, 128]
+    lives = [set(range(k % 5, k % 5 + 3)) for k in range(12)] + [{0, 6}, {2, 3, 4}]
+    sol = solve_problem(Problem.build(sizes, aligns, lives))
+    assert sol.optimal and sol.gap == 0
+
+
+def test_both_forms_agree_where_the_search_does_real_work(compiled_core):
+    # seeded kernel-sized layouts that greedy placement does not settle
+    import random
+
+    rng = random.Random(3)
+    searched = 0
+    for _ in range(40):
+        n = rng.randint(8, 11)
+        sizes = [rng.randint(64, 4096) * 16 for _ in range(n)]
+        aligns = [rng.choice([16, 128, 1024]) for _ in range(n)]
+        lives = []
+        for _ in range(n):
+            first = rng.randrange(6)
+            lives.append(set(range(first, rng.randint(first + 1, 6))))
+        fast = _solve_with("compiled", (sizes, aligns, lives), 2000)
+        if fast.nodes == 0:
+            continue
+        searched += 1
+        assert fast == _solve_with("python", (sizes, aligns, lives), 2000)
+    assert searched >= 10
