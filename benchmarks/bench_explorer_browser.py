@@ -119,7 +119,7 @@ def measure(browser, url: str, name: str, moves: int, lifetimes: bool = False,
                    else (smem_title, lambda page, before: wait_for_title_change(page, before)))
     try:
         open_and_run(page, url, name)
-        page.on("pageerror", lambda e: print("page error:", e))
+        page.on("pageerror", lambda e: print(f"page error ({name}):", e))
         page.wait_for_function(
             "() => { const t = document.querySelector('.js-plotly-plot .gtitle');"
             " return t && t.textContent.includes('SMEM layout'); }", timeout=120_000)

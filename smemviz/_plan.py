@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import hardware
@@ -237,12 +237,10 @@ class LayoutPlan:
     def step_bounds(self) -> tuple[int, ...]:
         """The least data total each step alone allows (its live data regions
         packed with their alignments); the largest is the static lower bound."""
-        from ._aliasing import packed_bound
-
         out = []
         for k in range(len(self.steps)):
             live = [r for r in self.data_regions if r.live_in(k) and r.size]
-            out.append(packed_bound([r.size for r in live], [r.alignment for r in live]))
+            out.append(_packed_bound(tuple(sorted((r.size, r.alignment) for r in live))))
         return tuple(out)
 
     @cached_property
@@ -657,3 +655,12 @@ class Lifetimes:
     def plan_fields(self) -> dict[str, Any]:
         return {"steps": self.steps, "lower_bound": self.lower_bound, "optimal": self.optimal, "solver": self.solver}
 
+
+@lru_cache(maxsize=4096)
+def _packed_bound(buffers: tuple[tuple[int, int], ...]) -> int:
+    """:func:`~smemviz._aliasing.packed_bound` of (size, alignment) pairs, kept:
+    a layout rebuilt from a control (the explorer) mostly keeps the buffers
+    live at each step, and the exact packing is the costly part of its map."""
+    from ._aliasing import packed_bound
+
+    return packed_bound([size for size, _ in buffers], [align for _, align in buffers])
