@@ -278,3 +278,33 @@ def test_the_open_tab_is_sent_before_the_byte_map_and_after_it_when_closed(monke
     ex.details.selected_index = 0
     ex.controls["stages"].value = 4
     assert order == ["byte map"]  # the hidden tab waits until it is opened
+
+
+def test_a_region_has_the_same_colour_on_the_lifetime_map_and_on_its_steps_map():
+    ex = explorer()
+    lv = ex.lifetimes
+    regions = lv.map_widget.data[0]
+    on_map = {re.match(r"<b>(.*?)</b>", h).group(1): c for h, c in zip(regions.hovertext, regions.marker.color)}
+    plan = ex.smem_plan
+    for step in STEPS:
+        lv.select_step(step)
+        data = next(t for t in lv.step_widget.data if t.meta == "data")
+        by_offset = {r.offset: r.name for r in plan.live_at(step) if r.kind == "data"}
+        seen = {by_offset[base]: color for base, color in zip(data.base, data.marker.color)}
+        assert seen and all(on_map[name] == color for name, color in seen.items()), (step, seen)
+
+
+def test_colours_stay_when_a_step_shows_only_some_families():
+    """``acc`` and ``epi`` pick the same hue and ``acc`` keeps it; alone at its
+    step, ``epi`` still wears the shifted hue it has on the lifetime map."""
+    s = SmemAllocator(arch="sm_90a", steps=("load", "epilogue"))
+    s.add(SmemAllocation("acc", 8 * KIB, 1024), live="load")
+    s.add(SmemAllocation("epi", 8 * KIB, 1024), live="epilogue")
+    s.compute_layout()
+    ex = explore(s)
+    ex.show_lifetimes(step="epilogue")
+    regions = ex.lifetimes.map_widget.data[0]
+    on_map = {re.match(r"<b>(.*?)</b>", h).group(1): c for h, c in zip(regions.hovertext, regions.marker.color)}
+    assert on_map["epi"] != smemviz.figures.color_for("epi")  # shifted: the case this test is about
+    data = next(t for t in ex.lifetimes.step_widget.data if t.meta == "data")
+    assert list(data.marker.color) == [on_map["epi"]]

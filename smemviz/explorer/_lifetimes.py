@@ -23,6 +23,7 @@ from .._plan import LayoutPlan
 from ..figures import smem_spec, tmem_spec
 from ..figures._lifetime import comparison_spec, lifetime_spec
 from ..figures._spec import FigureSpec
+from ..figures._style import region_colors
 from ._sync import LiveFigure
 
 __all__ = ["LifetimeView", "AS_BUILT", "step_spec", "marked_lifetime_spec", "with_lifetimes_of",
@@ -60,7 +61,9 @@ def marked_lifetime_spec(plan: LayoutPlan, step: int, arch: Any = None) -> Figur
 def step_spec(plan: LayoutPlan, step: int, arch: Any = None) -> FigureSpec:
     """The byte (or column) map of what is live at ``step``, titled with the step."""
     at = plan.at_step(step)
-    spec = smem_spec(at, arch) if plan.memory == "smem" else tmem_spec(at)
+    # coloured as on the lifetime map, which colours the whole layout's data regions
+    colors = region_colors(r.name for r in plan.regions if r.kind == "data")
+    spec = smem_spec(at, arch, colors=colors) if plan.memory == "smem" else tmem_spec(at, colors=colors)
     where = f"At step {plan.steps[step]!r} ({step + 1} of {len(plan.steps)}), {len(at.data_regions)} live · "
     title = {**spec.layout["title"], "text": where + spec.layout["title"]["text"]}
     meta = dict(spec.meta)

@@ -168,7 +168,7 @@ def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale:
 
 def region_traces(plan: LayoutPlan, scale: float = 1.0,
                   highlight: tuple[int, int] | None = None, span: float | None = None,
-                  findings: Iterable[Finding] = ()) -> list[dict[str, Any]]:
+                  findings: Iterable[Finding] = (), colors: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The block traces of one map, in :data:`TRACE_NAMES` order.
 
     ``scale`` maps the band ``[0, 1]`` onto the y axis (1 for SMEM, 128 lanes for TMEM);
@@ -190,7 +190,8 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
             standalone.append(r)
         else:
             aliased.append(r)
-    colors = region_colors(r.name for r in standalone + aliased)
+    if colors is None:  # given: a part of a larger layout, coloured as it is there
+        colors = region_colors(r.name for r in standalone + aliased)
     unit = plan.unit
     holes = gaps(plan)
     padding = {

@@ -26,8 +26,9 @@ def _smem_plan(obj: Any, arch: Any = None) -> LayoutPlan:
 
 
 def smem_spec(plan: LayoutPlan, arch: Any = None,
-              highlight: tuple[int, int] | None = None) -> FigureSpec:
-    """The SMEM map of ``plan`` as plain data (see :class:`FigureSpec`)."""
+              highlight: tuple[int, int] | None = None, colors: dict[str, str] | None = None) -> FigureSpec:
+    """The SMEM map of ``plan`` as plain data (see :class:`FigureSpec`);
+    ``colors`` by region name, where the regions are part of a larger layout."""
     cap = plan.capacity(arch)
     span = max(plan.total, cap.limit, 1)
     tickvals, ticktext = kib_ticks(span)
@@ -90,7 +91,7 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
     if cap.arch is None:  # no capacity line or label to shorten
         meta["narrow"] = {"title.subtitle.text": meta["narrow"]["title.subtitle.text"]}
     findings = findings_beyond_capacity(plan, arch)  # capacity has its own line
-    return FigureSpec(region_traces(plan, 1.0, highlight, span, findings), layout, meta)
+    return FigureSpec(region_traces(plan, 1.0, highlight, span, findings, colors), layout, meta)
 
 
 def _mark_next_occupancy(plan: LayoutPlan, arch: str, shapes: list, annotations: list) -> None:

@@ -29,7 +29,8 @@ def _tmem_plan(obj: Any) -> LayoutPlan:
     return plan
 
 
-def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> FigureSpec:
+def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None,
+              colors: dict[str, str] | None = None) -> FigureSpec:
     """The TMEM map of ``plan`` as plain data (see :class:`FigureSpec`)."""
     used = plan.data_total
     columns = hardware.TMEM_COLUMNS
@@ -87,7 +88,7 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None) -> Fig
         "title.subtitle.text": f"{len(plan.regions)} allocations",
     }
     findings = findings_beyond_capacity(plan)  # capacity has its own line
-    return FigureSpec(region_traces(plan, float(LANES), highlight, span, findings), layout,
+    return FigureSpec(region_traces(plan, float(LANES), highlight, span, findings, colors), layout,
                       {"alloc_columns": alloc, "span": span, "narrow": narrow})
 
 
