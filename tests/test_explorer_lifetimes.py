@@ -162,6 +162,33 @@ def test_clicking_a_column_of_live_bytes_chooses_that_step():
     assert "At step 'epilogue'" in lv.step_widget.layout.title.text
 
 
+
+def click(fig, trace: int, point: int) -> None:
+    """The message the map view sends for a click on bar ``point`` of ``trace``."""
+    bar = fig.data[trace]
+    fig._handler_js2py_pointsCallback({"new": {
+        "event_type": "plotly_click",
+        "points": {"trace_indexes": [trace], "point_indexes": [point], "xs": [bar.x[point]], "ys": [bar.y[point]]},
+        "device_state": None, "selector": None,
+    }})
+
+
+def test_clicking_a_region_chooses_the_step_of_its_run_nearest_the_chosen_one():
+    ex = explorer()
+    lv = ex.lifetimes
+    fig = lv.map_widget
+    names = [re.match(r"<b>(.*?)</b>", h).group(1) for h in fig.data[0].hovertext]
+    lv.select_step("epilogue")
+    click(fig, 0, names.index("a0"))  # live at load and mma: mma is nearest
+    assert lv.step_control.label == "mma"
+    click(fig, 0, names.index("bias"))  # live at mma and epilogue: mma stays
+    assert lv.step_control.label == "mma"
+    click(fig, 0, names.index("epi"))  # only in the epilogue
+    assert lv.step_control.label == "epilogue"
+    click(fig, 2, 0)  # the first column of live bytes
+    assert lv.step_control.label == "load"
+
+
 def test_compare_layouts_draws_each_layout_of_the_same_declarations():
     ex = explorer()
     lv = ex.lifetimes

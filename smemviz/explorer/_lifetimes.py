@@ -21,7 +21,7 @@ import ipywidgets as widgets
 from .._allocator import _BaseAllocator, compare_layouts
 from .._plan import LayoutPlan
 from ..figures import smem_spec, tmem_spec
-from ..figures._lifetime import comparison_spec, lifetime_spec
+from ..figures._lifetime import STEP_WIDTH, comparison_spec, lifetime_spec
 from ..figures._spec import FigureSpec
 from ..figures._style import region_colors
 from ._sync import LiveFigure
@@ -31,8 +31,9 @@ __all__ = ["LifetimeView", "AS_BUILT", "step_spec", "marked_lifetime_spec", "wit
 
 AS_BUILT = "as built"
 STEP_OUTLINE = "#1565c0"
-PROFILE_TRACE = 2  # the live-bytes trace of the lifetime map: one bar per step
-GAPS_TRACE = 1  # the unused stretches: one bar per step and gap
+REGIONS_TRACE = 0  # the lifetime map's rectangles: one bar per region and run of steps
+GAPS_TRACE = 1  # the unused stretches: one bar per stretch and run of steps
+PROFILE_TRACE = 2  # the live bytes: one bar per step
 
 
 def lifetime_plan(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> LayoutPlan | None:
@@ -120,7 +121,7 @@ class LifetimeView(widgets.VBox):
         self.step_control.observe(self._on_step, names="value")
         self.compare_toggle.observe(self._on_compare, names="value")
         self.layout_choice.observe(self._on_choice, names="value")
-        for trace in (PROFILE_TRACE, GAPS_TRACE):
+        for trace in (REGIONS_TRACE, GAPS_TRACE, PROFILE_TRACE):
             self.map_widget.data[trace].on_click(self._on_click)
 
     # -- public ------------------------------------------------------------------
@@ -264,7 +265,15 @@ class LifetimeView(widgets.VBox):
             self._draw()
 
     def _on_click(self, trace: Any, points: Any, state: Any) -> None:
-        """A click on a step's column of live bytes (or on a gap) chooses that step."""
-        xs = [x for x in points.xs if x is not None]
-        if xs and float(xs[0]).is_integer() and 0 <= int(xs[0]) < len(self.plan.steps):
-            self.step_control.value = int(xs[0])
+        """A click on a step's column of live bytes chooses that step; on a
+        region (or a gap) spanning several steps, the one of them nearest to
+        the chosen step (the click's own position is not reported)."""
+        if not points.point_inds:
+            return
+        i = points.point_inds[0]
+        x, width = trace.x[i], (trace.width[i] if trace.width is not None else STEP_WIDTH)
+        half = (width - STEP_WIDTH) / 2  # 0 for one step
+        first, last = round(x - half), round(x + half)
+        step = min(max(self.step, first), last)
+        if 0 <= step < len(self.plan.steps):
+            self.step_control.value = step

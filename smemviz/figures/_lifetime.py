@@ -28,6 +28,7 @@ LIFETIME_TRACES = ("regions", "gaps", "live bytes")
 MAP_DOMAIN = (0.34, 1.0)
 PROFILE_DOMAIN = (0.0, 0.22)
 BOUND_SHADE = "rgba(255,193,7,0.22)"
+STEP_WIDTH = 0.92  # a bar's width in one step; a run of steps first..last is last - first + STEP_WIDTH
 # regions shorter than this share of the address axis get no label: at the
 # map's height it would be under 9 px and hidden anyway, and each label is
 # text the browser measures on every redraw
@@ -121,7 +122,7 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
         color = KIND_COLORS[r.kind] if r.kind != "data" else color_of[r.name]
         for first, last in _runs(_live_steps(r, n)):
             xs.append((first + last) / 2)
-            widths.append(last - first + 0.92)
+            widths.append(last - first + STEP_WIDTH)
             bases.append(r.offset)
             heights.append(r.size)
             colors.append(color)
@@ -142,7 +143,7 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
         },
         {
             "type": "bar", "name": "gaps", "x": [(g[0] + g[1]) / 2 for g in gap_list],
-            "width": [g[1] - g[0] + 0.92 for g in gap_list],
+            "width": [g[1] - g[0] + STEP_WIDTH for g in gap_list],
             "base": [g[2] for g in gap_list], "y": [g[3] - g[2] for g in gap_list],
             "marker": {"color": "white", "line": {"color": KIND_COLORS["padding"], "width": 1},
                        "pattern": {"shape": "/", "fgcolor": KIND_COLORS["padding"], "size": 6}},
