@@ -101,3 +101,25 @@ def test_a_blackwell_sweep_compiles_every_config_and_says_why_it_did_not_run(fak
     assert not result.ran
     assert [r["smem_requested"] for r in result.rows] == [gemm_layout(c).unified_bytes for c in configs]
     assert all("NVIDIA H200" in r["reason"] for r in result.rows)
+
+
+@pytest.mark.cutlass
+def test_a_mixed_sweep_runs_what_this_gpu_can_and_says_why_not_for_the_rest(fake_gpu, monkeypatch):
+    pytest.importorskip("cutlass")
+    from dataclasses import replace
+
+    from smemviz.kernel import GemmProblem, _sweep, sweep
+
+    handed: list[str] = []
+
+    def fake_run(rows, *args, **kwargs):  # stands in for launching: records what would be launched
+        handed.extend(m.config.arch for m in rows)
+        return [replace(m, reason="launched (fake)") for m in rows]
+
+    monkeypatch.setattr(_sweep, "_run_interleaved", fake_run)
+    hopper = GemmConfig(tile_n=128)
+    result = sweep([BLACKWELL, hopper], GemmProblem(512, 512, 512), progress=False)
+    assert handed == [hopper.arch]  # only the Hopper config goes to the H200
+    blackwell_row, hopper_row = result.rows
+    assert "NVIDIA H200" in blackwell_row["reason"] and "sm_100a" in blackwell_row["reason"]
+    assert hopper_row["reason"] == "launched (fake)"

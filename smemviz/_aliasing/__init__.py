@@ -76,13 +76,20 @@ def solve_problem(
     node_budget: int = DEFAULT_NODE_BUDGET,
     incumbents: Iterable[Sequence[int]] = (),
     target: int | None = None,
+    enough: int | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> Solution:
     """:func:`solve` for a built :class:`Problem`.
 
     ``target`` is a peak the caller must meet (a capacity): the search also
-    asks for a layout within it. ``stop`` ends the search early when it returns
-    True (for time-limited benchmarks; the result then depends on the machine).
+    asks for a layout within it. ``enough`` is a peak at which to stop looking
+    for smaller ones (default: the lower bound; a capacity makes it a yes/no
+    question, as MiniMalloc asks it). ``stop`` ends the search early when it
+    returns True (for time-limited benchmarks; the result then depends on the machine).
+
+    Groups of buffers that never meet are solved apart, the one with the
+    highest bound first: a group whose layout already ends below another's
+    peak cannot change the result, so its search stops there.
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
@@ -90,9 +97,9 @@ def solve_problem(
         raise ValueError(f"node_budget must be >= 0, got {node_budget}")
     offsets = [0] * p.count
     lower = p.lower_bound
-    comps = p.components()
+    comps = sorted(p.components(), key=lambda comp: -p.section_bounds_of(comp))
     greedy_peak_all = 0
-    proven_all = True
+    peak_so_far = 0
     nodes = 0
     improved = False
     names: list[str] = []
@@ -107,26 +114,26 @@ def solve_problem(
             if peak < best_peak:
                 best, best_peak, name = [inc[i] for i in comp], peak, "given"
         comp_lower = p.section_bounds_of(comp)
-        proven = best_peak <= comp_lower
+        good_enough = max(p.lower_bound, peak_so_far, enough if enough is not None else 0)
         budget = (node_budget - nodes) // (len(comps) - k)
-        if solver != "greedy" and not proven and budget > 0:
+        if solver != "greedy" and best_peak > max(comp_lower, good_enough) and budget > 0:
             ranks = [_ranks(p, comp, order) for order in _SEARCH_ORDERS]
-            result = search(p, comp, ranks, best, best_peak, comp_lower, budget, target, stop)
+            result = search(p, comp, ranks, best, best_peak, comp_lower, budget, target, good_enough, stop)
             nodes += result.nodes
-            proven = result.proven
             comp_lower = result.lower_bound
             if result.peak < best_peak:
                 improved = True
                 name = "exact"
             best, best_peak = result.offsets, result.peak
         names.append(name)
-        proven_all = proven_all and proven
+        peak_so_far = max(peak_so_far, best_peak)
         lower = max(lower, comp_lower)
         for i, o in zip(comp, best):
             offsets[i] = o
     peak = p.peak(offsets)
     label = "exact" if improved else ",".join(sorted({n if n == "given" else f"greedy:{n}" for n in names})) or "none"
-    return Solution(tuple(offsets), peak, min(lower, peak), proven_all, label, nodes, greedy_peak_all)
+    # proven optimal when some group's proven bound reaches the peak
+    return Solution(tuple(offsets), peak, min(lower, peak), peak <= lower, label, nodes, greedy_peak_all)
 
 
 def _ranks(p: Problem, comp: Sequence[int], order: str) -> list[int]:

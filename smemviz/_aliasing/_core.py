@@ -164,16 +164,36 @@ def _candidates(heap, sub, m, last_off, last_rank, min_off, size, rank, out):
 
 
 @_jit
-def _place(i, o, cap, most_left, heap, sub, m, size, align, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx, off,
-           min_off, total, stats, tr_kind, tr_idx, tr_val):
-    """Put buffer ``i`` at ``o`` (logged on the trail) and say whether the rest can still fit within ``cap``."""
+def _frame_sections(heap, sub, m, sec_ptr, sec_idx, sec_seen, stats, out):
+    """The sections holding the buffers at ``heap[sub:sub+m]``, each once, at ``heap[out:]``; their count."""
+    stats[_STAMP] += 1
+    stamp = stats[_STAMP]
+    c = 0
+    for k in range(sub, sub + m):
+        i = heap[k]
+        for e in range(sec_ptr[i], sec_ptr[i + 1]):
+            t = sec_idx[e]
+            if sec_seen[t] != stamp:
+                sec_seen[t] = stamp
+                heap[out + c] = t
+                c += 1
+    return c
+
+
+@_jit
+def _place(i, o, cap, most_left, heap, secs, nsecs, size, align, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr,
+           mem_idx, off, min_off, total, sec_seen, stats, tr_kind, tr_idx, tr_val):
+    """Put buffer ``i`` at ``o`` (logged on the trail) and say whether the rest can still fit within ``cap``.
+
+    ``heap[secs:secs+nsecs]`` are the sections of the frame's buffers.
+    """
     end = o + size[i]
     _push(stats, tr_kind, tr_idx, tr_val, 0, i, off[i])
     off[i] = o
     for e in range(sec_ptr[i], sec_ptr[i + 1]):
-        s = sec_idx[e]
-        _push(stats, tr_kind, tr_idx, tr_val, 2, s, total[s])
-        total[s] -= size[i]
+        t = sec_idx[e]
+        _push(stats, tr_kind, tr_idx, tr_val, 2, t, total[t])
+        total[t] -= size[i]
     for e in range(nbr_ptr[i], nbr_ptr[i + 1]):
         j = nbr_idx[e]
         if off[j] < 0:
@@ -184,38 +204,41 @@ def _place(i, o, cap, most_left, heap, sub, m, size, align, nbr_ptr, nbr_idx, se
                 min_off[j] = lo
     # every buffer still to place goes at or above o (most_left: the bytes left in
     # the most crowded section before this placement, a quick bound from above)
-    rest = 0
-    for k in range(sub, sub + m if o + most_left > cap else sub):
-        for e in range(sec_ptr[heap[k]], sec_ptr[heap[k] + 1]):
-            if total[sec_idx[e]] > rest:
-                rest = total[sec_idx[e]]
-    if o + rest > cap:
-        if o + rest < stats[_PRUNED]:
-            stats[_PRUNED] = o + rest
-        return False
+    if o + most_left > cap:
+        rest = 0
+        for k in range(secs, secs + nsecs):
+            if total[heap[k]] > rest:
+                rest = total[heap[k]]
+        if o + rest > cap:
+            if o + rest < stats[_PRUNED]:
+                stats[_PRUNED] = o + rest
+            return False
     # a section's lowest reachable offset plus what is left in it must fit
+    stats[_STAMP] += 1
+    stamp = stats[_STAMP]
     for e in range(nbr_ptr[i], nbr_ptr[i + 1]):
         j = nbr_idx[e]
         if off[j] >= 0:
             continue
         for f in range(sec_ptr[j], sec_ptr[j + 1]):
-            s = sec_idx[f]
-            if min_off[j] + total[s] <= cap:
+            t = sec_idx[f]
+            if sec_seen[t] == stamp or min_off[j] + total[t] <= cap:
                 continue
+            sec_seen[t] = stamp
             lowest = _NO_BOUND
-            for g in range(mem_ptr[s], mem_ptr[s + 1]):
+            for g in range(mem_ptr[t], mem_ptr[t + 1]):
                 x = mem_idx[g]
                 if off[x] < 0 and min_off[x] < lowest:
                     lowest = min_off[x]
-            if lowest + total[s] > cap:
-                if lowest + total[s] < stats[_PRUNED]:
-                    stats[_PRUNED] = lowest + total[s]
+            if lowest + total[t] > cap:
+                if lowest + total[t] < stats[_PRUNED]:
+                    stats[_PRUNED] = lowest + total[t]
                 return False
     return True
 
 
 @_jit
-def _split(heap, sub, m, skip, off, nbr_ptr, nbr_idx, seen, stats, out, starts):
+def _split(heap, sub, m, skip, off, sec_ptr, sec_idx, mem_ptr, mem_idx, seen, sec_seen, stats, out, starts):
     """Groups of the buffers at ``heap[sub:sub+m]`` (less ``skip``) that share no
     section, written one after another from ``heap[out]``, each sorted;
     ``heap[starts + g]`` is where group ``g`` begins. Returns the count."""
@@ -235,12 +258,17 @@ def _split(heap, sub, m, skip, off, nbr_ptr, nbr_idx, seen, stats, out, starts):
         while r < w:
             a = heap[r]
             r += 1
-            for e in range(nbr_ptr[a], nbr_ptr[a + 1]):
-                j = nbr_idx[e]
-                if off[j] < 0 and seen[j] != stamp:
-                    seen[j] = stamp
-                    heap[w] = j
-                    w += 1
+            for e in range(sec_ptr[a], sec_ptr[a + 1]):
+                t = sec_idx[e]
+                if sec_seen[t] == stamp:
+                    continue
+                sec_seen[t] = stamp
+                for g in range(mem_ptr[t], mem_ptr[t + 1]):
+                    j = mem_idx[g]
+                    if off[j] < 0 and seen[j] != stamp:
+                        seen[j] = stamp
+                        heap[w] = j
+                        w += 1
         heap[heap[starts + count]:w].sort()
         count += 1
     heap[starts + count] = w
@@ -274,6 +302,7 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
     for i in range(n):
         who[rank[i]] = i
     seen = np.zeros(n, np.int64)
+    sec_seen = np.zeros(nsec, np.int64)
     stats = np.zeros(6, np.int64)
     stats[_LIMIT] = limit
     stats[_PRUNED] = _NO_BOUND
@@ -282,7 +311,7 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
     tr_idx = np.empty(trail, np.int64)
     tr_val = np.empty(trail, np.int64)
     # per-frame scratch (candidates, groups, group starts) is taken from ``heap`` like a stack
-    heap = np.empty(n + (n + 1) * (3 * n + 2), np.int64)
+    heap = np.empty(n + (n + 1) * (3 * n + 2 + nsec), np.int64)
     depth_cap = n + 2
     f_sub = np.zeros(depth_cap, np.int64)  # where the frame's buffers are in heap
     f_m = np.zeros(depth_cap, np.int64)
@@ -301,6 +330,8 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
     f_count = np.zeros(depth_cap, np.int64)
     f_g = np.zeros(depth_cap, np.int64)
     f_top = np.zeros(depth_cap, np.int64)  # heap in use below this frame's scratch
+    f_secs = np.zeros(depth_cap, np.int64)  # where the frame's sections are in heap
+    f_nsecs = np.zeros(depth_cap, np.int64)
     f_most = np.zeros(depth_cap, np.int64)  # bytes left in the frame's most crowded section on entry
     f_saved = np.zeros(depth_cap, np.int64)  # the least pruned bound outside this frame's subtree
     for i in range(n):
@@ -336,13 +367,14 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
                 stats[_PRUNED] = min(f_saved[d], memo[slot, _BOUND])
                 d -= 1
                 continue
+            f_secs[d] = f_top[d]
+            f_nsecs[d] = _frame_sections(heap, sub, m, sec_ptr, sec_idx, sec_seen, stats, f_secs[d])
             most = 0
-            for k in range(sub, sub + m):
-                for e in range(sec_ptr[heap[k]], sec_ptr[heap[k] + 1]):
-                    if total[sec_idx[e]] > most:
-                        most = total[sec_idx[e]]
+            for k in range(f_secs[d], f_secs[d] + f_nsecs[d]):
+                if total[heap[k]] > most:
+                    most = total[heap[k]]
             f_most[d] = most
-            f_cand[d] = f_top[d]
+            f_cand[d] = f_secs[d] + f_nsecs[d]
             f_ncand[d] = _candidates(heap, sub, m, f_last_off[d], f_last_rank[d], min_off, size, rank, f_cand[d])
             f_groups[d] = f_cand[d] + m
             f_starts[d] = f_groups[d] + m
@@ -393,9 +425,10 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
                     continue
                 break
             mark = stats[_TRAIL]
-            if _place(i, o, cap, f_most[d], heap, sub, m, size, align, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx,
-                      off, min_off, total, stats, tr_kind, tr_idx, tr_val):
-                count = _split(heap, sub, m, i, off, nbr_ptr, nbr_idx, seen, stats, f_groups[d], f_starts[d])
+            if _place(i, o, cap, f_most[d], heap, f_secs[d], f_nsecs[d], size, align, nbr_ptr, nbr_idx, sec_ptr,
+                      sec_idx, mem_ptr, mem_idx, off, min_off, total, sec_seen, stats, tr_kind, tr_idx, tr_val):
+                count = _split(heap, sub, m, i, off, sec_ptr, sec_idx, mem_ptr, mem_idx, seen, sec_seen, stats,
+                               f_groups[d], f_starts[d])
                 f_mark[d] = mark
                 f_o[d] = o
                 f_r[d] = r

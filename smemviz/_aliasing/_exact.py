@@ -92,6 +92,11 @@ class _Component:
 
     memo: Any = None  # the table of searched states, kept across searches (see start_memo)
 
+    def fits_kernel_keys(self) -> bool:
+        """The kernel packs (offset, rank) into one int64: ranks below 2**20, offsets below 2**42."""
+        highest = int(self.size.sum()) + int(self.align.max(initial=1))
+        return self.n < 1 << 20 and highest < 1 << 42
+
     def start_memo(self, core: ModuleType) -> None:
         """A fresh, small table of searched states; :meth:`run` grows it as searches get longer."""
         import numpy as np
@@ -150,6 +155,7 @@ def search(
     lower_bound: int,
     node_budget: int,
     target: int | None = None,
+    enough: int = 0,
     stop: Callable[[], bool] | None = None,
     compiled: bool | None = None,
 ) -> ExactResult:
@@ -166,10 +172,13 @@ def search(
     finishes without an answer proves its cap too low and raises the bound to
     the least bound it pruned at; that cap is then not asked again.
 
+    The search ends once a layout within ``enough`` is found.
     ``stop`` (checked between searches) ends early; it is for benchmarks with a
     time limit, as it makes the result depend on the machine.
     """
     c = _Component(p, comp)
+    if not c.fits_kernel_keys():  # beyond what the kernel's packed keys hold: keep the layout known
+        return ExactResult(list(incumbent), incumbent_peak, incumbent_peak <= lower_bound, 0, lower_bound)
     core = load_core(compiled if compiled is not None else core_kind() == "compiled")
     c.start_memo(core)
     best_peak, best_offsets = incumbent_peak, list(incumbent)
@@ -177,11 +186,11 @@ def search(
     used = 0
     limit = max(64, 4 * c.n)
     probing = {lower_bound, target}  # caps still worth a look of their own
-    while proven_lo < best_peak and used < node_budget:
+    while proven_lo < best_peak and best_peak > enough and used < node_budget:
         for order_id, rank in enumerate(ranks):
             caps = sorted({cap for cap in (*probing, best_peak - 1) if cap is not None and proven_lo <= cap < best_peak})
             for cap in caps:
-                if proven_lo >= best_peak or used >= node_budget:
+                if proven_lo >= best_peak or best_peak <= enough or used >= node_budget:
                     break
                 allowance = min(max(64, limit >> order_id), node_budget - used)
                 status, nodes, pruned_at, offsets = c.run(core, order_id, rank, cap, allowance)
@@ -192,7 +201,7 @@ def search(
                 elif status == core.EXHAUSTED:  # none within cap: not even below the least pruned bound
                     proven_lo = max(proven_lo, min(pruned_at, best_peak))
                     probing.discard(cap)  # the bound creeps up from here: leave it to the search below the best
-            if proven_lo >= best_peak or used >= node_budget or (stop is not None and stop()):
+            if proven_lo >= best_peak or best_peak <= enough or used >= node_budget or (stop is not None and stop()):
                 break
         if stop is not None and stop():
             break

@@ -167,22 +167,26 @@ def sweep(
     todo = list(configs) if configs is not None else grid_configs(None, **grid)
     problem = problem or GemmProblem(4096, 4096, 4096)
     report: Progress | None = _text_progress if progress is True else (progress or None)
-    why = next((w for w in map(why_not_run, todo) if w is not None), None) if run else "not asked to run"
-    steps = len(todo) * (2 if why is None else 1)
+    # each config says for itself why it cannot run here (a mixed Hopper/Blackwell sweep runs the half it can)
+    why = [why_not_run(c) if run else "not asked to run" for c in todo]
+    runnable = [i for i, w in enumerate(why) if w is None]
+    steps = len(todo) + len(runnable)
     rows: list[GemmMeasurement] = []
     for i, config in enumerate(todo):
         if report:
             report(i, steps, f"compile {config.label()}")
         rows.append(compile_measurement(config, problem))
     gpu_name = None
-    if why is None:
-        rows = _run_interleaved(rows, problem, report, len(todo), steps, iters, rounds, warmup)
+    if runnable:
+        measured = _run_interleaved([rows[i] for i in runnable], problem, report, len(todo), steps, iters, rounds,
+                                    warmup)
+        for i, m in zip(runnable, measured):
+            rows[i] = m
         from ._device import current_gpu
 
         gpu = current_gpu()
         gpu_name = gpu.name if gpu is not None else None
-    else:
-        rows = [replace(m, reason=why) if m.fits else m for m in rows]
+    rows = [replace(m, reason=w) if w is not None and m.fits else m for m, w in zip(rows, why)]
     if report:
         report(steps, steps, "done")
     return SweepResult(rows=tuple(m.row() for m in rows), problem=problem, gpu=gpu_name)
