@@ -138,7 +138,7 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
         {
             "type": "bar", "name": "regions", "x": xs, "width": widths, "base": bases, "y": heights,
             "marker": {"color": colors, "line": {"color": "white", "width": 1}},
-            "text": texts, "textposition": "inside", "insidetextanchor": "middle",
+            "text": texts, "textposition": "inside", "insidetextanchor": "middle", "textangle": 0,
             "hovertext": hovers, "hoverinfo": "text", "xaxis": "x", "yaxis": "y", "showlegend": False,
         },
         {

@@ -95,6 +95,17 @@ def test_lifetimes_tab_follows_the_slider_and_the_step_control(jupyterlab, brows
         page.wait_for_function(f"() => ({FIND})('At step').layout.title.text.startsWith(\"At step 'load'\")",
                                timeout=30_000)
         assert lifetime_map(page)["outline"] == -0.5
+
+        # compare layouts: the totals of the three layouts, then the unshared one drawn
+        page.locator(".smemviz-explorer button", has_text="compare layouts").click()
+        page.wait_for_function(f"() => !!({FIND})('Data total by layout')", timeout=60_000)
+        totals = page.evaluate(f"() => {{ const gd = ({FIND})('Data total by layout');"
+                               " return [Array.from(gd.data[0].y), Array.from(gd.data[0].x)]; }")
+        assert totals[0] == ["no aliasing", "greedy", "optimal"]
+        assert totals[1][0] == 3 * 32768 + 32768 + 512 and totals[1][2] == 98816, totals
+        page.locator(".smemviz-explorer .widget-toggle-buttons button", has_text="no aliasing").click()
+        page.wait_for_function(f"() => ({FIND})('SMEM lifetimes').layout.annotations[0].text.includes('gap')",
+                               timeout=30_000)
         page.screenshot(path=str(artifacts / "lifetimes-browser.png"), full_page=True)
         assert not console, console
     except Exception:
