@@ -335,3 +335,31 @@ def test_colours_stay_when_a_step_shows_only_some_families():
     assert on_map["epi"] != smemviz.figures.color_for("epi")  # shifted: the case this test is about
     data = next(t for t in ex.lifetimes.step_widget.data if t.meta == "data")
     assert list(data.marker.color) == [on_map["epi"]]
+
+
+def test_the_comparison_is_solved_once_per_set_of_declarations(monkeypatch):
+    from smemviz.explorer import _lifetimes
+
+    calls = []
+    monkeypatch.setattr(_lifetimes, "compare_layouts", lambda a: calls.append(a) or smemviz.compare_layouts(a))
+    ex = explorer()
+    lv = ex.lifetimes
+    lv.compare_toggle.value = True
+    lv.select_step("mma")
+    ex.details.selected_index = 0
+    ex.details.selected_index = 3
+    assert len(calls) == 1
+    ex.controls["stages"].value = 3  # the builder's new allocator
+    assert len(calls) == 2
+    lv.compare_toggle.value = False
+    ex.controls["stages"].value = 4
+    assert len(calls) == 2  # not shown: not solved
+    # an allocator explored as it is: another arch redraws, the declarations stay
+    s = build(2)
+    s.compute_layout()
+    ex = explore(s)
+    ex.show_lifetimes()
+    ex.lifetimes.compare_toggle.value = True
+    ex.arch_selector.value = "sm_100"
+    assert len(calls) == 3
+    assert "sm_100" in ex.lifetimes.map_widget.layout.annotations[1].text

@@ -149,13 +149,12 @@ class LifetimeView(widgets.VBox):
         """Draw ``plan`` (solved from lifetimes), keeping the chosen step by name."""
         if not plan.steps:
             raise ValueError("the lifetimes view needs a layout solved from lifetimes")
-        changed = plan is not self.plan or allocator is not self._allocator
-        self.plan, self.arch, self._allocator = plan, arch, allocator
-        if changed:
+        if allocator is not self._allocator:  # new declarations: compare them again when asked
             self._compared = None
-            self._sync_steps(plan)
-            if self.compare_toggle.value:
-                self._run_comparison()
+        self.plan, self.arch, self._allocator = plan, arch, allocator
+        self._sync_steps(plan)
+        if self.compare_toggle.value and self._compared is None:
+            self._run_comparison()
         self._draw()
 
     def set_width(self, width: int) -> None:
