@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
 
 import smemviz
 from smemviz import SmemAllocation, SmemAllocator
+
+from .strategies import lifetime_instances
 
 pytest.importorskip("plotly")
 from smemviz.figures import comparison_figure, lifetime_spec  # noqa: E402
@@ -161,3 +164,23 @@ def test_gap_bars_cover_each_steps_unused_stretches_once_merged_across_steps(see
     for _first, last, a, b in runs:
         assert not any(f2 == last + 1 and (a2, b2) == (a, b) for f2, _, a2, b2 in runs)
     assert all(h.startswith("unused at ") for h in gaps["hovertext"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(lifetime_instances(max_buffers=8, max_steps=6, max_size=4096))
+def test_step_bounds_are_each_steps_exact_packing_whatever_was_computed_before(instance):
+    """The per-step bounds are kept by buffer set across plans: a plan must
+    still get its own steps' packing, as computed from scratch."""
+    from smemviz._aliasing import packed_bound
+
+    sizes, aligns, lives = instance
+    steps = max(max(live) for live in lives) + 1
+    s = SmemAllocator(steps=steps)
+    for i, (size, align, live) in enumerate(zip(sizes, aligns, lives)):
+        s.add(SmemAllocation(f"b{i}", size, alignment=align), live=sorted(live))
+    s.compute_layout(solver="greedy")
+    plan = s.plan
+    for k, bound in enumerate(plan.step_bounds):
+        live = [r for r in plan.data_regions if r.live_in(k) and r.size]
+        assert bound == packed_bound([r.size for r in live], [r.alignment for r in live])
+        assert plan.live_profile[k] <= bound <= plan.data_total
