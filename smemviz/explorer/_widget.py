@@ -6,6 +6,9 @@ update (one message per map, SMEM first). A builder error or an
 over-capacity layout is reported in the message area and the last good
 layout stays on screen.
 
+A layout solved from lifetimes also gets a "Lifetimes" tab (``_lifetimes``);
+while that tab is open its maps are updated first, before the byte map.
+
 Inside a running kernel the text panels (totals, usage table) follow the maps
 after ``PANEL_DELAY_S``: the browser redraws the maps first instead of
 rebuilding a large table in between, and a slider dragged through several
