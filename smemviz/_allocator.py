@@ -368,6 +368,7 @@ class _BaseAllocator:
             solver=solver,  # type: ignore[arg-type]
             node_budget=node_budget,
             incumbents=[[given[id(a)] for a in allocs]],
+            target=self._data_capacity(),  # the search also asks for a layout that fits
         )
         if _CAPACITY_CHECKS.get():
             self._check_capacity_before_commit(solution.peak)
@@ -406,6 +407,10 @@ class _BaseAllocator:
 
     def _check_capacity_before_commit(self, total: int) -> None:
         pass
+
+    def _data_capacity(self) -> int | None:
+        """The most units the data layout may take on this arch, or None without an arch."""
+        return None
 
     def _reset_copy(self) -> None:
         """Give a shallow copy its own mutable state (see :func:`groups_to_lifetimes`)."""
@@ -585,6 +590,12 @@ class SmemAllocator(_BaseAllocator):
         self._smem_base = None
         self._smem_trace = None
         self._placed_barrier_ptrs = {}
+
+    def _data_capacity(self) -> int | None:
+        if self._arch is None:
+            return None
+        room = self._arch.smem_per_block - self._barrier_bytes
+        return room - room % hardware.MBARRIER_ALIGNMENT  # the data total is aligned up before the barriers
 
     def _check_capacity_before_commit(self, total: int) -> None:
         if self._arch is None:
@@ -882,6 +893,10 @@ class TmemAllocator(_BaseAllocator):
 
     def _size(self, alloc: Any) -> int:
         return int(alloc.num_columns)
+
+    def _data_capacity(self) -> int | None:
+        arch = self._arch if self._arch is not None else hardware.default_arch("tmem")
+        return arch.tmem_columns
 
     def _check_capacity_before_commit(self, total: int) -> None:
         arch = self._arch if self._arch is not None else hardware.default_arch("tmem")
