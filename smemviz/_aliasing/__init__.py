@@ -3,7 +3,7 @@ step share a byte, with the smallest peak.
 
 :func:`solve` is the entry point; the allocators call it when allocations
 carry ``live=`` steps. The search kernel is compiled by numba when it can be
-(``_exact.core_kind()``), else run as plain Python with the same results.
+(``_loader.core_kind()``), else run as plain Python with the same results.
 """
 
 from __future__ import annotations

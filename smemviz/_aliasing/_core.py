@@ -486,3 +486,80 @@ def regrow(memo, slots):
                 t = (t + 1) & mask
             out[t, :] = memo[s, :]
     return out
+
+
+@_jit
+def pack(size, align, best, simple, node_cap):
+    """The least end of buffers that are all live together (each bump-placed after
+    the previous, in every order), or ``simple`` when ``node_cap`` nodes do not settle it.
+
+    ``size``/``align`` are sorted by (alignment, size) descending and ``best`` is the
+    end of that order. A subset reached with an end no lower than before is not
+    searched again. Fewer than 63 buffers (a subset is one int64 mask).
+    """
+    n = size.shape[0]
+    full = (1 << n) - 1
+    slots = 1
+    while slots < 4 * node_cap:
+        slots *= 2
+    seen_mask = np.full(slots, -1, np.int64)
+    seen_end = np.zeros(slots, np.int64)
+    mask_at = np.zeros(n + 1, np.int64)
+    end_at = np.zeros(n + 1, np.int64)
+    left_at = np.zeros(n + 1, np.int64)
+    next_at = np.zeros(n + 1, np.int64)  # the next buffer the frame tries
+    left = 0
+    for i in range(n):
+        left += size[i]
+    nodes = 0
+    d = 0
+    mask_at[0] = 0
+    end_at[0] = 0
+    left_at[0] = left
+    entering = True
+    while d >= 0:
+        if entering:
+            nodes += 1
+            if nodes > node_cap:
+                return simple
+            mask = mask_at[d]
+            end = end_at[d]
+            if mask == full:
+                if end < best:
+                    best = end
+                d -= 1
+                entering = False
+                continue
+            if end + left_at[d] >= best:
+                d -= 1
+                entering = False
+                continue
+            s = (int(mask) * 0x1E3779B1) & (slots - 1)
+            while seen_mask[s] != -1 and seen_mask[s] != mask:
+                s = (s + 1) & (slots - 1)
+            if seen_mask[s] == mask and seen_end[s] <= end:
+                d -= 1
+                entering = False
+                continue
+            seen_mask[s] = mask
+            seen_end[s] = end
+            next_at[d] = 0
+        elif best <= simple:
+            return simple
+        # try the next buffer not yet in this frame's subset
+        mask = mask_at[d]
+        i = next_at[d]
+        while i < n and (mask >> i) & 1:
+            i += 1
+        if i == n:
+            d -= 1
+            entering = False
+            continue
+        next_at[d] = i + 1
+        a = align[i]
+        mask_at[d + 1] = mask | (1 << i)
+        end_at[d + 1] = -(-end_at[d] // a) * a + size[i]
+        left_at[d + 1] = left_at[d] - size[i]
+        d += 1
+        entering = True
+    return best

@@ -3,24 +3,20 @@ proven, within a node budget.
 
 The search itself (:mod:`._core`) answers one question: is there a layout
 within a cap? This module narrows the peak with it, between a proven lower
-bound and the best layout known, and chooses the compiled core when numba is
-installed, else the same source run as plain Python (slower, same answers).
+bound and the best layout known.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import sys
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from ._loader import core_kind, load_core
 from ._problem import Problem
 
-__all__ = ["ExactResult", "search", "load_core", "core_kind"]
+__all__ = ["ExactResult", "search"]
 
 
 @dataclass
@@ -30,43 +26,6 @@ class ExactResult:
     proven: bool
     nodes: int
     lower_bound: int  # raised above the static bound when the search proves a cap infeasible
-
-
-@functools.cache
-def load_core(compiled: bool) -> ModuleType:
-    """The search kernel, compiled by numba or as plain Python (one source, two forms)."""
-    spec = importlib.util.find_spec(f"{__package__}._core")
-    assert spec is not None and spec.origin is not None
-    name = f"{__package__}._core_{'compiled' if compiled else 'python'}"
-    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, spec.origin))  # type: ignore[arg-type]
-    module.__dict__["COMPILE"] = compiled  # read by the module as it runs
-    assert module.__spec__ is not None and module.__spec__.loader is not None
-    sys.modules[name] = module  # numba's cache finds compiled functions' modules by name
-    try:
-        module.__spec__.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
-
-
-@functools.cache
-def core_kind() -> str:
-    """"compiled" when numba compiles the kernel here, else "python" (said once, as a warning).
-
-    The first call on a machine compiles (seconds); numba caches the result beside the source.
-    """
-    try:
-        _Component(Problem.build([1], [1], [{0}]), [0]).run(load_core(True), 0, [0], 1, 8)
-    except Exception as exc:  # numba missing, or too old or too new for this numpy
-        warnings.warn(
-            f"smemviz: the lifetime solver runs as plain Python (same layouts, about 50x slower) because numba "
-            f"could not compile it: {type(exc).__name__}: {exc}",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        return "python"
-    return "compiled"
 
 
 # the table of searched states: at most this many entries, holding this many numbers (8 bytes each)

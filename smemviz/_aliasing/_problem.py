@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .._units import align_up
 
-__all__ = ["Problem", "align_up", "step_bound", "packed_bound"]
+__all__ = ["Problem", "align_up", "step_bound", "packed_bound", "packed_bound_reference"]
 
 # search nodes allowed when packing one step's buffers exactly (see packed_bound)
 _PACK_NODES = 20_000
@@ -42,8 +42,31 @@ def packed_bound(sizes: Sequence[int], alignments: Sequence[int]) -> int:
 
     All of them are pairwise disjoint, so a layout is an order, each buffer
     bump-placed after the previous; a subset placed with a lower end is never
-    worse, which prunes repeated subsets.
+    worse, which prunes repeated subsets. The search runs in the solver's
+    kernel (:func:`._core.pack`); :func:`packed_bound_reference` is the same
+    search in plain Python, for sections of 63 buffers or more and for the tests.
     """
+    simple = step_bound(sizes, alignments)
+    n = len(sizes)
+    if n <= 1:
+        return simple
+    order = sorted(range(n), key=lambda i: (-alignments[i], -sizes[i]))
+    sz = [sizes[i] for i in order]
+    al = [alignments[i] for i in order]
+    first = _bump(sz, al, range(n))  # one order as the first answer
+    if first <= simple:
+        return simple
+    if n >= 63 or first >= 1 << 62:
+        return packed_bound_reference(sizes, alignments)
+    import numpy as np
+
+    from ._loader import core
+
+    return int(core().pack(np.array(sz, np.int64), np.array(al, np.int64), first, simple, _PACK_NODES))
+
+
+def packed_bound_reference(sizes: Sequence[int], alignments: Sequence[int]) -> int:
+    """:func:`packed_bound` in plain Python (any number of buffers)."""
     simple = step_bound(sizes, alignments)
     n = len(sizes)
     if n <= 1:
