@@ -151,7 +151,7 @@ def search(
             for cap in caps:
                 if proven_lo >= best_peak or best_peak <= enough or used >= node_budget:
                     break
-                allowance = min(max(64, limit >> order_id), node_budget - used)
+                allowance = min(max(64, limit >> (2 * order_id)), node_budget - used)
                 status, nodes, pruned_at, offsets = c.run(core, order_id, rank, cap, allowance)
                 used += nodes
                 if status == core.FOUND:
