@@ -161,7 +161,9 @@ def prepare_gemm(a: Any, b: Any, config: GemmConfig | None = None) -> PreparedGe
     """Set up ``a @ b.T`` for CUDA tensors ``a`` (m, k) or (l, m, k) and ``b`` (n, k) or (l, n, k).
 
     N and K are zero-padded to 16-byte rows when they are not (TMA's rule); the
-    result is sliced back. The kernel is compiled once per config (cached).
+    result is sliced back. The kernel is compiled once per config (cached), and
+    it is the same compiled kernel :func:`compile_gemm` returns (Hopper; a
+    persistent Blackwell grid is compiled for this GPU's SM count).
     """
     from ._gemm_common import GemmProblem
 
@@ -190,8 +192,12 @@ def prepare_gemm(a: Any, b: Any, config: GemmConfig | None = None) -> PreparedGe
     # a persistent Blackwell grid spreads over this GPU's SMs
     sms = torch.cuda.get_device_properties(a3.device).multi_processor_count if config.uses_tmem else None
     layout, kernel = gemm_kernel(config, max_ctas=sms)
-    key = ("gemm-dlpack", layout.config, plan_key(layout.plan), sms)
-    compiled = compile_host(f"gemm_{config.dtype}", kernel, args, config.arch, key=key)
+    if sms is None:
+        # the kernel compiled on fake tensors takes these: one compile serves compile_gemm() and the launch
+        compiled = compile_gemm(config)
+    else:  # the grid size is compiled in
+        key = ("gemm-dlpack", layout.config, plan_key(layout.plan), sms)
+        compiled = compile_host(f"gemm_{config.dtype}", kernel, args, config.arch, key=key)
     result = c3[:, :, :n]
     if a.dim() == 2:
         result = result[0]

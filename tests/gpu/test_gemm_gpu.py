@@ -87,3 +87,19 @@ def test_gemm_function_matches_torch():
     out = gemm(a, b)
     ref = a.float() @ b.float().T
     assert float((out.float() - ref).norm() / ref.norm()) < TOLERANCE["f16"]
+
+
+def test_the_launch_reuses_the_kernel_compiled_without_a_gpu():
+    # compile_gemm() (fake tensors, what the sweep and the explorer compile first) and
+    # prepare_gemm() (real tensors) share one compiled kernel: one compile per config
+    import torch
+
+    from smemviz.kernel._gemm import compile_gemm
+
+    config = GemmConfig(dtype="bf16", tile_n=128, stages=3)
+    compiled = compile_gemm(config)
+    a = torch.randn(300, 136, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(200, 136, device="cuda", dtype=torch.bfloat16)
+    run = prepare_gemm(a, b, config)
+    assert run.compiled is compiled
+    _check(300, 200, 136, 1, config)
