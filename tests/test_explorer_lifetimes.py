@@ -363,3 +363,23 @@ def test_the_comparison_is_solved_once_per_set_of_declarations(monkeypatch):
     ex.arch_selector.value = "sm_100"
     assert len(calls) == 3
     assert "sm_100" in ex.lifetimes.map_widget.layout.annotations[1].text
+
+
+def test_the_tab_exports_the_lifetime_map_it_shows(tmp_path):
+    pytest.importorskip("smemviz._export")
+    import json
+
+    ex = explorer()
+    view = ex.lifetimes
+    assert view.export_path.value == "smemviz-lifetimes"
+    view.export_path.value = str(tmp_path / "life")
+    view.export_buttons["json"].click()
+    data = json.loads((tmp_path / "life.json").read_text())
+    assert data["steps"] == list(STEPS) and "Wrote" in view.note.value
+    view.export_buttons["html"].click()
+    page = (tmp_path / "life.html").read_text()
+    # the lifetime map's traces, not the byte map's
+    assert all(f'"name":"{name}"' in page for name in LIFETIME_TRACES)
+    view.export_path.value = str(tmp_path / "missing" / "x")
+    view.export_buttons["json"].click()
+    assert "Could not write" in view.note.value

@@ -15,12 +15,14 @@ HTML_OFFLINE = "write <path>.html with plotly.js inside: opens offline, about 4.
 HTML_SMALL = "write <path>.html that loads plotly.js from its CDN: a small file, needs the network to draw"
 
 
-def export_row(target: Callable[[], Any], say: Callable[[str, str], None]) -> tuple[Any, dict[str, Any], Any, Any]:
+def export_row(target: Callable[[], Any], say: Callable[[str, str], None], figure: Callable[[], Any] | None = None,
+               stem: str = "smemviz-layout") -> tuple[Any, dict[str, Any], Any, Any]:
     """``(path text box, {format: button}, offline checkbox, row)``; a click
     writes ``<path>.<format>``; the checkbox picks plotly.js inside the HTML
     (offline) or referenced from its CDN (small), and the HTML button's
-    tooltip says which."""
-    path = widgets.Text(value="smemviz-layout", description="export to", layout=widgets.Layout(width="320px", max_width="100%"))
+    tooltip says which. ``figure`` (when given) draws the diagrams instead of
+    the default byte and column maps; JSON is always the plan."""
+    path = widgets.Text(value=stem, description="export to", layout=widgets.Layout(width="320px", max_width="100%"))
     buttons = {fmt: widgets.Button(description=fmt.upper(), tooltip=f"write <path>.{fmt}",
                                    layout=widgets.Layout(width="70px")) for fmt in FORMATS}
     offline = widgets.Checkbox(value=True, description="HTML works offline", indent=False,
@@ -34,7 +36,7 @@ def export_row(target: Callable[[], Any], say: Callable[[str, str], None]) -> tu
 
     def click(fmt: str) -> Callable[[Any], None]:
         def on_click(_: Any) -> None:
-            write(fmt, path.value, target, say, plotlyjs="inline" if offline.value else "cdn")
+            write(fmt, path.value, target, say, plotlyjs="inline" if offline.value else "cdn", figure=figure)
         return on_click
 
     for fmt, button in buttons.items():
@@ -44,7 +46,7 @@ def export_row(target: Callable[[], Any], say: Callable[[str, str], None]) -> tu
 
 
 def write(fmt: str, stem: str, target: Callable[[], Any], say: Callable[[str, str], None],
-          plotlyjs: str = "inline") -> str | None:
+          plotlyjs: str = "inline", figure: Callable[[], Any] | None = None) -> str | None:
     """Write the current layout as ``fmt``; report success or the error in the widget."""
     stem = (stem or "smemviz-layout").strip()
     out = stem if stem.lower().endswith(f".{fmt}") else f"{stem}.{fmt}"
@@ -54,7 +56,8 @@ def write(fmt: str, stem: str, target: Callable[[], Any], say: Callable[[str, st
         say(f"Export needs smemviz.export, which could not be imported: {exc}", "error")
         return None
     try:
-        export(target(), out, plotlyjs=plotlyjs)  # used by HTML only
+        drawn = figure() if figure is not None and fmt != "json" else None
+        export(target(), out, plotlyjs=plotlyjs, figure=drawn)  # plotlyjs: used by HTML only
     except Exception as exc:  # shown to the user, who can fix the path or install an extra
         say(f"Could not write {out}: {type(exc).__name__}: {exc}", "error")
         return None

@@ -24,6 +24,8 @@ from ..figures import smem_spec, tmem_spec
 from ..figures._lifetime import STEP_WIDTH, comparison_spec, lifetime_spec
 from ..figures._spec import FigureSpec
 from ..figures._style import region_colors
+from ._exports import export_row
+from ._panels import message_html
 from ._sync import LiveFigure
 
 __all__ = ["LifetimeView", "AS_BUILT", "step_spec", "marked_lifetime_spec", "with_lifetimes_of",
@@ -116,13 +118,21 @@ class LifetimeView(widgets.VBox):
         self.map_widget = self._map.widget
         bar = widgets.HBox([self.step_control, self.compare_toggle, self.layout_choice],
                            layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
-        super().__init__([bar, self.note, self._compare_box, self.map_widget, self._step_box],
+        # the lifetime map drawn now (also a compared layout), as a diagram; JSON writes its plan
+        self.export_path, self.export_buttons, _, export_box = export_row(
+            lambda: self.shown, self._say, figure=lambda: lifetime_spec(self.shown, self.arch).to_figure(),
+            stem="smemviz-lifetimes",
+        )
+        super().__init__([bar, self.note, self._compare_box, self.map_widget, self._step_box, export_box],
                          layout=widgets.Layout(width="100%"))
         self.step_control.observe(self._on_step, names="value")
         self.compare_toggle.observe(self._on_compare, names="value")
         self.layout_choice.observe(self._on_choice, names="value")
         for trace in (REGIONS_TRACE, GAPS_TRACE, PROFILE_TRACE):
             self.map_widget.data[trace].on_click(self._on_click)
+
+    def _say(self, text: str, level: str = "error") -> None:
+        self.note.value = message_html(text, level)
 
     # -- public ------------------------------------------------------------------
 
