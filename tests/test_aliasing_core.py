@@ -128,3 +128,19 @@ def test_the_step_packing_beats_the_simple_bound_where_alignment_wastes_bytes():
     sizes, aligns = [608, 608, 512], [1024, 1024, 16]
     assert step_bound(sizes, aligns) == 1728
     assert packed_bound(sizes, aligns) == 2144
+
+
+def test_the_first_compile_on_a_machine_says_so(compiled_core, capsys):
+    from smemviz._aliasing import _loader
+
+    assert _loader._cached(compiled_core)  # compiled above: numba keeps it beside the source
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_loader, "_cached", lambda kernel: False)
+        _loader.core_kind.cache_clear()
+        try:
+            assert _loader.core_kind() == "compiled"
+        finally:
+            _loader.core_kind.cache_clear()
+    assert "compiling the lifetime solver's search kernel" in capsys.readouterr().err
+    assert _loader.core_kind() == "compiled"
+    assert capsys.readouterr().err == ""  # cached: nothing said

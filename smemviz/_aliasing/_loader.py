@@ -37,7 +37,11 @@ def core_kind() -> str:
     The first call on a machine compiles (seconds); numba caches the result beside the source.
     """
     try:
-        _warm_up(load_core(True))
+        kernel = load_core(True)
+        if not _cached(kernel):
+            print("smemviz: compiling the lifetime solver's search kernel with numba "
+                  "(once: numba keeps it for later sessions; about 10 s)...", file=sys.stderr, flush=True)
+        _warm_up(kernel)
     except Exception as exc:  # numba missing, or too old or too new for this numpy
         warnings.warn(
             f"smemviz: the lifetime solver runs as plain Python (same layouts, about 50x slower) because numba "
@@ -52,6 +56,14 @@ def core_kind() -> str:
 def core() -> ModuleType:
     """The kernel to use here."""
     return load_core(core_kind() == "compiled")
+
+
+def _cached(kernel: ModuleType) -> bool:
+    """Whether numba has compiled the kernel here before (its index files beside the source)."""
+    from pathlib import Path
+
+    origin = getattr(kernel, "__file__", None)
+    return origin is not None and any((Path(origin).parent / "__pycache__").glob("_core.run-*.nbi"))
 
 
 def _warm_up(kernel: ModuleType) -> None:
