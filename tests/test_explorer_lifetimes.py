@@ -383,3 +383,27 @@ def test_the_tab_exports_the_lifetime_map_it_shows(tmp_path):
     view.export_path.value = str(tmp_path / "missing" / "x")
     view.export_buttons["json"].click()
     assert "Could not write" in view.note.value
+
+
+def both_memories(tmem_lifetimes: bool = True):
+    s = build(stages=2)
+    t = TmemAllocator(steps=("mma", "epilogue")) if tmem_lifetimes else TmemAllocator()
+    t.add(TmemAllocation("acc", 256), **({"live": "mma"} if tmem_lifetimes else {}))
+    t.add(TmemAllocation("out", 128), **({"live": "epilogue"} if tmem_lifetimes else {}))
+    return s, t
+
+
+def test_with_lifetimes_in_both_memories_the_tab_offers_each():
+    ex = explore(both_memories, tmem_lifetimes=True)
+    ex.show_lifetimes()
+    lv = ex.lifetimes
+    assert lv.memory_choice.layout.display is None  # shown: both were solved from lifetimes
+    assert lv.plan.memory == "smem" and "SMEM lifetimes" in lv.map_widget.layout.title.text
+    lv.memory_choice.value = "tmem"
+    assert lv.plan.memory == "tmem" and "TMEM lifetimes" in lv.map_widget.layout.title.text
+    assert [o[0] for o in lv.step_control.options] == ["mma", "epilogue"]
+    lv.select_step("epilogue")
+    data = next(tr for tr in lv.step_widget.data if tr.meta == "data")
+    assert list(data.customdata) == [128]
+    ex.controls["tmem_lifetimes"].value = False  # TMEM without lifetimes: back to SMEM, no choice
+    assert lv.plan.memory == "smem" and lv.memory_choice.layout.display == "none"

@@ -38,9 +38,16 @@ GAPS_TRACE = 1  # the unused stretches: one bar per stretch and run of steps
 PROFILE_TRACE = 2  # the live bytes: one bar per step
 
 
-def lifetime_plan(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> LayoutPlan | None:
-    """The plan the tab shows: SMEM's when it was solved from lifetimes, else TMEM's, else none."""
-    return next((p for p in (smem, tmem) if p is not None and p.steps), None)
+def lifetime_plan(smem: LayoutPlan | None, tmem: LayoutPlan | None, prefer: str = "smem") -> LayoutPlan | None:
+    """The plan the tab shows: the ``prefer``-red memory's when it was solved
+    from lifetimes, else the other's, else none."""
+    order = (tmem, smem) if prefer == "tmem" else (smem, tmem)
+    return next((p for p in order if p is not None and p.steps), None)
+
+
+def both_solved(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> bool:
+    """Whether both memories were solved from lifetimes (the tab then offers a choice)."""
+    return all(p is not None and bool(p.steps) for p in (smem, tmem))
 
 
 def declared_allocators(obj: Any) -> dict[str, _BaseAllocator]:
@@ -106,6 +113,11 @@ class LifetimeView(widgets.VBox):
             tooltip="lay the same declarations out as written, greedily and optimally (solves them again)",
             layout=widgets.Layout(width="150px"),
         )
+        # which memory's lifetimes, when both were solved from lifetimes (see offer_memories)
+        self.memory_choice = widgets.ToggleButtons(options=[("SMEM", "smem"), ("TMEM", "tmem")], value=plan.memory,
+                                                   layout=widgets.Layout(display="none"))
+        self.memory_choice.style.button_width = "60px"
+        self.on_memory: Any = None  # called with no argument when the choice changes
         self.layout_choice = widgets.ToggleButtons(options=[AS_BUILT], value=AS_BUILT,
                                                    layout=widgets.Layout(display="none"))
         self.layout_choice.style.button_width = "110px"
@@ -116,7 +128,7 @@ class LifetimeView(widgets.VBox):
         self._compare_box = widgets.Box(layout=widgets.Layout(width="100%", display="none"))
         self._step_box = widgets.Box([self._step_maps[plan.memory].widget], layout=widgets.Layout(width="100%"))
         self.map_widget = self._map.widget
-        bar = widgets.HBox([self.step_control, self.compare_toggle, self.layout_choice],
+        bar = widgets.HBox([self.memory_choice, self.step_control, self.compare_toggle, self.layout_choice],
                            layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
         # the lifetime map drawn now (also a compared layout), as a diagram; JSON writes its plan
         self.export_path, self.export_buttons, _, export_box = export_row(
@@ -128,11 +140,25 @@ class LifetimeView(widgets.VBox):
         self.step_control.observe(self._on_step, names="value")
         self.compare_toggle.observe(self._on_compare, names="value")
         self.layout_choice.observe(self._on_choice, names="value")
+        self.memory_choice.observe(self._on_memory, names="value")
         for trace in (REGIONS_TRACE, GAPS_TRACE, PROFILE_TRACE):
             self.map_widget.data[trace].on_click(self._on_click)
 
     def _say(self, text: str, level: str = "error") -> None:
         self.note.value = message_html(text, level)
+
+    def _on_memory(self, change: dict[str, Any]) -> None:
+        if self.on_memory is not None:
+            self.on_memory()
+
+    def offer_memories(self, both: bool) -> None:
+        """Show the SMEM/TMEM choice only while both memories have lifetimes."""
+        self.memory_choice.layout.display = None if both else "none"
+
+    @property
+    def memory(self) -> str:
+        """The memory whose lifetimes the tab prefers to show ("smem" or "tmem")."""
+        return str(self.memory_choice.value)
 
     # -- public ------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
 from ._history import MAX_HISTORY, Attempt, history_html
 from ._inputs import Plans, builder_plans, to_plans
-from ._lifetimes import LifetimeView, declared_allocators, lifetime_plan
+from ._lifetimes import LifetimeView, both_solved, declared_allocators, lifetime_plan
 from ._panels import TABLE_CSS, key_html, message_html, summary_html, tables_html
 from ._sync import LiveFigure
 
@@ -333,7 +333,7 @@ class Explorer(widgets.VBox):
     def _sync_lifetimes(self, smem: LayoutPlan | None, tmem: LayoutPlan | None) -> None:
         """Offer the Lifetimes tab while the layout was solved from lifetimes;
         while it is open, redraw it with the maps (not after them, as the text panels)."""
-        plan = lifetime_plan(smem, tmem)
+        plan = lifetime_plan(smem, tmem, self.lifetimes.memory if self.lifetimes is not None else "smem")
         if plan is None:
             if self._lifetimes_index() is not None:
                 if self.details.selected_index == self._fixed_tabs:
@@ -343,8 +343,10 @@ class Explorer(widgets.VBox):
         allocator = self._declared.get(plan.memory)
         if self.lifetimes is None:
             self.lifetimes = LifetimeView(plan, self.arch, allocator)
+            self.lifetimes.on_memory = lambda: self._sync_lifetimes(self._with_arch(self.smem_plan), self.tmem_plan)
             if self._fitter is not None and self._fitter.width >= MIN_WIDTH:
                 self.lifetimes.set_width(int(self._fitter.width) - WIDGET_MARGIN - TAB_INSET)
+        self.lifetimes.offer_memories(both_solved(smem, tmem))
         if self._lifetimes_index() is None:
             self.details.children = (*self.details.children, self.lifetimes)
             self.details.set_title(self._fixed_tabs, "Lifetimes")
@@ -379,7 +381,7 @@ class Explorer(widgets.VBox):
             return
         smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
         if tab == self._lifetimes_index():
-            plan = lifetime_plan(smem, tmem)
+            plan = lifetime_plan(smem, tmem, self.lifetimes.memory if self.lifetimes is not None else "smem")
             if self.lifetimes is not None and plan is not None:
                 self.lifetimes.show(plan, self.arch, self._declared.get(plan.memory))
         elif tab == 2:
