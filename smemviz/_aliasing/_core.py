@@ -69,7 +69,7 @@ def _mix(h, v):
 
 
 @_jit
-def _memo_find(heap, sub, m, min_off, order_id, memo, pool):
+def _memo_find(heap, sub, m, min_off, rank, order_id, memo, pool):
     """Slot of the state (the buffers ``heap[sub:sub+m]`` at their lowest offsets,
     searched in static order ``order_id``), or the empty slot where it would go; and its hash."""
     h = _mix(m, order_id)
@@ -77,6 +77,7 @@ def _memo_find(heap, sub, m, min_off, order_id, memo, pool):
         i = heap[k]
         h = _mix(h, i)
         h = _mix(h, min_off[i])
+        h = _mix(h, rank[i])
     mask = memo.shape[0] - 1
     s = h & mask
     while memo[s, _LEN] > 0:
@@ -85,7 +86,7 @@ def _memo_find(heap, sub, m, min_off, order_id, memo, pool):
             same = True
             for k in range(m):
                 i = heap[sub + k]
-                if pool[start + 2 * k] != i or pool[start + 2 * k + 1] != min_off[i]:
+                if pool[start + 3 * k] != i or pool[start + 3 * k + 1] != min_off[i] or pool[start + 3 * k + 2] != rank[i]:
                     same = False
                     break
             if same:
@@ -95,18 +96,19 @@ def _memo_find(heap, sub, m, min_off, order_id, memo, pool):
 
 
 @_jit
-def _memo_store(heap, sub, m, min_off, order_id, last_off, last_rank, cap, bound, memo, memo_info, pool):
+def _memo_store(heap, sub, m, min_off, rank, order_id, last_off, last_rank, cap, bound, memo, memo_info, pool):
     """Remember that this state has no layout within ``cap`` from (last_off, last_rank)
     on, and that none of its layouts has a peak below ``bound``."""
-    slot, h = _memo_find(heap, sub, m, min_off, order_id, memo, pool)
+    slot, h = _memo_find(heap, sub, m, min_off, rank, order_id, memo, pool)
     if memo[slot, _LEN] == 0:
-        if 4 * (memo_info[_MEMO_COUNT] + 1) > 3 * memo.shape[0] or memo_info[_POOL_USED] + 2 * m > pool.shape[0]:
+        if 4 * (memo_info[_MEMO_COUNT] + 1) > 3 * memo.shape[0] or memo_info[_POOL_USED] + 3 * m > pool.shape[0]:
             return  # the table is full: search on without remembering
         start = memo_info[_POOL_USED]
         for k in range(m):
-            pool[start + 2 * k] = heap[sub + k]
-            pool[start + 2 * k + 1] = min_off[heap[sub + k]]
-        memo_info[_POOL_USED] = start + 2 * m
+            pool[start + 3 * k] = heap[sub + k]
+            pool[start + 3 * k + 1] = min_off[heap[sub + k]]
+            pool[start + 3 * k + 2] = rank[heap[sub + k]]
+        memo_info[_POOL_USED] = start + 3 * m
         memo_info[_MEMO_COUNT] += 1
         memo[slot, _HASH] = h
         memo[slot, _START] = start
@@ -129,7 +131,7 @@ def _push(stats, tr_kind, tr_idx, tr_val, kind, idx, val):
 
 
 @_jit
-def _undo(mark, stats, tr_kind, tr_idx, tr_val, off, min_off, total):
+def _undo(mark, stats, tr_kind, tr_idx, tr_val, off, min_off, total, rank, who):
     """Put back every change logged since ``mark``."""
     t = stats[_TRAIL]
     while t > mark:
@@ -139,8 +141,11 @@ def _undo(mark, stats, tr_kind, tr_idx, tr_val, off, min_off, total):
             off[tr_idx[t]] = tr_val[t]
         elif k == 1:
             min_off[tr_idx[t]] = tr_val[t]
-        else:
+        elif k == 2:
             total[tr_idx[t]] = tr_val[t]
+        else:
+            rank[tr_idx[t]] = tr_val[t]
+            who[tr_val[t]] = tr_idx[t]
     stats[_TRAIL] = t
 
 
@@ -238,6 +243,51 @@ def _place(i, o, cap, most_left, heap, secs, nsecs, size, align, nbr_ptr, nbr_id
 
 
 @_jit
+def _rerank(heap, a, b, rank, who, total, sec_ptr, sec_idx, size, span, stats, tr_kind, tr_idx, tr_val):
+    """Order the group ``heap[a:b]`` afresh, as a problem of its own: by the bytes left
+    in its most crowded section, then lifetime, then area (among the ranks it holds)."""
+    m = b - a
+    crowd = np.empty(m, np.int64)
+    order = np.empty(m, np.int64)
+    ranks = np.empty(m, np.int64)
+    for k in range(m):
+        i = heap[a + k]
+        c = 0
+        for e in range(sec_ptr[i], sec_ptr[i + 1]):
+            if total[sec_idx[e]] > c:
+                c = total[sec_idx[e]]
+        crowd[k] = c
+        order[k] = k
+        ranks[k] = rank[i]
+    ranks.sort()
+    for k in range(1, m):  # insertion sort by (crowding, span, area, index), all but the index descending
+        x = order[k]
+        q = k - 1
+        while q >= 0 and _before(x, order[q], heap, a, crowd, span, size):
+            order[q + 1] = order[q]
+            q -= 1
+        order[q + 1] = x
+    for k in range(m):
+        i = heap[a + order[k]]
+        if rank[i] != ranks[k]:
+            _push(stats, tr_kind, tr_idx, tr_val, 3, i, rank[i])
+            rank[i] = ranks[k]
+            who[ranks[k]] = i
+
+
+@_jit
+def _before(x, y, heap, a, crowd, span, size):
+    i, j = heap[a + x], heap[a + y]
+    if crowd[x] != crowd[y]:
+        return crowd[x] > crowd[y]
+    if span[i] != span[j]:
+        return span[i] > span[j]
+    if size[i] * span[i] != size[j] * span[j]:
+        return size[i] * span[i] > size[j] * span[j]
+    return i < j
+
+
+@_jit
 def _split(heap, sub, m, skip, off, sec_ptr, sec_idx, mem_ptr, mem_idx, seen, sec_seen, stats, out, starts):
     """Groups of the buffers at ``heap[sub:sub+m]`` (less ``skip``) that share no
     section, written one after another from ``heap[out]``, each sorted;
@@ -276,7 +326,7 @@ def _split(heap, sub, m, skip, off, sec_ptr, sec_idx, mem_ptr, mem_idx, seen, se
 
 
 @_jit
-def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx, cap, limit, memo, memo_info,
+def run(size, align, span, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx, cap, limit, memo, memo_info,
         pool):
     """One depth-first search for a layout within ``cap`` using at most ``limit`` nodes.
 
@@ -306,7 +356,7 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
     stats = np.zeros(6, np.int64)
     stats[_LIMIT] = limit
     stats[_PRUNED] = _NO_BOUND
-    trail = n + sec_idx.shape[0] + nbr_idx.shape[0] + 8
+    trail = n + sec_idx.shape[0] + nbr_idx.shape[0] + 8 + n * (n + 1)  # the last part: groups ordered afresh
     tr_kind = np.empty(trail, np.int64)
     tr_idx = np.empty(trail, np.int64)
     tr_val = np.empty(trail, np.int64)
@@ -360,7 +410,7 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
                 stats[_PRUNED] = f_saved[d]
                 d -= 1
                 continue
-            slot, h = _memo_find(heap, sub, m, min_off, order_id, memo, pool)
+            slot, h = _memo_find(heap, sub, m, min_off, rank, order_id, memo, pool)
             if memo[slot, _LEN] > 0 and cap <= memo[slot, _CAP] and (memo[slot, _OFF] < f_last_off[d] or (
                     memo[slot, _OFF] == f_last_off[d] and memo[slot, _RANK] <= f_last_rank[d])):
                 result = False  # searched before, from no later a position, within no smaller a cap
@@ -391,10 +441,10 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
                     continue
                 g = f_g[d]
                 _enter(d + 1, heap[f_starts[d] + g], heap[f_starts[d] + g + 1] - heap[f_starts[d] + g],
-                       f_o[d], f_r[d], f_starts[d] + m + 1, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top)
+                       -1, -1, f_starts[d] + m + 1, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top)
                 d += 1
                 continue
-            _undo(f_mark[d], stats, tr_kind, tr_idx, tr_val, off, min_off, total)
+            _undo(f_mark[d], stats, tr_kind, tr_idx, tr_val, off, min_off, total, rank, who)
             if not f_stacked[d]:  # its offset is final, so any later sibling would have to go below it
                 f_q[d] = f_ncand[d]
             else:
@@ -429,6 +479,10 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
                       sec_idx, mem_ptr, mem_idx, off, min_off, total, sec_seen, stats, tr_kind, tr_idx, tr_val):
                 count = _split(heap, sub, m, i, off, sec_ptr, sec_idx, mem_ptr, mem_idx, seen, sec_seen, stats,
                                f_groups[d], f_starts[d])
+                if count > 1:  # independent groups: each is ordered and laid out as a problem of its own
+                    for g in range(count):
+                        _rerank(heap, heap[f_starts[d] + g], heap[f_starts[d] + g + 1], rank, who, total, sec_ptr,
+                                sec_idx, size, span, stats, tr_kind, tr_idx, tr_val)
                 f_mark[d] = mark
                 f_o[d] = o
                 f_r[d] = r
@@ -441,18 +495,19 @@ def run(size, align, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr
                     stats[_PRUNED] = min(f_saved[d], stats[_PRUNED])
                     d -= 1
                 else:
-                    _enter(d + 1, heap[f_starts[d]], heap[f_starts[d] + 1] - heap[f_starts[d]], o, r,
-                           f_starts[d] + m + 1, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top)
+                    fresh = count > 1
+                    _enter(d + 1, heap[f_starts[d]], heap[f_starts[d] + 1] - heap[f_starts[d]], -1 if fresh else o,
+                           -1 if fresh else r, f_starts[d] + m + 1, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top)
                     d += 1
                 descended = True
                 break
-            _undo(mark, stats, tr_kind, tr_idx, tr_val, off, min_off, total)
+            _undo(mark, stats, tr_kind, tr_idx, tr_val, off, min_off, total, rank, who)
             if not stacked:
                 break
             f_q[d] += 1
         if descended:
             continue
-        _memo_store(heap, sub, m, min_off, order_id, f_last_off[d], f_last_rank[d], cap, stats[_PRUNED], memo,
+        _memo_store(heap, sub, m, min_off, rank, order_id, f_last_off[d], f_last_rank[d], cap, stats[_PRUNED], memo,
                     memo_info, pool)
         result = False
         stats[_PRUNED] = min(f_saved[d], stats[_PRUNED])

@@ -42,6 +42,7 @@ class _Component:
         local = {g: k for k, g in enumerate(comp)}
         self.n = len(comp)
         self.size = np.array([p.sizes[g] for g in comp], np.int64)
+        self.span = np.array([p.spans[g] for g in comp], np.int64)
         self.align = np.array([p.alignments[g] for g in comp], np.int64)
         self.nbr_ptr, self.nbr_idx = _csr([[local[j] for j in p.neighbours[g]] for g in comp])
         section_ids = sorted({s for g in comp for s in p.buffer_sections[g]})
@@ -75,7 +76,7 @@ class _Component:
             while slots < want:
                 slots *= 2
             self.memo = core.regrow(self.memo, slots)
-        want = min(_MAX_MEMO_POOL, used + 2 * self.n * limit)
+        want = min(_MAX_MEMO_POOL, used + 3 * self.n * limit)
         if self.pool.shape[0] < want:
             pool = np.empty(want, np.int64)
             pool[:used] = self.pool[:used]
@@ -89,7 +90,7 @@ class _Component:
             self.start_memo(core)
         self._make_room(core, limit)
         status, nodes, pruned, off = core.run(
-            self.size, self.align, np.asarray(rank, np.int64), order_id, self.nbr_ptr, self.nbr_idx, self.sec_ptr,
+            self.size, self.align, self.span, np.asarray(rank, np.int64), order_id, self.nbr_ptr, self.nbr_idx, self.sec_ptr,
             self.sec_idx, self.mem_ptr, self.mem_idx, cap, limit, self.memo, self.memo_info, self.pool,
         )
         return int(status), int(nodes), int(pruned), [int(x) for x in off]
