@@ -19,8 +19,9 @@ is live with. A node prunes
   (a table of the unplaced buffers' lowest offsets).
 
 After each placement the unplaced buffers may fall apart into groups that no
-longer share a section; each group is then searched on its own, and when one
-has no layout the others are not searched again (they cannot help).
+longer share a section; each group is then searched on its own, as a problem
+of its own (ordered afresh by what is left of it, from no earlier position),
+and when one has no layout the others are not searched again (they cannot help).
 
 Work is counted in nodes, never in time: the same input gives the same
 answer on any machine, compiled or not.
