@@ -144,3 +144,42 @@ def test_the_first_compile_on_a_machine_says_so(compiled_core, capsys):
     assert "compiling the lifetime solver's search kernel" in capsys.readouterr().err
     assert _loader.core_kind() == "compiled"
     assert capsys.readouterr().err == ""  # cached: nothing said
+
+
+def test_without_numba_the_same_layouts_come_from_plain_python():
+    # numba made unimportable in a fresh interpreter: a warning, then the same offsets
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import sys, importlib.abc, warnings
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("numba", "llvmlite"):
+                    raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
+        sys.meta_path.insert(0, Block())
+        import smemviz
+        s = smemviz.SmemAllocator(arch="sm_90a", steps=("load", "mma", "epilogue"))
+        for i in range(3):
+            s.add(smemviz.SmemAllocation(f"a{i}", 24576 + 512 * i, 1024), live=range(0, 2))
+        s.add(smemviz.SmemAllocation("epi", 40960, 1024), live="epilogue")
+        s.add(smemviz.SmemAllocation("bias", 1040, 16), live={"mma", "epilogue"})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            s.compute_layout()
+        print("WARN", any("plain Python" in str(w.message) for w in caught))
+        print("OFFSETS", [r.offset for r in s.plan.regions], s.plan.optimal, s.plan.solver)
+        """
+    )
+    blocked = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert blocked.returncode == 0, blocked.stderr
+    assert "WARN True" in blocked.stdout
+    unblocked = subprocess.run([sys.executable, "-c", code.replace('("numba", "llvmlite")', "()")],
+                               capture_output=True, text=True, timeout=120)
+    assert unblocked.returncode == 0, unblocked.stderr
+    assert "WARN False" in unblocked.stdout
+    offsets = [line for line in blocked.stdout.splitlines() if line.startswith("OFFSETS")]
+    assert offsets and offsets == [line for line in unblocked.stdout.splitlines() if line.startswith("OFFSETS")]
+    assert offsets[0].endswith("True exact")  # the search (not greedy placement alone) made this layout
