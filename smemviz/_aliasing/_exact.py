@@ -122,19 +122,21 @@ def search(
     """Best layout of ``comp`` found within ``node_budget`` nodes.
 
     The peak is narrowed between a proven lower bound and the best layout
-    known (``incumbent``, offsets in ``comp`` order). Three kinds of depth-first
-    search take turns, in each static order of ``ranks`` (``ranks[k][i]``:
-    buffer ``i``'s rank in order ``k``), with a node limit that doubles each
-    round: one asks for a layout at the lower bound, where pruning is hardest
-    and the answer is often yes; one for a layout within ``target`` (a
-    capacity the caller must meet), if given; and one is branch and bound
-    below the best layout, tightening as it finds better ones. A search that
-    finishes without an answer proves its cap too low and raises the bound to
-    the least bound it pruned at; that cap is then not asked again.
+    known (``incumbent``, offsets in ``comp`` order) by asking the kernel, in
+    each static order of ``ranks`` (``ranks[k][i]``: buffer ``i``'s rank in
+    order ``k``), for a layout within a cap: at the lower bound, where pruning
+    is hardest and the answer is often yes; within ``target`` (a capacity the
+    caller must meet), if given; and one unit below the best layout, again
+    after each improvement. Each round doubles the node limit; order ``k``
+    gets a quarter of order ``k - 1``'s. The table of searched states is kept
+    across these searches, so a longer one resumes. A search that finishes
+    without an answer proves its cap too low and raises the bound to the least
+    bound it pruned at; that cap is then not asked again.
 
     The search ends once a layout within ``enough`` is found.
     ``stop`` (checked between searches) ends early; it is for benchmarks with a
-    time limit, as it makes the result depend on the machine.
+    time limit, as it makes the result depend on the machine. ``compiled``
+    picks the kernel's form (default: compiled when numba can).
     """
     c = _Component(p, comp)
     if not c.fits_kernel_keys():  # beyond what the kernel's packed keys hold: keep the layout known
