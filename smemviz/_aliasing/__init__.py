@@ -22,7 +22,7 @@ SolverName = Literal["auto", "exact", "greedy"]
 SOLVERS = ("auto", "exact", "greedy")
 
 # search nodes per layout (about 1.5 us each compiled): kernel-sized layouts mostly need a few hundred,
-# the hardest of 200 random ones 1.2 million
+# the hardest of 400 random ones about 0.9 million (benchmarks/bench_alias.py)
 DEFAULT_NODE_BUDGET = 2_000_000
 
 # static orders the exact search restarts with, in turn

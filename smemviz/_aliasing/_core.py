@@ -2,7 +2,8 @@
 
 Written in the subset of Python that numba compiles (flat int64 arrays, no
 objects), so one source is both the compiled core and, run as plain Python,
-the reference the tests hold it to. :func:`load` picks the form.
+the reference the tests hold it to. ``_loader.load_core`` picks the form.
+It also holds the exact packing of one step's buffers (:func:`pack`).
 
 The search walks canonical layouts: buffers are placed in increasing
 (offset, rank) order, each at the lowest aligned offset above the buffers it
@@ -15,8 +16,10 @@ is live with. A node prunes
   bytes still to place in it exceeds the cap (cross-section inference);
 * the remaining siblings once a buffer with nothing left to stack on it has
   been tried (its offset can no longer change);
-* states already searched to the end from an earlier or equal position
-  (a table of the unplaced buffers' lowest offsets).
+* states already searched to the end, within no smaller a cap, from an
+  earlier or equal position (a table keyed by the unplaced buffers, their
+  lowest offsets and ranks, kept by the caller across searches; each entry
+  also keeps the least bound met under it, so a proof stays a proof).
 
 After each placement the unplaced buffers may fall apart into groups that no
 longer share a section; each group is then searched on its own, as a problem
