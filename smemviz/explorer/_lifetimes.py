@@ -29,7 +29,7 @@ from ._panels import message_html
 from ._sync import LiveFigure
 
 __all__ = ["LifetimeView", "AS_BUILT", "step_spec", "marked_lifetime_spec", "with_lifetimes_of",
-           "declared_allocators", "lifetime_plan"]
+           "declared_allocators", "lifetime_plan", "both_solved"]
 
 AS_BUILT = "as built"
 STEP_OUTLINE = "#1565c0"
@@ -39,8 +39,8 @@ PROFILE_TRACE = 2  # the live bytes: one bar per step
 
 
 def lifetime_plan(smem: LayoutPlan | None, tmem: LayoutPlan | None, prefer: str = "smem") -> LayoutPlan | None:
-    """The plan the tab shows: the ``prefer``-red memory's when it was solved
-    from lifetimes, else the other's, else none."""
+    """The plan the tab shows: that of memory ``prefer`` ("smem" or "tmem")
+    when it was solved from lifetimes, else the other's, else none."""
     order = (tmem, smem) if prefer == "tmem" else (smem, tmem)
     return next((p for p in order if p is not None and p.steps), None)
 
