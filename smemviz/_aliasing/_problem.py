@@ -46,17 +46,10 @@ def packed_bound(sizes: Sequence[int], alignments: Sequence[int]) -> int:
     kernel (:func:`._core.pack`); :func:`packed_bound_reference` is the same
     search in plain Python, for sections of 63 buffers or more and for the tests.
     """
-    simple = step_bound(sizes, alignments)
-    n = len(sizes)
-    if n <= 1:
-        return simple
-    order = sorted(range(n), key=lambda i: (-alignments[i], -sizes[i]))
-    sz = [sizes[i] for i in order]
-    al = [alignments[i] for i in order]
-    first = _bump(sz, al, range(n))  # one order as the first answer
+    simple, sz, al, first = _packing_start(sizes, alignments)
     if first <= simple:
         return simple
-    if n >= 63 or first >= 1 << 62:
+    if len(sz) >= 63 or first >= 1 << 62:
         return packed_bound_reference(sizes, alignments)
     import numpy as np
 
@@ -67,17 +60,12 @@ def packed_bound(sizes: Sequence[int], alignments: Sequence[int]) -> int:
 
 def packed_bound_reference(sizes: Sequence[int], alignments: Sequence[int]) -> int:
     """:func:`packed_bound` in plain Python (any number of buffers)."""
-    simple = step_bound(sizes, alignments)
-    n = len(sizes)
-    if n <= 1:
+    simple, sz, al, first = _packing_start(sizes, alignments)
+    if first <= simple:
         return simple
-    order = sorted(range(n), key=lambda i: (-alignments[i], -sizes[i]))
-    sz = [sizes[i] for i in order]
-    al = [alignments[i] for i in order]
+    n = len(sz)
     full = (1 << n) - 1
-    best = [_bump(sz, al, range(n))]  # one order as the first answer
-    if best[0] <= simple:
-        return simple
+    best = [first]
     seen: dict[int, int] = {}
     remaining = sum(sz)
     nodes = [0]
@@ -106,6 +94,18 @@ def packed_bound_reference(sizes: Sequence[int], alignments: Sequence[int]) -> i
     except _Stop:
         return simple
     return best[0]
+
+
+def _packing_start(sizes: Sequence[int], alignments: Sequence[int]) -> tuple[int, list[int], list[int], int]:
+    """(the simple bound, sizes and alignments in the search's order, the end of
+    that order as the first answer); the first answer is the simple bound when
+    there is nothing to search."""
+    simple = step_bound(sizes, alignments)
+    n = len(sizes)
+    order = sorted(range(n), key=lambda i: (-alignments[i], -sizes[i]))
+    sz = [sizes[i] for i in order]
+    al = [alignments[i] for i in order]
+    return simple, sz, al, simple if n <= 1 else _bump(sz, al, range(n))
 
 
 def _bump(sizes: Sequence[int], alignments: Sequence[int], order: Iterable[int]) -> int:
