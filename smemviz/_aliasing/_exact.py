@@ -50,7 +50,7 @@ class _Component:
         self.sec_ptr, self.sec_idx = _csr([[sec_local[s] for s in p.buffer_sections[g]] for g in comp])
         self.mem_ptr, self.mem_idx = _csr([[local[g] for g in p.sections[s]] for s in section_ids])
 
-    memo: Any = None  # the table of searched states, kept across searches (see start_memo)
+    memo: Any = None  # the table of searched states, made by the first run and kept across searches
 
     def fits_kernel_keys(self) -> bool:
         """The kernel packs (offset, rank) into one int64: ranks below 2**20, offsets below 2**42."""
@@ -142,7 +142,6 @@ def search(
     if not c.fits_kernel_keys():  # beyond what the kernel's packed keys hold: keep the layout known
         return ExactResult(list(incumbent), incumbent_peak, incumbent_peak <= lower_bound, 0, lower_bound)
     core = load_core(compiled if compiled is not None else core_kind() == "compiled")
-    c.start_memo(core)
     best_peak, best_offsets = incumbent_peak, list(incumbent)
     proven_lo = lower_bound  # no layout has a lower peak
     used = 0
