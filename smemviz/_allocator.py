@@ -145,8 +145,14 @@ class _BaseAllocator:
         self._live.update(lives)
         return alloc
 
-    def _read_lives(self, allocs: Sequence[Any], live: Any) -> dict[int, frozenset[int]]:
-        """Check ``live=`` for ``allocs`` without changing anything; id -> steps."""
+    def _read_lives(self, allocs: Sequence[Any], live: Any, owner: str = "") -> dict[int, frozenset[int]]:
+        """Check ``live=`` for ``allocs`` without changing anything; id -> steps.
+
+        A resource that declares no allocations has its ``live=`` checked all the
+        same (under the resource's name, ``owner``): a wrong step is wrong there too.
+        """
+        if live is not None and not allocs:
+            read_live(live, self._steps, owner)
         if live is None:
             for a in allocs:
                 if id(a) in self._live and id(a) in self._added:
@@ -205,7 +211,7 @@ class _BaseAllocator:
         if not hasattr(resource, hook):
             raise TypeError(f"resource {_label(resource)!r} has no {hook}() method")
         reqs = self._collect_requirements(resource, hook)
-        self._add_many(reqs, self._read_lives(reqs, live))
+        self._add_many(reqs, self._read_lives(reqs, live, _label(resource)))
 
     _requirements_hook = "get_smem_requirements"
 
@@ -270,7 +276,9 @@ class _BaseAllocator:
             raise LayoutStateError("compute_layout() already called")
         if solver is not None and solver not in SOLVERS:
             raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
-        if not _is_int(node_budget) or node_budget < 0:
+        if not _is_int(node_budget):
+            raise TypeError(f"node_budget must be an int >= 0, got {type(node_budget).__name__} {node_budget!r}")
+        if node_budget < 0:
             raise ValueError(f"node_budget must be an int >= 0, got {node_budget!r}")
         for a in self.allocations:
             self._recheck(a)
@@ -645,7 +653,7 @@ class SmemAllocator(_BaseAllocator):
             and getattr(resource, "pipeline_group", None) is None
         )
         nbytes = self._stages(cfg, "resource", label) * hardware.BARRIER_BYTES_PER_STAGE if needs_barriers else 0
-        lives = self._read_lives(reqs, live)
+        lives = self._read_lives(reqs, live, label)
         self._add_many(reqs, lives)
         if needs_barriers:
             self._barrier_resources.append(resource)

@@ -9,15 +9,18 @@ allocation is live in every step.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._errors import DeclarationError, DeclarationTypeError
+from ._names import first_unprintable
 
-__all__ = ["Steps", "check_steps", "read_live", "phase_lifetimes", "MAX_CONVERTED_STEPS"]
+__all__ = ["Steps", "check_steps", "read_live", "phase_lifetimes", "MAX_STEPS"]
 
-# alias groups turn into one step per combination of their phases; beyond this many, refuse
-MAX_CONVERTED_STEPS = 4096
+# a kernel's program has a handful of steps; far more is a mistake (and every
+# step is a column of the lifetime map), so more than this is refused up front
+MAX_STEPS = 4096
 
 Steps = tuple[str, ...]
 
@@ -32,21 +35,33 @@ def check_steps(steps: Any) -> Steps | None:
     if steps is None:
         return None
     if _is_int(steps):
-        if steps <= 0:
-            raise ValueError(f"steps must be a positive count or a sequence of names, got {steps}")
+        if steps <= 0 or steps > MAX_STEPS:
+            raise ValueError(f"steps must be a count from 1 to {MAX_STEPS} or a sequence of names, got {steps}")
         return tuple(str(i) for i in range(steps))
     if isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable):
         raise TypeError(f"steps must be a sequence of step names or a count, got {type(steps).__name__} {steps!r}")
-    names = tuple(steps)
+    names = tuple(itertools.islice(steps, MAX_STEPS + 1))
     if not names:
         raise ValueError("steps must name at least one step")
+    if len(names) > MAX_STEPS:
+        raise ValueError(f"steps names more than {MAX_STEPS} steps")
     for name in names:
         if not isinstance(name, str) or not name:
-            raise TypeError(f"step names must be non-empty strings, got {name!r} in {names!r}")
-    dup = sorted({n for n in names if names.count(n) > 1})
+            raise TypeError(f"step names must be non-empty strings, got {name!r} in {_cut(names)}")
+        bad = first_unprintable(name)
+        if bad is not None:
+            raise ValueError(
+                f"step name {name!r} holds the unprintable character {name[bad]!r} at index {bad}; "
+                "names must be printable text (no control, format or line-break characters)"
+            )
+    dup = sorted(n for n, k in Counter(names).items() if k > 1)
     if dup:
         raise ValueError(f"step names must be unique; repeated: {', '.join(map(repr, dup))}")
     return names
+
+
+def _cut(names: Steps) -> str:
+    return repr(names) if len(names) <= 8 else f"({', '.join(map(repr, names[:8]))}, ... {len(names)} names)"
 
 
 def _refused(label: str, message: str) -> DeclarationError:
@@ -67,9 +82,12 @@ def read_live(live: Any, steps: Steps | None, label: str) -> frozenset[int]:
     if isinstance(live, range):
         if live.step != 1:
             raise _refused(label, f"{where}{live!r} must be a range with step 1 (half-open [first, stop))")
-        items: list[Any] = list(live)
-        if not items:
+        if not live:
             raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
+        if live.start < 0 or live.stop > (MAX_STEPS if steps is None else len(steps)):
+            limit = f"0..{len(steps) - 1}" if steps is not None else f"0..{MAX_STEPS - 1}"
+            raise _refused(label, f"{where}{live!r} reaches outside the steps ({limit})")
+        items: list[Any] = list(live)
     elif isinstance(live, (str, int)) and not isinstance(live, bool):
         items = [live]
     elif isinstance(live, (set, frozenset, list, tuple)):
@@ -89,8 +107,8 @@ def read_live(live: Any, steps: Steps | None, label: str) -> frozenset[int]:
                 raise _refused(label, f"{where} unknown step {item!r}; steps: {known}")
             out.add(steps.index(item))
         elif _is_int(item):
-            if item < 0 or (steps is not None and item >= len(steps)):
-                limit = f"0..{len(steps) - 1}" if steps is not None else "0 or more"
+            if item < 0 or item >= (MAX_STEPS if steps is None else len(steps)):
+                limit = f"0..{len(steps) - 1}" if steps is not None else f"0..{MAX_STEPS - 1}"
                 raise _refused(label, f"{where} step {item} is out of range ({limit})")
             out.add(item)
         else:
@@ -110,10 +128,10 @@ def phase_lifetimes(groups: Sequence[Sequence[Sequence[Any]]]) -> tuple[Steps, d
     total = 1
     for c in counts:
         total *= c
-    if total > MAX_CONVERTED_STEPS:
+    if total > MAX_STEPS:
         raise ValueError(
             f"alias groups with {' x '.join(map(str, counts))} phases would need {total} steps "
-            f"(at most {MAX_CONVERTED_STEPS}); declare live= steps instead"
+            f"(at most {MAX_STEPS}); declare live= steps instead"
         )
     combos = list(itertools.product(*(range(c) for c in counts)))
     if len(groups) == 1:

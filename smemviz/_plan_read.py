@@ -14,6 +14,7 @@ from dataclasses import fields
 from typing import Any
 
 from . import hardware
+from ._lifetimes import MAX_STEPS
 from ._plan import (
     _KINDS,
     LIFETIME_SCHEMA_VERSION,
@@ -241,7 +242,10 @@ def _lifetime_fields(d: dict[str, Any], version: Any, regions: tuple[Region, ...
         if any(r.live is not None for r in regions) or "steps" in d:
             raise _fail("version", f"lifetimes (steps, live) need version {LIFETIME_SCHEMA_VERSION}")
         return {}
-    steps = tuple(_str(s, f"steps[{i}]") for i, s in enumerate(_list(d.get("steps"), "steps")))
+    listed = _list(d.get("steps"), "steps")
+    if len(listed) > MAX_STEPS:
+        raise _fail("steps", f"{len(listed)} steps, at most {MAX_STEPS}")
+    steps = tuple(_str(s, f"steps[{i}]") for i, s in enumerate(listed))
     if not steps or len(set(steps)) != len(steps):
         raise _fail("steps", "expected unique step names, at least one")
     for i, r in enumerate(regions):

@@ -126,7 +126,30 @@ def _phases(draw: Any, pool: list[Any]) -> Any:
     return phases
 
 
-OPS = ["new", "new", "add", "add", "resource", "group", "alias", "tmem_ptr", "mutate", "compute", "read"]
+# lifetimes: steps= on the allocator, live= on add/add_resource, the solver's arguments
+_step_names = ["load", "mma", "epilogue"]
+steps_args = st.one_of(st.none(), st.none(), st.integers(-1, 6), *[st.just(tuple(_step_names))] * 3,
+                       st.lists(st.one_of(_ordinary_names, names), max_size=5), st.just("abc"),
+                       st.just(10**12), hostile_ints, scalars)
+_one_step = st.one_of(st.integers(-2, 7), st.sampled_from([*_step_names, "prologue", ""]), scalars)
+_ordinary_live = st.one_of(st.integers(0, 2), st.sampled_from(_step_names), st.sampled_from([range(0, 2), range(1, 3)]),
+                           st.sets(st.sampled_from(_step_names), min_size=1))
+live_args = st.one_of(*[_ordinary_live] * 4, _one_step, st.lists(_one_step, max_size=4), st.sets(st.integers(-1, 7), max_size=4),
+                      st.builds(range, st.integers(-3, 8), st.integers(-3, 9)),
+                      st.builds(range, st.integers(0, 3), st.integers(0, 10**12), st.integers(1, 3)),
+                      st.just(frozenset()), hostile_ints)
+solver_args = st.fixed_dictionaries({}, optional={
+    "solver": st.one_of(st.sampled_from(["auto", "exact", "greedy", None, "best", ""]), scalars),
+    "node_budget": st.one_of(st.integers(0, 5000), hostile_ints, scalars),
+})
+
+
+def _live_kwargs(draw: Any) -> dict[str, Any]:
+    """``live=`` most of the time when the allocator has steps, else now and then."""
+    return {"live": draw(live_args)} if draw(st.integers(0, 2)) else {}
+
+
+OPS = ["new", "new", "add", "add", "live", "live", "resource", "group", "alias", "tmem_ptr", "mutate", "compute", "read"]
 
 
 @fuzz_settings(250)
@@ -134,10 +157,11 @@ OPS = ["new", "new", "add", "add", "resource", "group", "alias", "tmem_ptr", "mu
 def test_random_call_sequences_do_the_job_or_refuse_cleanly(data, memory):
     draw = data.draw
     arch = draw(st.one_of(st.none(), st.sampled_from(["sm_90a", "sm_100a", "sm_120"])))
+    steps = draw(steps_args)
     try:
-        alloc: Any = SmemAllocator(arch) if memory == "smem" else TmemAllocator(arch)
-    except ValueError:  # TMEM on an architecture without it
-        assert memory == "tmem" and arch in ("sm_90a", "sm_120")
+        alloc: Any = SmemAllocator(arch, steps=steps) if memory == "smem" else TmemAllocator(arch, steps=steps)
+    except (ValueError, TypeError) as exc:  # TMEM on an architecture without it, or steps= refused
+        assert "step" in str(exc) or (memory == "tmem" and arch in ("sm_90a", "sm_120")), str(exc)
         return
     # a few ordinary allocations to start from, so alias groups and layouts happen often
     pool: list[Any] = [
@@ -146,14 +170,19 @@ def test_random_call_sequences_do_the_job_or_refuse_cleanly(data, memory):
         for i in range(draw(st.integers(0, 5)))
     ]
     with no_hang(60):
-        for _ in range(draw(st.integers(1, 14))):
-            op = draw(st.sampled_from(OPS))
+        # each sequence ends by computing the layout, so that declarations (lifetimes too) get solved often
+        for op in [*(draw(st.sampled_from(OPS)) for _ in range(draw(st.integers(1, 14)))), "compute"]:
             subject = None
             if op == "new":
                 subject, call = _new_allocation(draw, memory)
             elif op == "add":
-                obj = _some_object(draw, pool)
-                call = lambda obj=obj: alloc.add(obj)  # noqa: E731
+                obj, kw = _some_object(draw, pool), _live_kwargs(draw)
+                call = lambda obj=obj, kw=kw: alloc.add(obj, **kw)  # noqa: E731
+            elif op == "live":  # an ordinary allocation with a live= argument (often a valid one)
+                fresh = (SmemAllocation(f"l{len(pool)}", draw(st.integers(1, 9000)), draw(st.sampled_from([16, 128, 1024])))
+                         if memory == "smem" else TmemAllocation(f"l{len(pool)}", draw(st.integers(1, 160))))
+                obj, kw = draw(st.sampled_from([*pool, fresh])), {"live": draw(live_args)}
+                call = lambda obj=obj, kw=kw: alloc.add(obj, **kw)  # noqa: E731
             elif op == "resource":
                 reqs = draw(st.sampled_from([None, "list", "scalar", "iter"]))
                 items = [_some_object(draw, pool) for _ in range(draw(st.integers(0, 3)))]
@@ -161,7 +190,8 @@ def test_random_call_sequences_do_the_job_or_refuse_cleanly(data, memory):
                 cfg = draw(st.one_of(st.none(), st.builds(Cfg, st.one_of(st.integers(1, 8), hostile_ints, scalars),
                                                            st.sampled_from([None, 0, object()]))))
                 res = Resource(draw(names), value, cfg, draw(st.sampled_from([None, None, object()])))
-                call = lambda res=res: alloc.add_resource(res)  # noqa: E731
+                kw = _live_kwargs(draw)
+                call = lambda res=res, kw=kw: alloc.add_resource(res, **kw)  # noqa: E731
             elif op == "group":
                 grp = Group(draw(names), draw(st.one_of(st.none(), st.builds(Cfg, st.one_of(st.integers(1, 8), scalars)))),
                             draw(st.one_of(st.integers(1, 6), hostile_ints, scalars)))
@@ -180,7 +210,8 @@ def test_random_call_sequences_do_the_job_or_refuse_cleanly(data, memory):
                 setattr(victim, field, draw(st.one_of(names, sizes)))
                 continue
             elif op == "compute":
-                call = alloc.compute_layout
+                kw = draw(solver_args)
+                call = lambda kw=kw: alloc.compute_layout(**kw)  # noqa: E731
             else:
                 call = draw(st.sampled_from([lambda: alloc.total, lambda: alloc.plan, lambda: alloc.usage_report()]))
             if not hasattr(alloc, "add_tmem_ptr") and op in ("tmem_ptr", "group"):
@@ -212,6 +243,9 @@ def _check_computed(alloc: Any) -> None:
     except (ValueError, TypeError):  # an allocation broken after compute_layout()
         assert snapshot(alloc) == before
         return
+    if plan.steps:
+        event("layout computed from lifetimes")
+        assert plan.lower_bound <= plan.data_total and (plan.gap == 0) == plan.optimal
     # what the allocator computed passes the checks a plan read back from a file must pass
     assert LayoutPlan.from_dict(json.loads(plan.to_json())) == plan
     for text in (text_report(plan), markdown_report(plan), plan.capacity().message()):

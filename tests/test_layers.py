@@ -21,6 +21,7 @@ BASE = {"hardware", "_units", "_errors", "_dtypes", "_version", "_names", "_alia
 ALLOWED: dict[str, set[str]] = {
     "hardware": set(),
     **{m: {"hardware", "_units", "_errors", "_dtypes"} for m in BASE - {"hardware"}},
+    "_lifetimes": {"hardware", "_units", "_errors", "_dtypes", "_names"},  # step names follow the name rule
     **{m: BASE | CORE for m in CORE},
     "_compat": set(),
     "figures": BASE | CORE | {"_compat"},

@@ -3,6 +3,7 @@ alias groups read as lifetimes, and refused input that changes nothing."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 
@@ -191,6 +192,8 @@ def snapshot(s):
         (2.0, TypeError, r"allocation 'x': live= must be a step name"),
         ([0, None], TypeError, r"allocation 'x': live= steps must be names or ints"),
         (range(0, 2, 2), ValueError, r"must be a range with step 1"),
+        (range(0, 10**12), ValueError, r"live=range\(0, 1000000000000\) reaches outside the steps \(0..1\)"),
+        (range(-1, 1), ValueError, r"reaches outside the steps"),
     ],
 )
 def test_bad_live_is_refused_and_changes_nothing(live, error, match):
@@ -211,13 +214,27 @@ def test_named_steps_need_steps():
         s.add(SmemAllocation("x", 8), live="load")
 
 
+def test_unnamed_steps_stop_at_the_step_limit():
+    s = SmemAllocator()
+    s.add(SmemAllocation("last", 8), live=4095)
+    for live in (4096, 10**7, range(4000, 5000)):
+        with pytest.raises(ValueError, match=r"allocation 'x': live=.*\(0..4095\)"):
+            s.add(SmemAllocation("x", 8), live=live)
+    s.compute_layout()
+    assert len(s.plan.steps) == 4096
+
+
 @pytest.mark.parametrize(
     ("steps", "error", "match"),
     [
-        (0, ValueError, "positive count"),
+        (0, ValueError, "count from 1 to 4096"),
+        (10**9, ValueError, "count from 1 to 4096"),
+        (tuple(f"s{i}" for i in range(4097)), ValueError, "more than 4096 steps"),
+        ((f"s{i}" for i in itertools.count()), ValueError, "more than 4096 steps"),
         ((), ValueError, "at least one step"),
         (("a", "a"), ValueError, "repeated: 'a'"),
         (("a", ""), TypeError, "non-empty strings"),
+        (("load", "mma\x1b[31m"), ValueError, r"step name 'mma\\x1b\[31m' holds the unprintable character"),
         ("abc", TypeError, "sequence of step names"),
     ],
 )
@@ -259,6 +276,9 @@ def test_bad_solver_arguments_change_nothing():
         s.compute_layout(solver="best")
     with pytest.raises(ValueError, match="node_budget must be an int >= 0"):
         s.compute_layout(node_budget=-5)
+    for wrong in (1.5, True, "10", None):
+        with pytest.raises(TypeError, match="node_budget must be an int >= 0"):
+            s.compute_layout(node_budget=wrong)
     assert not s.layout_computed and x.offset == 0
     s.compute_layout(solver="greedy")
     assert s.plan.solver.startswith("greedy")
@@ -285,6 +305,8 @@ def _lifetime_plan_dict():
         (lambda d: d["regions"][0].update(live=[5]), r"live: step 5 but the plan has 3 steps|\.live"),
         (lambda d: d["regions"][0].update(live=[1, 0]), r"ascending"),
         (lambda d: d.update(steps=["a", "a", "b"]), r"unique step names"),
+        (lambda d: d.update(steps=[f"s{i}" for i in range(5000)]), r"steps: 5000 steps, at most 4096"),
+        (lambda d: d["regions"][0].update(live=[-1, 0]), r"live\[0\]: must be >= 0"),
         (lambda d: d.update(optimal="yes"), r"optimal: expected true or false"),
         (lambda d: d.update(lower_bound=d["data_total"] + 1), r"lower_bound"),
         (lambda d: d.update(version=1), r"need version 2"),
