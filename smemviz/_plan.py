@@ -219,9 +219,13 @@ class LayoutPlan:
             if step in self.steps:
                 return self.steps.index(step)
             raise KeyError(f"no step named {step!r}; steps: {', '.join(map(repr, self.steps))}")
-        if isinstance(step, int) and not isinstance(step, bool) and 0 <= step < len(self.steps):
+        if not isinstance(step, int) or isinstance(step, bool):
+            raise TypeError(f"a step is a name or an index, got {type(step).__name__} {step!r}")
+        if 0 <= step < len(self.steps):
             return step
-        raise KeyError(f"no step {step!r}; the plan has {len(self.steps)} steps")
+        if not self.steps:
+            raise KeyError(f"no step {step}: this plan was not solved from lifetimes, so it has no steps")
+        raise KeyError(f"no step {step}; the plan has {len(self.steps)} steps (0..{len(self.steps) - 1})")
 
     def live_at(self, step: int | str) -> tuple[Region, ...]:
         """The regions live at ``step`` (name or index), in address order."""

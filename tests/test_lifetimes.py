@@ -60,6 +60,11 @@ def test_epilogue_finds_its_place_over_the_operand_stages():
     assert plan.live_at(2) == plan.live_at("epilogue")
     with pytest.raises(KeyError, match="no step named 'store'"):
         plan.live_at("store")
+    with pytest.raises(KeyError, match=r"no step 3; the plan has 3 steps \(0..2\)"):
+        plan.at_step(3)
+    for wrong in (None, 1.0, True, ["epilogue"]):
+        with pytest.raises(TypeError, match="a step is a name or an index"):
+            plan.live_at(wrong)
     assert plan.live_profile == (4 * 48 * KIB, 4 * 48 * KIB + 512, 64 * KIB + 512)
     assert plan.peak_live == 4 * 48 * KIB + 512
     # barriers still follow the data and are live throughout
