@@ -547,16 +547,44 @@ def regrow(memo, slots):
     return out
 
 
+# sections of at most this many buffers are packed exactly over all their subsets (2**n x n steps)
+PACK_ALL_SUBSETS = 16
+
+
+@_jit
+def pack_subsets(size, align):
+    """The least end of buffers that are all live together, over every order:
+    a subset's least end is the least, over its buffers, of that buffer
+    bump-placed after the least end of the others (a lower start never ends
+    higher, so the least end of the rest is all that matters)."""
+    n = size.shape[0]
+    end = np.zeros(1 << n, np.int64)
+    for mask in range(1, 1 << n):
+        least = _NO_BOUND
+        for i in range(n):
+            if (mask >> i) & 1:
+                a = align[i]
+                e = -(-end[mask ^ (1 << i)] // a) * a + size[i]
+                if e < least:
+                    least = e
+        end[mask] = least
+    return end[(1 << n) - 1]
+
+
 @_jit
 def pack(size, align, best, simple, node_cap):
     """The least end of buffers that are all live together (each bump-placed after
     the previous, in every order), or ``simple`` when ``node_cap`` nodes do not settle it.
 
-    ``size``/``align`` are sorted by (alignment, size) descending and ``best`` is the
-    end of that order. A subset reached with an end no lower than before is not
-    searched again. Fewer than 63 buffers (a subset is one int64 mask).
+    Up to ``PACK_ALL_SUBSETS`` buffers, every subset's least end is computed
+    (exact, no node cap). Beyond, a search: ``size``/``align`` are sorted by
+    (alignment, size) descending and ``best`` is the end of that order; a subset
+    reached with an end no lower than before is not searched again. Fewer than
+    63 buffers (a subset is one int64 mask).
     """
     n = size.shape[0]
+    if n <= PACK_ALL_SUBSETS:
+        return pack_subsets(size, align)
     full = (1 << n) - 1
     slots = 1
     while slots < 4 * node_cap:

@@ -12,10 +12,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .._units import align_up
+from ._core import PACK_ALL_SUBSETS
 
 __all__ = ["Problem", "align_up", "step_bound", "packed_bound", "packed_bound_reference"]
 
 # search nodes allowed when packing one step's buffers exactly (see packed_bound)
+# beyond the kernel's PACK_ALL_SUBSETS buffers (below it every subset is packed, no cap)
 _PACK_NODES = 20_000
 
 
@@ -64,6 +66,8 @@ def packed_bound_reference(sizes: Sequence[int], alignments: Sequence[int]) -> i
     if first <= simple:
         return simple
     n = len(sz)
+    if n <= PACK_ALL_SUBSETS:
+        return _pack_subsets_reference(sz, al)
     full = (1 << n) - 1
     best = [first]
     seen: dict[int, int] = {}
@@ -94,6 +98,18 @@ def packed_bound_reference(sizes: Sequence[int], alignments: Sequence[int]) -> i
     except _Stop:
         return simple
     return best[0]
+
+
+def _pack_subsets_reference(sizes: Sequence[int], alignments: Sequence[int]) -> int:
+    """The least end over every order, one subset at a time (as the kernel's ``pack_subsets``)."""
+    end = [0] * (1 << len(sizes))
+    for mask in range(1, len(end)):
+        end[mask] = min(
+            align_up(end[mask ^ (1 << i)], a) + s
+            for i, (s, a) in enumerate(zip(sizes, alignments))
+            if mask >> i & 1
+        )
+    return end[-1]
 
 
 def _packing_start(sizes: Sequence[int], alignments: Sequence[int]) -> tuple[int, list[int], list[int], int]:
