@@ -240,12 +240,31 @@ class LayoutPlan:
     @cached_property
     def step_bounds(self) -> tuple[int, ...]:
         """The least data total each step alone allows (its live data regions
-        packed with their alignments); the largest is the static lower bound."""
+        packed with their alignments); the largest is the static lower bound,
+        unless :attr:`pairwise_bound` is higher."""
         out = []
         for k in range(len(self.steps)):
             live = [r for r in self.data_regions if r.live_in(k) and r.size]
             out.append(_packed_bound(tuple(sorted((r.size, r.alignment) for r in live))))
         return tuple(out)
+
+    @cached_property
+    def pairwise_bound(self) -> tuple[int, tuple[str, ...]]:
+        """Regions that each meet all the others at some step, but not all at one
+        step (a lifetime with a gap makes these), and their least total: they
+        stack all the same, so the data total cannot go below it. (0, ()) when
+        no such set needs more than the most crowded step."""
+        from ._aliasing import stacked_beyond_steps
+
+        regions = [r for r in self.data_regions if r.size]
+        everywhere = range(len(self.steps))
+        lives = [r.live if r.live is not None else everywhere for r in regions]
+        best, names = max(self.step_bounds, default=0), tuple[str, ...]()
+        for members in stacked_beyond_steps([r.size for r in regions], lives):
+            bound = _packed_bound(tuple(sorted((regions[k].size, regions[k].alignment) for k in members)))
+            if bound > best:
+                best, names = bound, tuple(regions[k].name for k in members)
+        return (best, names) if names else (0, ())
 
     @cached_property
     def live_profile(self) -> tuple[int, ...]:

@@ -93,11 +93,22 @@ def test_a_given_layout_is_never_beaten_by_the_result(inst):
     assert sol.peak <= cursor
 
 
-def test_the_search_raises_the_bound_when_it_proves_it_too_low():
+def test_buffers_that_meet_pairwise_at_different_steps_bound_the_peak_together():
     # three buffers, each pair live together at one step: no step holds more than
-    # two (bound 20), yet all three must be disjoint (30)
+    # two (20), yet all three must be disjoint, so the bound is 30 from the start
     sizes, aligns = [10, 10, 10], [1, 1, 1]
     lives = [{0, 2}, {0, 1}, {1, 2}]
+    p = Problem.build(sizes, aligns, lives)
+    assert p.lower_bound == 30 and (0, 1, 2) in p.sections
+    sol = solve(sizes, aligns, lives)
+    assert sol.peak == 30 and sol.optimal and sol.lower_bound == 30 and sol.gap == 0
+
+
+def test_the_search_raises_the_bound_when_it_proves_it_too_low():
+    # five buffers in a ring, each meeting the next (b4 meets b0): at most two meet
+    # pairwise (bound 20), yet an odd ring of 10 B buffers cannot end below 30
+    sizes, aligns = [10] * 5, [1] * 5
+    lives = [{k, (k + 1) % 5} for k in range(5)]
     assert Problem.build(sizes, aligns, lives).lower_bound == 20
     sol = solve(sizes, aligns, lives)
     assert sol.peak == 30 and sol.optimal and sol.lower_bound == 30 and sol.gap == 0
@@ -130,3 +141,24 @@ def test_bad_arguments():
         solve([1], [1], [{0}], solver="fast")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="node_budget must be >= 0"):
         solve([1], [1], [{0}], node_budget=-1)
+
+
+def test_sets_that_stack_beyond_the_steps_are_looked_for_within_caps():
+    # every pair meets at a step of its own except partners 2k, 2k+1: 2**12 sets of
+    # buffers meet pairwise (one of each pair), far more than are kept
+    from smemviz._aliasing import _problem
+
+    n = 24
+    lives: list[set[int]] = [set() for _ in range(n)]
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if i // 2 != j // 2]
+    for step, (i, j) in enumerate(pairs):
+        lives[i].add(step)
+        lives[j].add(step)
+    sizes, aligns = [16 * (k + 1) for k in range(n)], [16] * n
+    p = Problem.build(sizes, aligns, lives)
+    assert len(p.sections) <= len(pairs) + _problem._KEPT_CLIQUES
+    # the heaviest set that stacks: the larger partner of every pair
+    assert p.lower_bound == sum(16 * (2 * k + 2) for k in range(n // 2))
+    sol = solve(sizes, aligns, lives, node_budget=20_000)
+    assert sol.optimal and sol.peak == p.lower_bound
+    assert not p.violations(sol.offsets)

@@ -184,3 +184,24 @@ def test_step_bounds_are_each_steps_exact_packing_whatever_was_computed_before(i
         live = [r for r in plan.data_regions if r.live_in(k) and r.size]
         assert bound == packed_bound([r.size for r in live], [r.alignment for r in live])
         assert plan.live_profile[k] <= bound <= plan.data_total
+
+
+def test_buffers_that_stack_without_one_common_step_are_named_as_the_bound():
+    # x meets y at step 0 and z at step 2, y meets z at step 1: never all three at
+    # one step (each step holds 2 KiB), yet they stack: 3 KiB at least
+    s = SmemAllocator(arch="sm_90a", steps=("load", "mma", "epilogue"))
+    for name, live in (("x", {"load", "epilogue"}), ("y", {"load", "mma"}), ("z", {"mma", "epilogue"})):
+        s.add(SmemAllocation(name, KIB, alignment=16), live=live)
+    s.compute_layout()
+    plan = s.plan
+    assert plan.step_bounds == (2 * KIB,) * 3
+    assert plan.pairwise_bound == (3 * KIB, ("x", "y", "z")) and plan.lower_bound == 3 * KIB
+    assert plan.optimal and plan.data_total == 3 * KIB
+    spec = lifetime_spec(plan)
+    assert spec.meta["pairwise_bound"] == (3 * KIB, ("x", "y", "z"))
+    assert "x, y, z meet pairwise at different steps, so they stack" in spec.layout["title"]["subtitle"]["text"]
+    # with ranges of steps only, the steps set the bound and nothing else is named
+    staged_plan = staged()
+    staged_plan.compute_layout()
+    assert staged_plan.plan.pairwise_bound == (0, ())
+    assert "pairwise" not in lifetime_spec(staged_plan.plan).layout["title"]["subtitle"]["text"]

@@ -14,9 +14,10 @@ from typing import Literal
 
 from ._exact import search
 from ._greedy import ORDERS, best_greedy
-from ._problem import Problem, align_up, packed_bound, step_bound
+from ._problem import Problem, align_up, packed_bound, stacked_beyond_steps, step_bound
 
-__all__ = ["Solution", "SolverName", "solve", "solve_problem", "Problem", "step_bound", "packed_bound", "DEFAULT_NODE_BUDGET"]
+__all__ = ["Solution", "SolverName", "solve", "solve_problem", "Problem", "step_bound", "packed_bound",
+           "stacked_beyond_steps", "DEFAULT_NODE_BUDGET"]
 
 SolverName = Literal["auto", "exact", "greedy"]
 SOLVERS = ("auto", "exact", "greedy")

@@ -1,9 +1,12 @@
 """The packing problem in the form the solvers search: buffers, the sections
 of time in which they coexist, who conflicts with whom, and lower bounds.
 
-A *section* is a set of buffers that are live together at some step. Only the
-maximal ones matter: two buffers conflict exactly when they share a maximal
-section, and a section contained in another can never bound the peak higher.
+A *section* is a set of buffers that may not share a byte pairwise: the
+buffers live together at some step, and, where a lifetime has a gap, also
+sets of buffers that meet pairwise at different steps (they stack all the
+same). Only the maximal ones matter: two buffers conflict exactly when they
+share a maximal section, and a section contained in another can never bound
+the peak higher.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from .._units import align_up
 from ._core import PACK_ALL_SUBSETS
 
-__all__ = ["Problem", "align_up", "step_bound", "packed_bound", "packed_bound_reference"]
+__all__ = ["Problem", "align_up", "step_bound", "packed_bound", "packed_bound_reference", "stacked_beyond_steps"]
 
 # search nodes allowed when packing one step's buffers exactly (see packed_bound)
 # beyond the kernel's PACK_ALL_SUBSETS buffers (below it every subset is packed, no cap)
@@ -131,6 +134,82 @@ def _bump(sizes: Sequence[int], alignments: Sequence[int], order: Iterable[int])
     return end
 
 
+def stacked_beyond_steps(sizes: Sequence[int], lives: Sequence[Iterable[int]]) -> list[tuple[int, ...]]:
+    """Sets of buffers that meet pairwise but never all at one step (the
+    heaviest few, as sorted index tuples); none when every lifetime is a range."""
+    lives = [list(live) for live in lives]
+    if not any(_has_gap(live) for live in lives):
+        return []
+    by_step: dict[int, int] = {}
+    for i, live in enumerate(lives):
+        for step in live:
+            if sizes[i]:
+                by_step[step] = by_step.get(step, 0) | 1 << i
+    return sorted(tuple(_bits(m)) for m in _cliques_beyond_steps(set(by_step.values()), sizes))
+
+
+def _has_gap(live: Iterable[int]) -> bool:
+    steps = sorted(set(live))
+    return bool(steps) and steps[-1] - steps[0] + 1 != len(steps)
+
+
+# cliques beyond the steps only tighten bounds, and each one costs the search
+# time at every node: look for at most this many, and keep the heaviest few
+_MAX_CLIQUE_NODES = 20_000
+_MAX_CLIQUES = 1024
+_KEPT_CLIQUES = 64
+
+
+def _cliques_beyond_steps(step_masks: set[int], sizes: Sequence[int]) -> set[int]:
+    """Maximal sets of buffers that pairwise share a step, as bitmasks.
+
+    With lifetimes that are ranges of steps, these are exactly the steps'
+    sets. A buffer live at two separate times can meet each of two others that
+    never meet at one step together (``x`` in {0, 1}, ``y`` in {1, 2}, ``z`` in
+    {0, 2}): the three still stack, so their sum bounds the peak. Bron and
+    Kerbosch's enumeration (with a pivot), capped; the heaviest of those it
+    finds are returned (any clique is a valid bound on its own).
+    """
+    adj = [0] * len(sizes)
+    for m in step_masks:
+        rest = m
+        while rest:
+            low = rest & -rest
+            adj[low.bit_length() - 1] |= m & ~low
+            rest ^= low
+    found: set[int] = set()
+    everyone = 0
+    for m in step_masks:
+        everyone |= m
+    stack = [(0, everyone, 0)]
+    nodes = 0
+    while stack and len(found) < _MAX_CLIQUES and nodes < _MAX_CLIQUE_NODES:
+        chosen, candidates, excluded = stack.pop()
+        nodes += 1
+        if not candidates:
+            if not excluded:
+                found.add(chosen)
+            continue
+        pivot = max(_bits(candidates | excluded), key=lambda u: (candidates & adj[u]).bit_count())
+        for v in _bits(candidates & ~adj[pivot]):
+            bit = 1 << v
+            stack.append((chosen | bit, candidates & adj[v], excluded & adj[v]))
+            candidates &= ~bit
+            excluded |= bit
+    found -= step_masks
+    heaviest = sorted(found, key=lambda m: (-sum(sizes[i] for i in _bits(m)), m))
+    return set(heaviest[:_KEPT_CLIQUES])
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 @dataclass(frozen=True)
 class Problem:
     """Buffers (size, alignment, live steps) reduced to maximal sections.
@@ -171,7 +250,10 @@ class Problem:
             for step in live:
                 by_step[step] = by_step.get(step, 0) | bit
         spans = tuple(len(set(live)) for live in lives)
-        return cls._from_masks(tuple(sizes), tuple(alignments), n, set(by_step.values()), spans)
+        masks = set(by_step.values())
+        if any(_has_gap(live) for live in lives):
+            masks |= _cliques_beyond_steps(masks, sizes)
+        return cls._from_masks(tuple(sizes), tuple(alignments), n, masks, spans)
 
     @classmethod
     def from_intervals(

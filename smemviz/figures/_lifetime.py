@@ -3,7 +3,8 @@ region for each run of steps it is live in, so buffers that share bytes at
 different times are seen stacked in the same address band.
 
 Below it, the bytes live at each step; the steps whose live buffers alone
-need the lower bound are shaded, since no layout can go below them. The
+need the most are shaded, since no layout can go below them. Where buffers
+that meet pairwise at different steps need more, the subtitle names them. The
 peak line says how far the layout is from that bound, or that it is proven
 optimal. One bar trace draws every rectangle, one the gaps between live
 regions (hatched), one the profile: no shape per region.
@@ -161,6 +162,9 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
     ]
 
     proof = "optimal (proven)" if plan.optimal else f"gap ≤ {fmt_units(plan.gap or 0, unit)}"
+    pairwise, stacked = plan.pairwise_bound
+    why = (f" · {', '.join(stacked)} meet pairwise at different steps, so they stack: "
+           f"{fmt_units(pairwise, unit)} at least" if stacked else "")
     peak_text = f"peak {fmt_units(peak, unit)} · lower bound {fmt_units(plan.lower_bound or 0, unit)} · {proof}"
     shapes: list[dict[str, Any]] = [
         {"type": "rect", "xref": "x", "yref": "paper", "x0": k - 0.5, "x1": k + 0.5, "y0": 0, "y1": 1,
@@ -184,7 +188,7 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
     what = "SMEM" if plan.memory == "smem" else "TMEM"
     layout: dict[str, Any] = {
         "title": {"text": f"{what} lifetimes: {n} steps, {len(plan.data_regions)} regions",
-                  "subtitle": {"text": plain(f"solver {plan.solver} · {proof}"),
+                  "subtitle": {"text": plain(f"solver {plan.solver} · {proof}{why}"),
                                "font": {"size": 12, "color": "#546e7a"}},
                   "x": 0.01, "xanchor": "left"},
         "barmode": "overlay", "bargap": 0, "height": 520,
@@ -200,7 +204,8 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
         "shapes": shapes,
         "annotations": annotations,
     }
-    meta = {"bound_steps": tuple(bound_steps), "sharing": shares, "capacity": cap}
+    meta = {"bound_steps": tuple(bound_steps), "pairwise_bound": (pairwise, stacked), "sharing": shares,
+            "capacity": cap}
     return FigureSpec(traces, layout, meta)
 
 
