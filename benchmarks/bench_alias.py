@@ -24,7 +24,7 @@
    figure and exporting SVG warm. Targets: redraw <= 150 ms at 200 regions
    (the browser's part is not measured here), SVG export <= 0.5 s warm.
 
-    python benchmarks/bench_alias.py [--instances 200] [--seed 0]
+    python benchmarks/bench_alias.py [--instances 200] [--seed 0 | --seeds 0-14]
                                      [--challenging DIR] [--time-limit 60]
                                      [--figure 200]
 """
@@ -69,7 +69,8 @@ def quantile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def kernel_sized(count: int, seed: int) -> None:
+def kernel_sized(count: int, seed: int) -> tuple[int, list[float], list[int]]:
+    """Solve ``count`` instances of ``seed``, print the report; (proven, times in ms, nodes)."""
     rng = random.Random(seed)
     times, nodes, size_ratio, best_ratio = [], [], [], []
     proven = greedy_optimal = 0
@@ -92,8 +93,26 @@ def kernel_sized(count: int, seed: int) -> None:
           f"peak / ours mean {statistics.mean(size_ratio):.4f}, max {max(size_ratio):.4f}")
     print(f"  best of {len(ORDERS)} greedy orders: peak / ours mean {statistics.mean(best_ratio):.4f}, "
           f"max {max(best_ratio):.4f}")
+    _times_line(ms, nodes)
+    return proven, ms, nodes
+
+
+def _times_line(ms: list[float], nodes: list[int]) -> None:
     print(f"  time ms: median {statistics.median(ms):.2f}, p95 {quantile(ms, 0.95):.2f}, max {max(ms):.1f}")
     print(f"  search nodes: median {statistics.median(nodes):.0f}, max {max(nodes)}")
+
+
+def many_seeds(count: int, first: int, last: int) -> None:
+    """Every seed from ``first`` to ``last``, then all their instances together."""
+    proven, ms, nodes = 0, [], []
+    for seed in range(first, last + 1):
+        p, t, n = kernel_sized(count, seed)
+        proven, ms, nodes = proven + p, ms + t, nodes + n
+        print()
+    print(f"all seeds {first}-{last}: {len(ms)} instances")
+    print(f"  proven optimal:             {proven} / {len(ms)}")
+    _times_line(ms, nodes)
+    print(f"  over 1 s: {sum(t > 1000 for t in ms)}, over 100 ms: {sum(t > 100 for t in ms)}")
 
 
 def read_csv(path: Path) -> tuple[list[int], list[tuple[int, int]]]:
@@ -173,6 +192,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--instances", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", metavar="FIRST-LAST", help="every seed in this range, then all instances together")
     ap.add_argument("--challenging", type=Path, help="directory with MiniMalloc's challenging CSVs")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per challenging file")
     ap.add_argument("--skip-kernel", action="store_true")
@@ -181,7 +201,10 @@ def main() -> None:
     start = time.perf_counter()
     kind = core_kind()  # compiles the search kernel (or loads numba's cache) outside every timing
     print(f"search kernel: {kind} (ready in {time.perf_counter() - start:.2f} s, before any timing)")
-    if not args.skip_kernel:
+    if args.seeds:
+        first, _, last = args.seeds.partition("-")
+        many_seeds(args.instances, int(first), int(last or first))
+    elif not args.skip_kernel:
         kernel_sized(args.instances, args.seed)
     if args.challenging:
         challenging(args.challenging, args.time_limit)
