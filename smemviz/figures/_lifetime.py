@@ -163,7 +163,8 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
 
     proof = "optimal (proven)" if plan.optimal else f"gap ≤ {fmt_units(plan.gap or 0, unit)}"
     pairwise, stacked = plan.pairwise_bound
-    why = (f" · {', '.join(stacked)} meet pairwise at different steps, so they stack: "
+    named = ", ".join(stacked[:6]) + (f" and {len(stacked) - 6} more" if len(stacked) > 6 else "")
+    why = (f" · {named} meet pairwise at different steps, so they stack: "
            f"{fmt_units(pairwise, unit)} at least" if stacked else "")
     peak_text = f"peak {fmt_units(peak, unit)} · lower bound {fmt_units(plan.lower_bound or 0, unit)} · {proof}"
     shapes: list[dict[str, Any]] = [
