@@ -547,10 +547,6 @@ def regrow(memo, slots):
     return out
 
 
-# sections of at most this many buffers are packed exactly over all their subsets (2**n x n steps)
-PACK_ALL_SUBSETS = 16
-
-
 @_jit
 def pack_subsets(size, align):
     """The least end of buffers that are all live together, over every order:
@@ -576,15 +572,12 @@ def pack(size, align, best, simple, node_cap):
     """The least end of buffers that are all live together (each bump-placed after
     the previous, in every order), or ``simple`` when ``node_cap`` nodes do not settle it.
 
-    Up to ``PACK_ALL_SUBSETS`` buffers, every subset's least end is computed
-    (exact, no node cap). Beyond, a search: ``size``/``align`` are sorted by
-    (alignment, size) descending and ``best`` is the end of that order; a subset
-    reached with an end no lower than before is not searched again. Fewer than
-    63 buffers (a subset is one int64 mask).
+    A search, for steps too large for :func:`pack_subsets`: ``size``/``align``
+    are sorted by (alignment, size) descending and ``best`` is the end of that
+    order; a subset reached with an end no lower than before is not searched
+    again. Fewer than 63 buffers (a subset is one int64 mask).
     """
     n = size.shape[0]
-    if n <= PACK_ALL_SUBSETS:
-        return pack_subsets(size, align)
     full = (1 << n) - 1
     slots = 1
     while slots < 4 * node_cap:

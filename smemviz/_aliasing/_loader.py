@@ -78,3 +78,4 @@ def _warm_up(kernel: ModuleType) -> None:
     kernel.run(one, one, one, zero, 0, ptr, none, sec, zero, sec, zero, 1, 8,
                np.zeros((1024, kernel.MEMO_COLUMNS), np.int64), np.zeros(2, np.int64), np.empty(64, np.int64))
     kernel.pack(np.array([1, 1], np.int64), np.array([1, 1], np.int64), 2, 2, 8)
+    kernel.pack_subsets(np.array([1, 1], np.int64), np.array([1, 1], np.int64))

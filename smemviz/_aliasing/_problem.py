@@ -15,12 +15,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .._units import align_up
-from ._core import PACK_ALL_SUBSETS
 
 __all__ = ["Problem", "align_up", "step_bound", "packed_bound", "packed_bound_reference", "stacked_beyond_steps"]
 
-# search nodes allowed when packing one step's buffers exactly (see packed_bound)
-# beyond the kernel's PACK_ALL_SUBSETS buffers (below it every subset is packed, no cap)
+# steps of at most this many buffers are packed over all their subsets (2**n x n
+# steps, no cap); larger ones by a search of orders within _PACK_NODES nodes
+PACK_ALL_SUBSETS = 16
 _PACK_NODES = 20_000
 
 
@@ -42,14 +42,15 @@ def step_bound(sizes: Iterable[int], alignments: Iterable[int]) -> int:
 
 
 def packed_bound(sizes: Sequence[int], alignments: Sequence[int]) -> int:
-    """The least peak of buffers that are all live at one step, exact when the
-    search fits its node allowance, else :func:`step_bound`.
+    """The least peak of buffers that are all live at one step: exact up to
+    ``PACK_ALL_SUBSETS`` buffers, and beyond when the search fits its node
+    allowance, else :func:`step_bound`.
 
     All of them are pairwise disjoint, so a layout is an order, each buffer
     bump-placed after the previous; a subset placed with a lower end is never
-    worse, which prunes repeated subsets. The search runs in the solver's
-    kernel (:func:`._core.pack`); :func:`packed_bound_reference` is the same
-    search in plain Python, for sections of 63 buffers or more and for the tests.
+    worse. Both run in the solver's kernel (:func:`._core.pack_subsets`,
+    :func:`._core.pack`); :func:`packed_bound_reference` does the same in plain
+    Python, for sections of 63 buffers or more and for the tests.
     """
     simple, sz, al, first = _packing_start(sizes, alignments)
     if first <= simple:
@@ -60,7 +61,10 @@ def packed_bound(sizes: Sequence[int], alignments: Sequence[int]) -> int:
 
     from ._loader import core
 
-    return int(core().pack(np.array(sz, np.int64), np.array(al, np.int64), first, simple, _PACK_NODES))
+    kernel, sizes_, aligns_ = core(), np.array(sz, np.int64), np.array(al, np.int64)
+    if len(sz) <= PACK_ALL_SUBSETS:
+        return int(kernel.pack_subsets(sizes_, aligns_))
+    return int(kernel.pack(sizes_, aligns_, first, simple, _PACK_NODES))
 
 
 def packed_bound_reference(sizes: Sequence[int], alignments: Sequence[int]) -> int:
