@@ -162,3 +162,18 @@ def test_sets_that_stack_beyond_the_steps_are_looked_for_within_caps():
     sol = solve(sizes, aligns, lives, node_budget=20_000)
     assert sol.optimal and sol.peak == p.lower_bound
     assert not p.violations(sol.offsets)
+
+
+def test_a_long_search_says_so_once_and_finds_the_same_layout(monkeypatch, capsys):
+    import smemviz._aliasing as aliasing
+
+    sizes, aligns = [10] * 5, [1] * 5
+    lives = [{k, (k + 1) % 5} for k in range(5)]  # the ring above: the search has work to do
+    quiet = solve(sizes, aligns, lives)
+    assert quiet.nodes > 0 and "still searching" not in capsys.readouterr().err
+    monkeypatch.setattr(aliasing, "NOTICE_AFTER_S", -1.0)
+    told = solve(sizes, aligns, lives)
+    err = capsys.readouterr().err
+    assert err.count("smemviz: still searching for the smallest layout of 5 buffers") == 1
+    assert "solver='greedy'" in err
+    assert told == quiet

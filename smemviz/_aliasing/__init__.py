@@ -96,6 +96,7 @@ def solve_problem(
         raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
     if node_budget < 0:
         raise ValueError(f"node_budget must be >= 0, got {node_budget}")
+    stop = _SlowSearchNotice(p.count, node_budget, stop)
     offsets = [0] * p.count
     lower = p.lower_bound
     comps = sorted(p.components(), key=lambda comp: -p.section_bounds_of(comp))
@@ -135,6 +136,35 @@ def solve_problem(
     label = "exact" if improved else ",".join(sorted({n if n == "given" else f"greedy:{n}" for n in names})) or "none"
     # proven optimal when some group's proven bound reaches the peak
     return Solution(tuple(offsets), peak, min(lower, peak), peak <= lower, label, nodes, greedy_peak_all)
+
+
+# seconds of exact search after which the user is told it is still going, and how to get an answer sooner
+NOTICE_AFTER_S = 3.0
+
+
+class _SlowSearchNotice:
+    """Checked between searches: says once, on stderr, that a long search is
+    still going (the answer does not depend on time, so a notice is all a
+    clock may do here); passes the caller's ``stop`` through."""
+
+    def __init__(self, buffers: int, budget: int, stop: Callable[[], bool] | None) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self._start = self._clock()
+        self._buffers, self._budget, self._stop = buffers, budget, stop
+        self._said = False
+
+    def __call__(self) -> bool:
+        if not self._said and self._clock() - self._start > NOTICE_AFTER_S:
+            import sys
+
+            self._said = True
+            print(f"smemviz: still searching for the smallest layout of {self._buffers} buffers "
+                  f"(node budget {self._budget:,}; the same declarations always give the same layout). "
+                  "compute_layout(solver='greedy') or a smaller node_budget answers sooner.",
+                  file=sys.stderr, flush=True)
+        return self._stop is not None and self._stop()
 
 
 def _ranks(p: Problem, comp: Sequence[int], order: str) -> list[int]:
