@@ -186,6 +186,26 @@ def test_step_bounds_are_each_steps_exact_packing_whatever_was_computed_before(i
         assert plan.live_profile[k] <= bound <= plan.data_total
 
 
+@settings(max_examples=40, deadline=None)
+@given(lifetime_instances(max_buffers=10, max_steps=6, max_size=4096))
+def test_sharing_names_exactly_the_regions_that_reuse_bytes_at_other_steps(instance):
+    from smemviz.figures._lifetime import sharing
+
+    sizes, aligns, lives = instance
+    s = SmemAllocator(steps=max(max(live) for live in lives) + 1)
+    for i, (size, align, live) in enumerate(zip(sizes, aligns, lives)):
+        s.add(SmemAllocation(f"b{i}", size, alignment=align), live=sorted(live))
+    s.compute_layout(solver="greedy")
+    regions = [r for r in s.plan.regions if r.size]
+    every = set(range(len(s.plan.steps)))
+    expected = {
+        r.name: [q.name for q in regions if q is not r and r.offset < q.end and q.offset < r.end
+                 and not set(r.live or every) & set(q.live or every)]
+        for r in regions
+    }
+    assert sharing(s.plan) == expected
+
+
 def test_buffers_that_stack_without_one_common_step_are_named_as_the_bound():
     # x meets y at step 0 and z at step 2, y meets z at step 1: never all three at
     # one step (each step holds 2 KiB), yet they stack: 3 KiB at least

@@ -56,16 +56,22 @@ def _live_steps(r: Region, n: int) -> tuple[int, ...]:
 
 
 def sharing(plan: LayoutPlan) -> dict[str, list[str]]:
-    """For each region name, the regions that use some of its bytes at other steps."""
+    """For each region name, the regions that use some of its bytes at other steps
+    (in plan order). Swept in address order: only regions that overlap are compared."""
     n = len(plan.steps)
     regions = [r for r in plan.regions if r.size]
+    order = {r.name: k for k, r in enumerate(regions)}
+    spans = sorted((r.offset, r.end, sum(1 << k for k in _live_steps(r, n)), r.name) for r in regions)
     out: dict[str, list[str]] = {r.name: [] for r in regions}
-    for i, a in enumerate(regions):
-        la = set(_live_steps(a, n))
-        for b in regions[i + 1:]:
-            if a.offset < b.end and b.offset < a.end and not la & set(_live_steps(b, n)):
-                out[a.name].append(b.name)
-                out[b.name].append(a.name)
+    for i, (_, end, live, name) in enumerate(spans):
+        for start, _, other_live, other in spans[i + 1:]:
+            if start >= end:
+                break
+            if not live & other_live:
+                out[name].append(other)
+                out[other].append(name)
+    for names in out.values():
+        names.sort(key=order.__getitem__)
     return out
 
 
