@@ -152,7 +152,7 @@ class _BaseAllocator:
         same (under the resource's name, ``owner``): a wrong step is wrong there too.
         """
         if live is not None and not allocs:
-            read_live(live, self._steps, owner)
+            read_live(live, self._steps, owner, what="resource")
         if live is None:
             for a in allocs:
                 if id(a) in self._live and id(a) in self._added:

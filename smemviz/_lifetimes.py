@@ -72,13 +72,13 @@ def _mistyped(label: str, message: str) -> DeclarationTypeError:
     return DeclarationTypeError(message, allocation=label, field="live")
 
 
-def read_live(live: Any, steps: Steps | None, label: str) -> frozenset[int]:
-    """The step indices ``live`` names, for the allocation called ``label``.
+def read_live(live: Any, steps: Steps | None, label: str, what: str = "allocation") -> frozenset[int]:
+    """The step indices ``live`` names, for the allocation (or ``what``) called ``label``.
 
     Accepts a step name, an int step, ``range(first, stop)`` (half-open), or a
     set/list/tuple of names and ints. Raises naming the allocation and the steps.
     """
-    where = f"allocation {label!r}: live="
+    where = f"{what} {label!r}: live="
     if isinstance(live, range):
         if live.step != 1:
             raise _refused(label, f"{where}{live!r} must be a range with step 1 (half-open [first, stop))")

@@ -145,7 +145,7 @@ solver_args = st.fixed_dictionaries({}, optional={
 
 
 def _live_kwargs(draw: Any) -> dict[str, Any]:
-    """``live=`` most of the time when the allocator has steps, else now and then."""
+    """``live=`` on two calls in three (a hostile value now and then)."""
     return {"live": draw(live_args)} if draw(st.integers(0, 2)) else {}
 
 

@@ -219,6 +219,16 @@ def test_named_steps_need_steps():
         s.add(SmemAllocation("x", 8), live="load")
 
 
+def test_live_is_checked_on_a_resource_that_declares_nothing():
+    s = SmemAllocator(steps=("load", "mma"))
+    before = snapshot(s)
+    with pytest.raises(ValueError, match="resource 'empty': live= unknown step 'prologue'"):
+        s.add_resource(Stage("empty", [], Config(2)), live="prologue")
+    assert snapshot(s) == before and s.barrier_smem_bytes == 0
+    s.add_resource(Stage("empty", [], Config(2)), live="load")  # a known step: accepted, nothing to place
+    assert s.barrier_smem_bytes == 2 * 16
+
+
 def test_unnamed_steps_stop_at_the_step_limit():
     s = SmemAllocator()
     s.add(SmemAllocation("last", 8), live=4095)
