@@ -5,6 +5,7 @@ summary and table from here too."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -56,11 +57,19 @@ def summary_parts(plan: LayoutPlan) -> list[str]:
     return parts
 
 
+def some_names(names: Sequence[str], most: int = 6) -> str:
+    """``a, b, c`` (as shown), the first ``most`` of them, then how many more."""
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(shown(n) for n in names[:most]) + more
+
+
 def lifetime_summary(plan: LayoutPlan) -> str:
     """One line on a layout solved from lifetimes: steps, bound, optimality."""
     proof = "optimal (proven)" if plan.optimal else f"within {plan.gap} {plan.unit} of optimal"
+    _, stacked = plan.pairwise_bound
+    why = f" ({some_names(stacked)} stack: they meet pairwise at different steps)" if stacked else ""
     return (
-        f"Lifetimes over {len(plan.steps)} steps: lower bound {plan.lower_bound} {plan.unit}, "
+        f"Lifetimes over {len(plan.steps)} steps: lower bound {plan.lower_bound} {plan.unit}{why}, "
         f"{proof} [{plan.solver}]"
     )
 

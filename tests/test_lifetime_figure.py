@@ -220,8 +220,17 @@ def test_buffers_that_stack_without_one_common_step_are_named_as_the_bound():
     spec = lifetime_spec(plan)
     assert spec.meta["pairwise_bound"] == (3 * KIB, ("x", "y", "z"))
     assert "x, y, z meet pairwise at different steps, so they stack" in spec.layout["title"]["subtitle"]["text"]
+    assert "lower bound 3072 B (x, y, z stack: they meet pairwise at different steps)" in plan.report()
     # with ranges of steps only, the steps set the bound and nothing else is named
     staged_plan = staged()
     staged_plan.compute_layout()
     assert staged_plan.plan.pairwise_bound == (0, ())
     assert "pairwise" not in lifetime_spec(staged_plan.plan).layout["title"]["subtitle"]["text"]
+
+
+def test_long_lists_of_names_are_cut_short():
+    from smemviz._report import some_names
+
+    assert some_names(["a", "b"]) == "a, b"
+    assert some_names([f"b{k}" for k in range(9)]) == "b0, b1, b2, b3, b4, b5 and 3 more"
+    assert some_names(["esc\x1b"]) == "esc\\x1b"

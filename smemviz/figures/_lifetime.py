@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._inputs import as_plan
+from .._report import some_names
 from ._spec import FigureSpec
 from ._style import FONT, KIND_COLORS, fmt_units, plain, region_colors
 
@@ -169,8 +170,7 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
 
     proof = "optimal (proven)" if plan.optimal else f"gap ≤ {fmt_units(plan.gap or 0, unit)}"
     pairwise, stacked = plan.pairwise_bound
-    named = ", ".join(stacked[:6]) + (f" and {len(stacked) - 6} more" if len(stacked) > 6 else "")
-    why = (f" · {named} meet pairwise at different steps, so they stack: "
+    why = (f" · {some_names(stacked)} meet pairwise at different steps, so they stack: "
            f"{fmt_units(pairwise, unit)} at least" if stacked else "")
     peak_text = f"peak {fmt_units(peak, unit)} · lower bound {fmt_units(plan.lower_bound or 0, unit)} · {proof}"
     shapes: list[dict[str, Any]] = [
