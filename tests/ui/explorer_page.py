@@ -4,6 +4,7 @@ benchmarks and the screenshot script."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -11,8 +12,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 # the Jupyter folders a private JupyterLab keeps under its home
 _JUPYTER_DIRS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
@@ -123,3 +125,24 @@ def wait_for_title_change(page, old: str, timeout_s: float = 30.0) -> tuple[str,
         arg=old, timeout=timeout_s * 1000, polling="raf",
     )
     return handle.json_value(), time.perf_counter() - t0
+
+
+@contextlib.contextmanager
+def watched_page(browser: Any, artifacts: Path, name: str, viewport: dict[str, int],
+                 levels: tuple[str, ...] = ("error", "warning")) -> Iterator[tuple[Any, list[str]]]:
+    """A new page and the list its page errors (and console messages of ``levels``)
+    go to; on a failure, a screenshot ``NAME-failure.png`` and the console's last
+    lines, for the CI log. The page is closed either way."""
+    page = browser.new_page(viewport=viewport)
+    console: list[str] = []
+    if levels:
+        page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type in levels else None)
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    try:
+        yield page, console
+    except Exception:
+        page.screenshot(path=str(artifacts / f"{name}-failure.png"), full_page=True)
+        print("browser console:", *console[-30:], sep="\n  ")
+        raise
+    finally:
+        page.close()

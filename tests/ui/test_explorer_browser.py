@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change, write_notebook
+from .explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,11 +24,7 @@ def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
         GEMM_CELL,
         "ex = smemviz.explore(build_gemm_layout, stages=(1, 6), tile_n=[64, 128, 256], dtype=['bf16', 'f8e4m3'])\nex",
     ])
-    page = browser.new_page(viewport={"width": 1400, "height": 1300})
-    console: list[str] = []
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    try:
+    with watched_page(browser, artifacts, "explorer-browser", {"width": 1400, "height": 1300}) as (page, console):
         open_and_run(page, base_url, "explore.ipynb")
         page.wait_for_selector(".jp-OutputArea-output .js-plotly-plot svg.main-svg", timeout=90_000)
         page.wait_for_function(
@@ -72,9 +68,3 @@ def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
         page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "explorer-browser.png"), full_page=True)
         assert not page.locator(".smemviz-error").count()
-    except Exception:
-        page.screenshot(path=str(artifacts / "explorer-browser-failure.png"), full_page=True)
-        print("browser console:", *console[-30:], sep="\n  ")
-        raise
-    finally:
-        page.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .explorer_page import open_and_run, write_notebook
+from .explorer_page import open_and_run, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -94,11 +94,7 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
         "ex = smemviz.explore(block_scaled, stages=(1, 12))\nex",
         SIDE_BY_SIDE,
     ])
-    page = browser.new_page(viewport={"width": 1280, "height": 1500})
-    console: list[str] = []
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    try:
+    with watched_page(browser, artifacts, "explorer-truth", {"width": 1280, "height": 1500}) as (page, console):
         open_and_run(page, base_url, "truth.ipynb")
         page.wait_for_function(
             "() => { const e = document.querySelector('.smemviz-explorer');"
@@ -269,9 +265,3 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
             assert m["cut"] == [], m
         _shoot(pair, "explorer-side-by-side.png", artifacts)
         assert not [c for c in console if "Invalid color" in c], console[:5]
-    except Exception:
-        page.screenshot(path=str(artifacts / "explorer-truth-failure.png"), full_page=True)
-        print("browser console:", *console[-30:], sep="\n  ")
-        raise
-    finally:
-        page.close()

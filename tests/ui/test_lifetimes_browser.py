@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .explorer_page import open_and_run, write_notebook
+from .explorer_page import open_and_run, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -52,10 +52,7 @@ def step_map(page) -> dict:
 def test_lifetimes_tab_follows_the_slider_and_the_step_control(jupyterlab, browser, artifacts):
     base_url, notebooks = jupyterlab
     write_notebook(notebooks / "lifetimes.ipynb", [LIFETIMES_CELL])
-    page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    console: list[str] = []
-    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    try:
+    with watched_page(browser, artifacts, "lifetimes-browser", {"width": 1400, "height": 1600}, levels=()) as (page, console):
         open_and_run(page, base_url, "lifetimes.ipynb")
         page.wait_for_function(f"() => !!({FIND})('SMEM lifetimes') && !!({FIND})('At step')", timeout=120_000)
         first = lifetime_map(page)
@@ -108,9 +105,3 @@ def test_lifetimes_tab_follows_the_slider_and_the_step_control(jupyterlab, brows
                                timeout=30_000)
         page.screenshot(path=str(artifacts / "lifetimes-browser.png"), full_page=True)
         assert not console, console
-    except Exception:
-        page.screenshot(path=str(artifacts / "lifetimes-browser-failure.png"), full_page=True)
-        print("browser console:", *console[-30:], sep="\n  ")
-        raise
-    finally:
-        page.close()
