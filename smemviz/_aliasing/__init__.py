@@ -22,8 +22,8 @@ __all__ = ["Solution", "SolverName", "solve", "solve_problem", "Problem", "step_
 SolverName = Literal["auto", "exact", "greedy"]
 SOLVERS = ("auto", "exact", "greedy")
 
-# search nodes per layout (about 1.5 us each compiled): kernel-sized layouts mostly need a few hundred,
-# the hardest of 400 random ones about 0.9 million (benchmarks/bench_alias.py)
+# search nodes per layout (a few us each compiled): kernel-sized layouts mostly need a few hundred,
+# the hardest of 3000 random ones about 0.3 million (benchmarks/bench_alias.py --seeds 0-14)
 DEFAULT_NODE_BUDGET = 2_000_000
 
 # static orders the exact search restarts with, in turn

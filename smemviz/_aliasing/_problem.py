@@ -142,14 +142,24 @@ def stacked_beyond_steps(sizes: Sequence[int], lives: Sequence[Iterable[int]]) -
     """Sets of buffers that meet pairwise but never all at one step (the
     heaviest few, as sorted index tuples); none when every lifetime is a range."""
     lives = [list(live) for live in lives]
-    if not any(_has_gap(live) for live in lives):
-        return []
+    return sorted(tuple(_bits(m)) for m in _stacked_masks(sizes, lives, _step_masks(sizes, lives)))
+
+
+def _step_masks(sizes: Sequence[int], lives: Sequence[Iterable[int]]) -> set[int]:
+    """The buffers live at each step, as bitmasks (empty buffers conflict with nothing)."""
     by_step: dict[int, int] = {}
     for i, live in enumerate(lives):
-        for step in live:
-            if sizes[i]:
+        if sizes[i]:
+            for step in live:
                 by_step[step] = by_step.get(step, 0) | 1 << i
-    return sorted(tuple(_bits(m)) for m in _cliques_beyond_steps(set(by_step.values()), sizes))
+    return set(by_step.values())
+
+
+def _stacked_masks(sizes: Sequence[int], lives: Sequence[Iterable[int]], step_masks: set[int]) -> set[int]:
+    """:func:`_cliques_beyond_steps`, looked for only where some lifetime has a gap."""
+    if not any(_has_gap(live) for live in lives):
+        return set()
+    return _cliques_beyond_steps(step_masks, sizes)
 
 
 def _has_gap(live: Iterable[int]) -> bool:
@@ -245,19 +255,10 @@ class Problem:
     def build(
         cls, sizes: Sequence[int], alignments: Sequence[int], lives: Sequence[Iterable[int]]
     ) -> Problem:
-        n = len(sizes)
-        by_step: dict[int, int] = {}  # step -> bitmask of the buffers live then
-        for i, live in enumerate(lives):
-            if sizes[i] == 0:
-                continue  # an empty buffer conflicts with nothing
-            bit = 1 << i
-            for step in live:
-                by_step[step] = by_step.get(step, 0) | bit
         spans = tuple(len(set(live)) for live in lives)
-        masks = set(by_step.values())
-        if any(_has_gap(live) for live in lives):
-            masks |= _cliques_beyond_steps(masks, sizes)
-        return cls._from_masks(tuple(sizes), tuple(alignments), n, masks, spans)
+        masks = _step_masks(sizes, lives)
+        masks |= _stacked_masks(sizes, lives, masks)
+        return cls._from_masks(tuple(sizes), tuple(alignments), len(sizes), masks, spans)
 
     @classmethod
     def from_intervals(
