@@ -79,14 +79,14 @@ def read_live(live: Any, steps: Steps | None, label: str, what: str = "allocatio
     set/list/tuple of names and ints. Raises naming the allocation and the steps.
     """
     where = f"{what} {label!r}: live="
+    top = MAX_STEPS if steps is None else len(steps)  # steps run from 0 to top - 1
     if isinstance(live, range):
         if live.step != 1:
             raise _refused(label, f"{where}{live!r} must be a range with step 1 (half-open [first, stop))")
         if not live:
             raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
-        if live.start < 0 or live.stop > (MAX_STEPS if steps is None else len(steps)):
-            limit = f"0..{len(steps) - 1}" if steps is not None else f"0..{MAX_STEPS - 1}"
-            raise _refused(label, f"{where}{live!r} reaches outside the steps ({limit})")
+        if live.start < 0 or live.stop > top:
+            raise _refused(label, f"{where}{live!r} reaches outside the steps (0..{top - 1})")
         items: list[Any] = list(live)
     elif isinstance(live, (str, int)) and not isinstance(live, bool):
         items = [live]
@@ -107,9 +107,8 @@ def read_live(live: Any, steps: Steps | None, label: str, what: str = "allocatio
                 raise _refused(label, f"{where} unknown step {item!r}; steps: {known}")
             out.add(steps.index(item))
         elif _is_int(item):
-            if item < 0 or item >= (MAX_STEPS if steps is None else len(steps)):
-                limit = f"0..{len(steps) - 1}" if steps is not None else f"0..{MAX_STEPS - 1}"
-                raise _refused(label, f"{where} step {item} is out of range ({limit})")
+            if item < 0 or item >= top:
+                raise _refused(label, f"{where} step {item} is out of range (0..{top - 1})")
             out.add(item)
         else:
             raise _mistyped(label, f"{where} steps must be names or ints, got {type(item).__name__} {item!r}")
