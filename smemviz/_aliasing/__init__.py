@@ -8,6 +8,8 @@ carry ``live=`` steps. The search kernel is compiled by numba when it can be
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -148,8 +150,6 @@ class _SlowSearchNotice:
     clock may do here); passes the caller's ``stop`` through."""
 
     def __init__(self, buffers: int, budget: int, stop: Callable[[], bool] | None) -> None:
-        import time
-
         self._clock = time.monotonic
         self._start = self._clock()
         self._buffers, self._budget, self._stop = buffers, budget, stop
@@ -157,8 +157,6 @@ class _SlowSearchNotice:
 
     def __call__(self) -> bool:
         if not self._said and self._clock() - self._start > NOTICE_AFTER_S:
-            import sys
-
             self._said = True
             print(f"smemviz: still searching for the smallest layout of {self._buffers} buffers "
                   f"(node budget {self._budget:,}; the same declarations always give the same layout). "
