@@ -30,6 +30,8 @@ ALLOWED: dict[str, set[str]] = {
     "layout_file": BASE | CORE,
     "cli": BASE | CORE | {"_compat", "figures", "_export", "layout_file"},
     "kernel": BASE | CORE | {"figures"},
+    "analysis": BASE | CORE,
+    "sources": BASE | CORE,
     "__main__": {"cli"},
     "__init__": BASE | CORE | {"figures", "explorer", "_export", "layout_file", "kernel"},
 }
