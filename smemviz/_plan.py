@@ -67,6 +67,8 @@ class Region:
     tma: bool | None = None  # True when the buffer is a TMA destination
     shape: tuple[int, ...] | None = None  # element shape, stages first, when declared with one
     live: tuple[int, ...] | None = None  # step indices it is live in; None: every step
+    layout: str | None = None  # the tile's CuTe layout, "shape:stride" in elements (a swizzle as "S<B,M,S> o ...")
+    source: str | None = None  # where the kernel declares it, "file.py:line", when read from a kernel
 
     @property
     def end(self) -> int:
@@ -92,7 +94,7 @@ class Region:
         return d
 
 
-_OPTIONAL_REGION_KEYS = ("swizzle", "stages", "tma", "live", "shape")
+_OPTIONAL_REGION_KEYS = ("swizzle", "stages", "tma", "live", "shape", "layout", "source")
 
 
 @dataclass(frozen=True)

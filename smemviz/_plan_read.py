@@ -145,6 +145,10 @@ def _check_lint_fields(d: dict[str, Any], where: str) -> None:
         raise _fail(f"{where}.swizzle", f"expected null or one of {', '.join(hardware.SWIZZLE_ATOM_BYTES)}, "
                                         f"got {_brief(swizzle)}")
     _opt_int(d.get("stages"), f"{where}.stages", 1)
+    for key in ("layout", "source"):
+        text = _str(d.get(key), f"{where}.{key}", optional=True)
+        if text is not None and not text.isprintable():
+            raise _fail(f"{where}.{key}", f"expected printable text, got {_brief(text)}")
     tma = d.get("tma")
     if tma is not None and not isinstance(tma, bool):
         raise _fail(f"{where}.tma", f"expected true, false or null, got {_brief(tma)}")
