@@ -41,9 +41,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from smemviz._aliasing import Problem, solve_problem  # noqa: E402
-from smemviz._aliasing._exact import core_kind  # noqa: E402
-from smemviz._aliasing._greedy import ORDERS, best_greedy, first_fit, ordered  # noqa: E402
+from smemviz.solver import Problem, solve_problem  # noqa: E402
+from smemviz.solver._exact import core_kind  # noqa: E402
+from smemviz.solver._greedy import ORDERS, best_greedy, first_fit, ordered  # noqa: E402
 
 CAPACITY = 1048576
 

@@ -30,7 +30,6 @@ from contextvars import ContextVar
 from typing import Any, Literal
 
 from . import hardware
-from ._aliasing import DEFAULT_NODE_BUDGET, SOLVERS, solve
 from ._allocation import (
     SmemAllocation,
     TmemAllocation,
@@ -39,10 +38,10 @@ from ._allocation import (
     check_tmem_fields,
 )
 from ._errors import CapacityError, DeclarationError, DeclarationTypeError, LayoutStateError
-from ._lifetimes import check_steps, phase_lifetimes, read_live
 from ._pipelines import Pipeline, PipelineConfig
 from ._plan import CapacityCheck, LayoutPlan, Lifetimes, build_plan
 from ._units import align_up
+from .solver import DEFAULT_NODE_BUDGET, SOLVERS, check_steps, phase_lifetimes, read_live, solve
 
 __all__ = ["SmemAllocator", "TmemAllocator", "groups_to_lifetimes", "compare_layouts", "capacity_checks_deferred"]
 

@@ -14,7 +14,6 @@ from dataclasses import fields
 from typing import Any
 
 from . import hardware
-from ._lifetimes import MAX_STEPS
 from ._plan import (
     _KINDS,
     LIFETIME_SCHEMA_VERSION,
@@ -27,6 +26,7 @@ from ._plan import (
     Region,
 )
 from ._units import align_up
+from .solver import MAX_STEPS
 
 __all__ = ["plan_from_dict"]
 

@@ -17,11 +17,11 @@ PACKAGE = ROOT / "smemviz"
 # room -> the rooms it may import (itself always)
 CORE = {"_allocation", "_allocator", "_plan", "_plan_read", "_report", "_emit", "_cutlass_interop", "_inputs",
         "_struct", "_lint", "_occupancy", "_pipelines", "_diff", "_max_fit"}
-BASE = {"hardware", "_units", "_errors", "_dtypes", "_version", "_names", "_aliasing", "_lifetimes"}
+BASE = {"hardware", "_units", "_errors", "_dtypes", "_version", "_names", "solver"}
 ALLOWED: dict[str, set[str]] = {
     "hardware": set(),
     **{m: {"hardware", "_units", "_errors", "_dtypes"} for m in BASE - {"hardware"}},
-    "_lifetimes": {"hardware", "_units", "_errors", "_dtypes", "_names"},  # step names follow the name rule
+    "solver": {"hardware", "_units", "_errors", "_dtypes", "_names"},  # step names follow the name rule
     **{m: BASE | CORE for m in CORE},
     "_compat": set(),
     "figures": BASE | CORE | {"_compat"},

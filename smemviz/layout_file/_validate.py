@@ -12,8 +12,8 @@ from typing import Any
 
 from .. import hardware
 from .._allocator import SmemAllocator, TmemAllocator
-from .._lifetimes import check_steps, read_live
 from .._names import first_unprintable
+from ..solver import check_steps, read_live
 from ._error import HugeInt, KeyPath, LayoutFileError, key_text
 from ._schema import (
     ALIAS_KEYS,

@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._errors import DeclarationError, DeclarationTypeError
-from ._names import first_unprintable
+from .._errors import DeclarationError, DeclarationTypeError
+from .._names import first_unprintable
 
 __all__ = ["Steps", "check_steps", "read_live", "phase_lifetimes", "MAX_STEPS"]
 

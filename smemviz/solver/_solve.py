@@ -1,10 +1,5 @@
-"""Lifetime-based aliasing: place buffers so that no two live at the same
-step share a byte, with the smallest peak.
-
-:func:`solve` is the entry point; the allocators call it when allocations
-carry ``live=`` steps. The search kernel is compiled by numba when it can be
-(``_loader.core_kind()``), else run as plain Python with the same results.
-"""
+"""The solver's driver: greedy layouts first, then the exact search on each
+group of buffers that meet, within one node budget for the whole layout."""
 
 from __future__ import annotations
 
@@ -16,10 +11,9 @@ from typing import Literal
 
 from ._exact import search
 from ._greedy import ORDERS, best_greedy
-from ._problem import Problem, align_up, packed_bound, stacked_beyond_steps, step_bound
+from ._problem import Problem
 
-__all__ = ["Solution", "SolverName", "solve", "solve_problem", "Problem", "step_bound", "packed_bound",
-           "stacked_beyond_steps", "DEFAULT_NODE_BUDGET"]
+__all__ = ["Solution", "SolverName", "SOLVERS", "solve", "solve_problem", "DEFAULT_NODE_BUDGET", "NOTICE_AFTER_S"]
 
 SolverName = Literal["auto", "exact", "greedy"]
 SOLVERS = ("auto", "exact", "greedy")
@@ -174,5 +168,3 @@ def _ranks(p: Problem, comp: Sequence[int], order: str) -> list[int]:
         rank[i] = pos
     return rank
 
-
-__all__ += ["align_up"]
