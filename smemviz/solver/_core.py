@@ -1,9 +1,10 @@
 """The search kernel: is there a layout of one component within a cap?
 
-Written in the subset of Python that numba compiles (flat int64 arrays, no
-objects), so one source is both the compiled core and, run as plain Python,
-the reference the tests hold it to. ``_loader.load_core`` picks the form.
-It also holds the exact packing of one step's buffers (:func:`pack`).
+Written in the subset of Python that numba compiles (int64 arrays, and named
+tuples of them), so one source is both the compiled core and, run as plain
+Python over lists (:mod:`._plain`), the reference the tests hold it to.
+``_loader.load_core`` picks the form. It also holds the exact packing of one
+step's buffers (:func:`pack`).
 
 The search walks canonical layouts: buffers are placed in increasing
 (offset, rank) order, each at the lowest aligned offset above the buffers it
@@ -26,42 +27,113 @@ longer share a section; each group is then searched on its own, as a problem
 of its own (ordered afresh by what is left of it, from no earlier position),
 and when one has no layout the others are not searched again (they cannot help).
 
+The recursion runs on an explicit stack: one row of ``frames`` per node on
+the current path, its columns named below (``_SUB`` ...). A frame is entered
+(:func:`_enter`), tries its candidates (:func:`_next`) and, after a child
+answers, goes on (:func:`_resume`); each says where the walk goes next.
+
 Work is counted in nodes, never in time: the same input gives the same
 answer on any machine, compiled or not.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from collections import namedtuple
+
+if globals().get("COMPILE"):  # set by the loader before the module runs
+    import numpy as np
+    from numba import njit
+
+    _jit = njit(cache=True)
+else:
+    from . import _plain as np  # type: ignore[no-redef]
+
+    def _jit(fn):  # the plain-Python form: the functions as written
+        return fn
+
 
 # status codes of :func:`run`
 FOUND, EXHAUSTED, OUT_OF_NODES = 0, 1, 2
 
-# stats slots shared by the recursion
-_NODES, _LIMIT, _OUT, _PRUNED, _TRAIL, _STAMP = range(6)
+# the problem, read-only during a search: per buffer its size, alignment and
+# span; per buffer its neighbours and sections, per section its members (CSR rows)
+Graph = namedtuple("Graph", ["size", "align", "span", "nbr_ptr", "nbr_idx", "sec_ptr", "sec_idx", "mem_ptr", "mem_idx"])
 
-# slots of the state table's header
+# the table of searched states, kept by the caller across searches of one component
+Memo = namedtuple("Memo", ["table", "info", "pool"])
+
+# what one search changes: offsets placed (-1: not yet), lowest offsets reachable,
+# bytes left per section, ranks and the buffer of each rank, visit stamps, the
+# counters below, the trail of changes, scratch taken like a stack, the frames
+Search = namedtuple(
+    "Search", ["off", "min_off", "total", "rank", "who", "seen", "sec_seen", "stats", "trail", "heap", "frames"]
+)
+
+# slots of Search.stats
+_NODES, _LIMIT, _OUT, _PRUNED, _TRAIL, _STAMP, _CAP, _ORDER_ID = range(8)
+_STATS = 8
+
+# columns of Search.trail (one change per row) and the kinds of change
+_T_KIND, _T_IDX, _T_VAL = range(3)
+_SET_OFF, _SET_MIN, _SET_TOTAL, _SET_RANK = range(4)
+
+# slots of Memo.info
 _MEMO_COUNT, _POOL_USED = range(2)
 
-# columns of the state table (one entry per row: one cache line)
-_HASH, _START, _LEN, _ORDER, _OFF, _RANK, _CAP, _BOUND = range(8)
+# columns of Memo.table (one entry per row: one cache line)
+_HASH, _START, _LEN, _ORDER, _OFF, _RANK, _CAP_SEEN, _BOUND = range(8)
 MEMO_COLUMNS = 8
 
-# what a frame of the search stack does next
+# columns of a frame (a row of Search.frames)
+(
+    _SUB,  # where the frame's buffers are in heap
+    _M,  # how many
+    _LAST_OFF,  # the (offset, rank) the frame's placements must come after
+    _LAST_RANK,
+    _STATE,  # what the frame does next: _ENTER, _NEXT or _RESUME
+    _TOP,  # heap in use below this frame's scratch
+    _SECS,  # where the frame's sections are in heap
+    _NSECS,
+    _MOST,  # bytes left in the frame's most crowded section on entry
+    _CAND,  # where its candidate keys are in heap
+    _NCAND,
+    _Q,  # the candidate it tries next
+    _MARK,  # the trail before its current placement
+    _STACKED,  # 1 when the buffer just placed has unplaced neighbours
+    _GROUPS,  # where the groups of the rest are in heap
+    _STARTS,  # where each group begins (heap[_STARTS + g])
+    _COUNT,  # how many groups
+    _G,  # the group being searched
+    _SAVED,  # the least pruned bound outside this frame's subtree
+) = range(19)
+FRAME_COLUMNS = 19
+
+# what a frame does next
 _ENTER, _NEXT, _RESUME = 0, 1, 2
+
+# where the walk goes after a step of a frame
+_STAY, _DOWN, _UP_YES, _UP_NO, _STOP = range(5)
 
 _NO_BOUND = 1 << 62
 _RANK_BITS = 20  # candidate keys pack (offset, rank); ranks stay below 2**20
+_RANK_MASK = (1 << _RANK_BITS) - 1
 
 
-def _jit(fn):  # replaced by numba's compiler when the compiled form is loaded
-    return fn
+def as_array(values):
+    """Ints in the form this core's functions take (int64 arrays compiled, lists not)."""
+    return np.array(values, np.int64)
 
 
-if globals().get("COMPILE"):
-    from numba import njit
+def new_memo():
+    """An empty, small table of searched states."""
+    return Memo(np.zeros((1024, MEMO_COLUMNS), np.int64), np.zeros(2, np.int64), np.empty(1024, np.int64))
 
-    _jit = njit(cache=True)  # noqa: F811
+
+def grown(pool, used, size):
+    """``pool`` with room for ``size`` numbers, its first ``used`` kept."""
+    out = np.empty(size, np.int64)
+    out[:used] = pool[:used]
+    return out
 
 
 @_jit
@@ -73,89 +145,121 @@ def _mix(h, v):
 
 
 @_jit
-def _memo_find(heap, sub, m, min_off, rank, order_id, memo, pool):
-    """Slot of the state (the buffers ``heap[sub:sub+m]`` at their lowest offsets,
-    searched in static order ``order_id``), or the empty slot where it would go; and its hash."""
+def _sort_range(a, lo, hi):
+    """Sort ``a[lo:hi]`` in place (a view when compiled, a copy written back when not)."""
+    part = a[lo:hi]
+    part.sort()
+    a[lo:hi] = part
+
+
+# -- the table of searched states ------------------------------------------------
+
+
+@_jit
+def _memo_find(s, frame, memo):
+    """Slot of the frame's state (its buffers at their lowest offsets, searched in
+    this static order), or the empty slot where it would go; and its hash."""
+    heap, min_off, rank, table, pool = s.heap, s.min_off, s.rank, memo.table, memo.pool
+    sub, m, order_id = frame[_SUB], frame[_M], s.stats[_ORDER_ID]
     h = _mix(m, order_id)
     for k in range(sub, sub + m):
         i = heap[k]
         h = _mix(h, i)
         h = _mix(h, min_off[i])
         h = _mix(h, rank[i])
-    mask = memo.shape[0] - 1
-    s = h & mask
-    while memo[s, _LEN] > 0:
-        if memo[s, _HASH] == h and memo[s, _LEN] == m + 1 and memo[s, _ORDER] == order_id:
-            start = memo[s, _START]
+    mask = len(table) - 1
+    slot = h & mask
+    while table[slot][_LEN] > 0:
+        row = table[slot]
+        if row[_HASH] == h and row[_LEN] == m + 1 and row[_ORDER] == order_id:
+            start = row[_START]
             same = True
             for k in range(m):
                 i = heap[sub + k]
-                if pool[start + 3 * k] != i or pool[start + 3 * k + 1] != min_off[i] or pool[start + 3 * k + 2] != rank[i]:
+                p = start + 3 * k
+                if pool[p] != i or pool[p + 1] != min_off[i] or pool[p + 2] != rank[i]:
                     same = False
                     break
             if same:
-                return s, h
-        s = (s + 1) & mask
-    return s, h
+                return slot, h
+        slot = (slot + 1) & mask
+    return slot, h
 
 
 @_jit
-def _memo_store(heap, sub, m, min_off, rank, order_id, last_off, last_rank, cap, bound, memo, memo_info, pool):
-    """Remember that this state has no layout within ``cap`` from (last_off, last_rank)
-    on, and that none of its layouts has a peak below ``bound``."""
-    slot, h = _memo_find(heap, sub, m, min_off, rank, order_id, memo, pool)
-    if memo[slot, _LEN] == 0:
-        if 4 * (memo_info[_MEMO_COUNT] + 1) > 3 * memo.shape[0] or memo_info[_POOL_USED] + 3 * m > pool.shape[0]:
+def _memo_store(s, frame, memo):
+    """Remember that the frame's state has no layout within the cap from its
+    position on, and that none of its layouts has a peak below the least pruned bound."""
+    heap, min_off, rank, stats, table, info, pool = s.heap, s.min_off, s.rank, s.stats, memo.table, memo.info, memo.pool
+    sub, m = frame[_SUB], frame[_M]
+    slot, h = _memo_find(s, frame, memo)
+    row = table[slot]
+    if row[_LEN] == 0:
+        if 4 * (info[_MEMO_COUNT] + 1) > 3 * len(table) or info[_POOL_USED] + 3 * m > len(pool):
             return  # the table is full: search on without remembering
-        start = memo_info[_POOL_USED]
+        start = info[_POOL_USED]
         for k in range(m):
-            pool[start + 3 * k] = heap[sub + k]
-            pool[start + 3 * k + 1] = min_off[heap[sub + k]]
-            pool[start + 3 * k + 2] = rank[heap[sub + k]]
-        memo_info[_POOL_USED] = start + 3 * m
-        memo_info[_MEMO_COUNT] += 1
-        memo[slot, _HASH] = h
-        memo[slot, _START] = start
-        memo[slot, _LEN] = m + 1
-        memo[slot, _ORDER] = order_id
+            i = heap[sub + k]
+            pool[start + 3 * k] = i
+            pool[start + 3 * k + 1] = min_off[i]
+            pool[start + 3 * k + 2] = rank[i]
+        info[_POOL_USED] = start + 3 * m
+        info[_MEMO_COUNT] += 1
+        row[_HASH] = h
+        row[_START] = start
+        row[_LEN] = m + 1
+        row[_ORDER] = stats[_ORDER_ID]
     # a known entry did not prune this search, so it says less on cap or on position: the newer one stays
-    memo[slot, _OFF] = last_off
-    memo[slot, _RANK] = last_rank
-    memo[slot, _CAP] = cap
-    memo[slot, _BOUND] = bound
+    row[_OFF] = frame[_LAST_OFF]
+    row[_RANK] = frame[_LAST_RANK]
+    row[_CAP_SEEN] = stats[_CAP]
+    row[_BOUND] = stats[_PRUNED]
+
+
+# -- the trail of changes ----------------------------------------------------------
 
 
 @_jit
-def _push(stats, tr_kind, tr_idx, tr_val, kind, idx, val):
-    t = stats[_TRAIL]
-    tr_kind[t] = kind
-    tr_idx[t] = idx
-    tr_val[t] = val
-    stats[_TRAIL] = t + 1
+def _push(s, kind, idx, val):
+    """Log a change (``kind`` of ``idx``, ``val`` before it) so it can be put back."""
+    t = s.stats[_TRAIL]
+    row = s.trail[t]
+    row[_T_KIND] = kind
+    row[_T_IDX] = idx
+    row[_T_VAL] = val
+    s.stats[_TRAIL] = t + 1
 
 
 @_jit
-def _undo(mark, stats, tr_kind, tr_idx, tr_val, off, min_off, total, rank, who):
+def _undo(s, mark):
     """Put back every change logged since ``mark``."""
-    t = stats[_TRAIL]
+    off, min_off, total, rank, who, trail = s.off, s.min_off, s.total, s.rank, s.who, s.trail
+    t = s.stats[_TRAIL]
     while t > mark:
         t -= 1
-        k = tr_kind[t]
-        if k == 0:
-            off[tr_idx[t]] = tr_val[t]
-        elif k == 1:
-            min_off[tr_idx[t]] = tr_val[t]
-        elif k == 2:
-            total[tr_idx[t]] = tr_val[t]
+        row = trail[t]
+        kind, i, v = row[_T_KIND], row[_T_IDX], row[_T_VAL]
+        if kind == _SET_OFF:
+            off[i] = v
+        elif kind == _SET_MIN:
+            min_off[i] = v
+        elif kind == _SET_TOTAL:
+            total[i] = v
         else:
-            rank[tr_idx[t]] = tr_val[t]
-            who[tr_val[t]] = tr_idx[t]
-    stats[_TRAIL] = t
+            rank[i] = v
+            who[v] = i
+    s.stats[_TRAIL] = t
+
+
+# -- one frame's scratch -------------------------------------------------------------
 
 
 @_jit
-def _candidates(heap, sub, m, last_off, last_rank, min_off, size, rank, out):
-    """Keys (offset << RANK_BITS | rank) of the buffers worth placing next, sorted, at ``heap[out:]``; their count."""
+def _candidates(s, g, frame):
+    """Keys (offset << RANK_BITS | rank) of the buffers worth placing next, sorted,
+    at ``heap[frame[_CAND]:]``; their count."""
+    heap, min_off, rank, size = s.heap, s.min_off, s.rank, g.size
+    sub, m, last_off, last_rank, out = frame[_SUB], frame[_M], frame[_LAST_OFF], frame[_LAST_RANK], frame[_CAND]
     min_height = _NO_BOUND
     for k in range(sub, sub + m):
         i = heap[k]
@@ -168,13 +272,15 @@ def _candidates(heap, sub, m, last_off, last_rank, min_off, size, rank, out):
         if o < min_height and (o > last_off or (o == last_off and rank[i] > last_rank)):
             heap[out + c] = (o << _RANK_BITS) | rank[i]
             c += 1
-    heap[out:out + c].sort()
+    _sort_range(heap, out, out + c)
     return c
 
 
 @_jit
-def _frame_sections(heap, sub, m, sec_ptr, sec_idx, sec_seen, stats, out):
-    """The sections holding the buffers at ``heap[sub:sub+m]``, each once, at ``heap[out:]``; their count."""
+def _frame_sections(s, g, frame):
+    """The sections holding the frame's buffers, each once, at ``heap[frame[_SECS]:]``; their count."""
+    heap, sec_seen, stats, sec_ptr, sec_idx = s.heap, s.sec_seen, s.stats, g.sec_ptr, g.sec_idx
+    sub, m, out = frame[_SUB], frame[_M], frame[_SECS]
     stats[_STAMP] += 1
     stamp = stats[_STAMP]
     c = 0
@@ -189,19 +295,23 @@ def _frame_sections(heap, sub, m, sec_ptr, sec_idx, sec_seen, stats, out):
     return c
 
 
-@_jit
-def _place(i, o, cap, most_left, heap, secs, nsecs, size, align, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr,
-           mem_idx, off, min_off, total, sec_seen, stats, tr_kind, tr_idx, tr_val):
-    """Put buffer ``i`` at ``o`` (logged on the trail) and say whether the rest can still fit within ``cap``.
+# -- placing a buffer ----------------------------------------------------------------
 
-    ``heap[secs:secs+nsecs]`` are the sections of the frame's buffers.
-    """
+
+@_jit
+def _place(s, g, frame, i, o):
+    """Put buffer ``i`` at ``o`` (logged on the trail) and say whether the rest of the
+    frame can still fit within the cap."""
+    off, min_off, total, heap, sec_seen, stats = s.off, s.min_off, s.total, s.heap, s.sec_seen, s.stats
+    size, align, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx = (
+        g.size, g.align, g.nbr_ptr, g.nbr_idx, g.sec_ptr, g.sec_idx, g.mem_ptr, g.mem_idx)
+    cap = stats[_CAP]
     end = o + size[i]
-    _push(stats, tr_kind, tr_idx, tr_val, 0, i, off[i])
+    _push(s, _SET_OFF, i, off[i])
     off[i] = o
     for e in range(sec_ptr[i], sec_ptr[i + 1]):
         t = sec_idx[e]
-        _push(stats, tr_kind, tr_idx, tr_val, 2, t, total[t])
+        _push(s, _SET_TOTAL, t, total[t])
         total[t] -= size[i]
     for e in range(nbr_ptr[i], nbr_ptr[i + 1]):
         j = nbr_idx[e]
@@ -209,13 +319,13 @@ def _place(i, o, cap, most_left, heap, secs, nsecs, size, align, nbr_ptr, nbr_id
             a = align[j]
             lo = -(-end // a) * a
             if lo > min_off[j]:
-                _push(stats, tr_kind, tr_idx, tr_val, 1, j, min_off[j])
+                _push(s, _SET_MIN, j, min_off[j])
                 min_off[j] = lo
-    # every buffer still to place goes at or above o (most_left: the bytes left in
-    # the most crowded section before this placement, a quick bound from above)
-    if o + most_left > cap:
+    # every buffer still to place goes at or above o (the frame's most crowded
+    # section before this placement: a quick bound from above)
+    if o + frame[_MOST] > cap:
         rest = 0
-        for k in range(secs, secs + nsecs):
+        for k in range(frame[_SECS], frame[_SECS] + frame[_NSECS]):
             if total[heap[k]] > rest:
                 rest = total[heap[k]]
         if o + rest > cap:
@@ -235,8 +345,8 @@ def _place(i, o, cap, most_left, heap, secs, nsecs, size, align, nbr_ptr, nbr_id
                 continue
             sec_seen[t] = stamp
             lowest = _NO_BOUND
-            for g in range(mem_ptr[t], mem_ptr[t + 1]):
-                x = mem_idx[g]
+            for x_at in range(mem_ptr[t], mem_ptr[t + 1]):
+                x = mem_idx[x_at]
                 if off[x] < 0 and min_off[x] < lowest:
                     lowest = min_off[x]
             if lowest + total[t] > cap:
@@ -247,55 +357,13 @@ def _place(i, o, cap, most_left, heap, secs, nsecs, size, align, nbr_ptr, nbr_id
 
 
 @_jit
-def _rerank(heap, a, b, rank, who, total, sec_ptr, sec_idx, size, span, stats, tr_kind, tr_idx, tr_val):
-    """Order the group ``heap[a:b]`` afresh, as a problem of its own: by the bytes left
-    in its most crowded section, then lifetime, then area (among the ranks it holds)."""
-    m = b - a
-    crowd = np.empty(m, np.int64)
-    order = np.empty(m, np.int64)
-    ranks = np.empty(m, np.int64)
-    for k in range(m):
-        i = heap[a + k]
-        c = 0
-        for e in range(sec_ptr[i], sec_ptr[i + 1]):
-            if total[sec_idx[e]] > c:
-                c = total[sec_idx[e]]
-        crowd[k] = c
-        order[k] = k
-        ranks[k] = rank[i]
-    ranks.sort()
-    for k in range(1, m):  # insertion sort by (crowding, span, area, index), all but the index descending
-        x = order[k]
-        q = k - 1
-        while q >= 0 and _before(x, order[q], heap, a, crowd, span, size):
-            order[q + 1] = order[q]
-            q -= 1
-        order[q + 1] = x
-    for k in range(m):
-        i = heap[a + order[k]]
-        if rank[i] != ranks[k]:
-            _push(stats, tr_kind, tr_idx, tr_val, 3, i, rank[i])
-            rank[i] = ranks[k]
-            who[ranks[k]] = i
-
-
-@_jit
-def _before(x, y, heap, a, crowd, span, size):
-    i, j = heap[a + x], heap[a + y]
-    if crowd[x] != crowd[y]:
-        return crowd[x] > crowd[y]
-    if span[i] != span[j]:
-        return span[i] > span[j]
-    if size[i] * span[i] != size[j] * span[j]:
-        return size[i] * span[i] > size[j] * span[j]
-    return i < j
-
-
-@_jit
-def _split(heap, sub, m, skip, off, sec_ptr, sec_idx, mem_ptr, mem_idx, seen, sec_seen, stats, out, starts):
-    """Groups of the buffers at ``heap[sub:sub+m]`` (less ``skip``) that share no
-    section, written one after another from ``heap[out]``, each sorted;
-    ``heap[starts + g]`` is where group ``g`` begins. Returns the count."""
+def _split(s, g, frame, skip):
+    """Groups of the frame's buffers (less ``skip``) that share no section, written one
+    after another from ``heap[frame[_GROUPS]]``, each sorted; ``heap[frame[_STARTS] + k]``
+    is where group ``k`` begins. Returns the count."""
+    heap, off, seen, sec_seen, stats = s.heap, s.off, s.seen, s.sec_seen, s.stats
+    sec_ptr, sec_idx, mem_ptr, mem_idx = g.sec_ptr, g.sec_idx, g.mem_ptr, g.mem_idx
+    sub, m, out, starts = frame[_SUB], frame[_M], frame[_GROUPS], frame[_STARTS]
     stats[_STAMP] += 1
     stamp = stats[_STAMP]
     count = 0
@@ -317,234 +385,279 @@ def _split(heap, sub, m, skip, off, sec_ptr, sec_idx, mem_ptr, mem_idx, seen, se
                 if sec_seen[t] == stamp:
                     continue
                 sec_seen[t] = stamp
-                for g in range(mem_ptr[t], mem_ptr[t + 1]):
-                    j = mem_idx[g]
+                for x_at in range(mem_ptr[t], mem_ptr[t + 1]):
+                    j = mem_idx[x_at]
                     if off[j] < 0 and seen[j] != stamp:
                         seen[j] = stamp
                         heap[w] = j
                         w += 1
-        heap[heap[starts + count]:w].sort()
+        _sort_range(heap, heap[starts + count], w)
         count += 1
     heap[starts + count] = w
     return count
 
 
 @_jit
-def run(size, align, span, rank, order_id, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx, cap, limit, memo, memo_info,
-        pool):
-    """One depth-first search for a layout within ``cap`` using at most ``limit`` nodes.
+def _rerank(s, g, a, b):
+    """Order the group ``heap[a:b]`` afresh, as a problem of its own: by the bytes left
+    in its most crowded section, then lifetime, then area (among the ranks it holds)."""
+    heap, rank, who, total, sec_ptr, sec_idx = s.heap, s.rank, s.who, s.total, g.sec_ptr, g.sec_idx
+    m = b - a
+    crowd = np.empty(m, np.int64)
+    order = np.empty(m, np.int64)
+    ranks = np.empty(m, np.int64)
+    for k in range(m):
+        i = heap[a + k]
+        c = 0
+        for e in range(sec_ptr[i], sec_ptr[i + 1]):
+            if total[sec_idx[e]] > c:
+                c = total[sec_idx[e]]
+        crowd[k] = c
+        order[k] = k
+        ranks[k] = rank[i]
+    ranks.sort()
+    for k in range(1, m):  # insertion sort by (crowding, span, area, index), all but the index descending
+        x = order[k]
+        q = k - 1
+        while q >= 0 and _before(g, heap[a + x], heap[a + order[q]], crowd[x], crowd[order[q]]):
+            order[q + 1] = order[q]
+            q -= 1
+        order[q + 1] = x
+    for k in range(m):
+        i = heap[a + order[k]]
+        if rank[i] != ranks[k]:
+            _push(s, _SET_RANK, i, rank[i])
+            rank[i] = ranks[k]
+            who[ranks[k]] = i
+
+
+@_jit
+def _before(g, i, j, crowd_i, crowd_j):
+    """Whether buffer ``i`` (its section crowding ``crowd_i``) goes before ``j``."""
+    span, size = g.span, g.size
+    if crowd_i != crowd_j:
+        return crowd_i > crowd_j
+    if span[i] != span[j]:
+        return span[i] > span[j]
+    if size[i] * span[i] != size[j] * span[j]:
+        return size[i] * span[i] > size[j] * span[j]
+    return i < j
+
+
+# -- the frames: the search's steps --------------------------------------------------
+
+
+@_jit
+def _open(frame, sub, m, last_off, last_rank, top):
+    """Set ``frame`` up to place the ``m`` buffers at ``heap[sub:]`` after (last_off, last_rank)."""
+    frame[_SUB] = sub
+    frame[_M] = m
+    frame[_LAST_OFF] = last_off
+    frame[_LAST_RANK] = last_rank
+    frame[_STATE] = _ENTER
+    frame[_TOP] = top
+
+
+@_jit
+def _enter(s, g, frame, memo):
+    """A new node: count it, answer at once when nothing is left or the state was searched
+    before, else gather its sections and candidates."""
+    stats, heap, total = s.stats, s.heap, s.total
+    stats[_NODES] += 1
+    if stats[_NODES] > stats[_LIMIT]:
+        stats[_OUT] = 1
+        return _STOP
+    frame[_SAVED] = stats[_PRUNED]
+    stats[_PRUNED] = _NO_BOUND
+    if frame[_M] == 0:
+        return _UP_YES
+    slot, _ = _memo_find(s, frame, memo)
+    row = memo.table[slot]
+    if row[_LEN] > 0 and stats[_CAP] <= row[_CAP_SEEN] and (row[_OFF] < frame[_LAST_OFF] or (
+            row[_OFF] == frame[_LAST_OFF] and row[_RANK] <= frame[_LAST_RANK])):
+        stats[_PRUNED] = row[_BOUND]  # searched before, from no later a position, within no smaller a cap
+        return _UP_NO
+    frame[_SECS] = frame[_TOP]
+    frame[_NSECS] = _frame_sections(s, g, frame)
+    most = 0
+    for k in range(frame[_SECS], frame[_SECS] + frame[_NSECS]):
+        if total[heap[k]] > most:
+            most = total[heap[k]]
+    frame[_MOST] = most
+    frame[_CAND] = frame[_SECS] + frame[_NSECS]
+    frame[_NCAND] = _candidates(s, g, frame)
+    frame[_GROUPS] = frame[_CAND] + frame[_M]
+    frame[_STARTS] = frame[_GROUPS] + frame[_M]
+    frame[_Q] = 0
+    frame[_STATE] = _NEXT
+    return _STAY
+
+
+@_jit
+def _resume(s, frame, child, placed):
+    """A group below answered (``placed``): search the next group, or, when one failed,
+    take the placement back and go on with the next candidate."""
+    heap = s.heap
+    if placed:
+        frame[_G] += 1
+        if frame[_G] == frame[_COUNT]:  # every group placed: so is this frame
+            return _UP_YES
+        at = frame[_STARTS] + frame[_G]
+        _open(child, heap[at], heap[at + 1] - heap[at], -1, -1, frame[_STARTS] + frame[_M] + 1)
+        return _DOWN
+    _undo(s, frame[_MARK])
+    if frame[_STACKED] == 0:  # its offset is final, so any later sibling would have to go below it
+        frame[_Q] = frame[_NCAND]
+    else:
+        frame[_Q] += 1
+    frame[_STATE] = _NEXT
+    return _STAY
+
+
+@_jit
+def _next(s, g, frame, child, memo):
+    """Try the frame's candidates from the next on: place one and go down into the
+    first group of the rest, or, with none left, remember the state and answer no."""
+    heap, off, total, who, stats = s.heap, s.off, s.total, s.who, s.stats
+    size, nbr_ptr, nbr_idx, sec_ptr, sec_idx = g.size, g.nbr_ptr, g.nbr_idx, g.sec_ptr, g.sec_idx
+    cap = stats[_CAP]
+    while frame[_Q] < frame[_NCAND]:
+        key = heap[frame[_CAND] + frame[_Q]]
+        o = key >> _RANK_BITS
+        r = key & _RANK_MASK
+        i = who[r]
+        over = o + size[i]
+        for e in range(sec_ptr[i], sec_ptr[i + 1]):
+            if total[sec_idx[e]] + o > over:
+                over = total[sec_idx[e]] + o
+        stacked = False
+        for e in range(nbr_ptr[i], nbr_ptr[i + 1]):
+            if off[nbr_idx[e]] < 0:
+                stacked = True
+                break
+        if over > cap:
+            # it does not fit here; when nothing is left to raise it, it never will
+            if over < stats[_PRUNED]:
+                stats[_PRUNED] = over
+            if stacked:
+                frame[_Q] += 1
+                continue
+            break
+        mark = stats[_TRAIL]
+        if _place(s, g, frame, i, o):
+            count = _split(s, g, frame, i)
+            starts = frame[_STARTS]
+            if count > 1:  # independent groups: each is ordered and laid out as a problem of its own
+                for k in range(count):
+                    _rerank(s, g, heap[starts + k], heap[starts + k + 1])
+            frame[_MARK] = mark
+            frame[_STACKED] = 1 if stacked else 0
+            frame[_COUNT] = count
+            frame[_G] = 0
+            frame[_STATE] = _RESUME
+            if count == 0:  # nothing left in this frame
+                return _UP_YES
+            fresh = count > 1
+            _open(child, heap[starts], heap[starts + 1] - heap[starts], -1 if fresh else o, -1 if fresh else r,
+                  starts + frame[_M] + 1)
+            return _DOWN
+        _undo(s, mark)
+        if not stacked:
+            break
+        frame[_Q] += 1
+    _memo_store(s, frame, memo)
+    return _UP_NO
+
+
+@_jit
+def _start(g, rank, cap, limit, order_id):
+    """A fresh search of every buffer of ``g`` (ranks copied: the search reorders them)."""
+    size, nbr_idx, sec_idx, mem_ptr, mem_idx = g.size, g.nbr_idx, g.sec_idx, g.mem_ptr, g.mem_idx
+    n = len(size)
+    nsec = len(mem_ptr) - 1
+    total = np.zeros(nsec, np.int64)
+    for t in range(nsec):
+        for e in range(mem_ptr[t], mem_ptr[t + 1]):
+            total[t] += size[mem_idx[e]]
+    rank = rank.copy()
+    who = np.empty(n, np.int64)  # buffer of each rank
+    for i in range(n):
+        who[rank[i]] = i
+    stats = np.zeros(_STATS, np.int64)
+    stats[_LIMIT] = limit
+    stats[_PRUNED] = _NO_BOUND
+    stats[_CAP] = cap
+    stats[_ORDER_ID] = order_id
+    trail = n + len(sec_idx) + len(nbr_idx) + 8 + n * (n + 1)  # the last part: groups ordered afresh
+    # per-frame scratch (sections, candidates, groups, group starts) is taken from ``heap`` like a stack
+    heap = np.empty(n + (n + 1) * (3 * n + 2 + nsec), np.int64)
+    for i in range(n):
+        heap[i] = i
+    return Search(np.full(n, -1, np.int64), np.zeros(n, np.int64), total, rank, who, np.zeros(n, np.int64),
+                  np.zeros(nsec, np.int64), stats, np.empty((trail, 3), np.int64), heap,
+                  np.zeros((n + 2, FRAME_COLUMNS), np.int64))
+
+
+@_jit
+def run(g, rank, order_id, cap, limit, memo):
+    """One depth-first search for a layout of ``g`` within ``cap`` using at most ``limit`` nodes,
+    buffers ranked by ``rank`` (static order ``order_id``).
 
     Returns (status, nodes, least pruned bound, offsets). EXHAUSTED proves no
     layout has a peak below the least pruned bound.
 
-    ``memo`` (a power of two x MEMO_COLUMNS, one entry per row), ``memo_info`` and ``pool`` are the
-    table of searched states; the caller keeps them across searches of the same
-    component, so a longer search in the same ``order_id`` resumes rather than restarts.
-
-    The recursion (place a buffer, then each group of the rest in turn) runs
-    on an explicit stack of frames, one per node on the current path.
+    ``memo`` (a :data:`Memo`: a power of two x MEMO_COLUMNS table, one entry per
+    row, its counts and pool) is the table of searched states; the caller keeps
+    it across searches of the same component, so a longer search in the same
+    ``order_id`` resumes rather than restarts.
     """
-    n = size.shape[0]
-    nsec = mem_ptr.shape[0] - 1
-    off = np.full(n, -1, np.int64)
-    min_off = np.zeros(n, np.int64)
-    total = np.zeros(nsec, np.int64)
-    for s in range(nsec):
-        for g in range(mem_ptr[s], mem_ptr[s + 1]):
-            total[s] += size[mem_idx[g]]
-    who = np.empty(n, np.int64)  # buffer of each rank
-    for i in range(n):
-        who[rank[i]] = i
-    seen = np.zeros(n, np.int64)
-    sec_seen = np.zeros(nsec, np.int64)
-    stats = np.zeros(6, np.int64)
-    stats[_LIMIT] = limit
-    stats[_PRUNED] = _NO_BOUND
-    trail = n + sec_idx.shape[0] + nbr_idx.shape[0] + 8 + n * (n + 1)  # the last part: groups ordered afresh
-    tr_kind = np.empty(trail, np.int64)
-    tr_idx = np.empty(trail, np.int64)
-    tr_val = np.empty(trail, np.int64)
-    # per-frame scratch (candidates, groups, group starts) is taken from ``heap`` like a stack
-    heap = np.empty(n + (n + 1) * (3 * n + 2 + nsec), np.int64)
-    depth_cap = n + 2
-    f_sub = np.zeros(depth_cap, np.int64)  # where the frame's buffers are in heap
-    f_m = np.zeros(depth_cap, np.int64)
-    f_last_off = np.zeros(depth_cap, np.int64)
-    f_last_rank = np.zeros(depth_cap, np.int64)
-    f_state = np.zeros(depth_cap, np.int64)
-    f_cand = np.zeros(depth_cap, np.int64)
-    f_ncand = np.zeros(depth_cap, np.int64)
-    f_q = np.zeros(depth_cap, np.int64)
-    f_mark = np.zeros(depth_cap, np.int64)
-    f_o = np.zeros(depth_cap, np.int64)
-    f_r = np.zeros(depth_cap, np.int64)
-    f_stacked = np.zeros(depth_cap, np.int64)
-    f_groups = np.zeros(depth_cap, np.int64)
-    f_starts = np.zeros(depth_cap, np.int64)
-    f_count = np.zeros(depth_cap, np.int64)
-    f_g = np.zeros(depth_cap, np.int64)
-    f_top = np.zeros(depth_cap, np.int64)  # heap in use below this frame's scratch
-    f_secs = np.zeros(depth_cap, np.int64)  # where the frame's sections are in heap
-    f_nsecs = np.zeros(depth_cap, np.int64)
-    f_most = np.zeros(depth_cap, np.int64)  # bytes left in the frame's most crowded section on entry
-    f_saved = np.zeros(depth_cap, np.int64)  # the least pruned bound outside this frame's subtree
-    for i in range(n):
-        heap[i] = i
+    s = _start(g, rank, cap, limit, order_id)
+    frames, stats = s.frames, s.stats
+    _open(frames[0], 0, len(g.size), -1, -1, len(g.size))
     d = 0
-    f_sub[0] = 0
-    f_m[0] = n
-    f_last_off[0] = -1
-    f_last_rank[0] = -1
-    f_state[0] = _ENTER
-    f_top[0] = n
-    result = False  # what the frame just popped answered
+    placed = False  # what the frame just left answered
     while d >= 0:
-        state = f_state[d]
-        sub = f_sub[d]
-        m = f_m[d]
+        frame = frames[d]
+        state = frame[_STATE]
         if state == _ENTER:
-            stats[_NODES] += 1
-            if stats[_NODES] > limit:
-                stats[_OUT] = 1
-                break
-            f_saved[d] = stats[_PRUNED]
-            stats[_PRUNED] = _NO_BOUND
-            if m == 0:
-                result = True
-                stats[_PRUNED] = f_saved[d]
-                d -= 1
-                continue
-            slot, h = _memo_find(heap, sub, m, min_off, rank, order_id, memo, pool)
-            if memo[slot, _LEN] > 0 and cap <= memo[slot, _CAP] and (memo[slot, _OFF] < f_last_off[d] or (
-                    memo[slot, _OFF] == f_last_off[d] and memo[slot, _RANK] <= f_last_rank[d])):
-                result = False  # searched before, from no later a position, within no smaller a cap
-                stats[_PRUNED] = min(f_saved[d], memo[slot, _BOUND])
-                d -= 1
-                continue
-            f_secs[d] = f_top[d]
-            f_nsecs[d] = _frame_sections(heap, sub, m, sec_ptr, sec_idx, sec_seen, stats, f_secs[d])
-            most = 0
-            for k in range(f_secs[d], f_secs[d] + f_nsecs[d]):
-                if total[heap[k]] > most:
-                    most = total[heap[k]]
-            f_most[d] = most
-            f_cand[d] = f_secs[d] + f_nsecs[d]
-            f_ncand[d] = _candidates(heap, sub, m, f_last_off[d], f_last_rank[d], min_off, size, rank, f_cand[d])
-            f_groups[d] = f_cand[d] + m
-            f_starts[d] = f_groups[d] + m
-            f_q[d] = 0
-            f_state[d] = _NEXT
-            continue
-        if state == _RESUME:  # a group below answered
-            if result:
-                f_g[d] += 1
-                if f_g[d] == f_count[d]:  # every group placed: so is this frame
-                    result = True
-                    stats[_PRUNED] = min(f_saved[d], stats[_PRUNED])
-                    d -= 1
-                    continue
-                g = f_g[d]
-                _enter(d + 1, heap[f_starts[d] + g], heap[f_starts[d] + g + 1] - heap[f_starts[d] + g],
-                       -1, -1, f_starts[d] + m + 1, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top)
-                d += 1
-                continue
-            _undo(f_mark[d], stats, tr_kind, tr_idx, tr_val, off, min_off, total, rank, who)
-            if not f_stacked[d]:  # its offset is final, so any later sibling would have to go below it
-                f_q[d] = f_ncand[d]
-            else:
-                f_q[d] += 1
-            f_state[d] = _NEXT
-        # _NEXT: try the candidates from f_q on
-        descended = False
-        while f_q[d] < f_ncand[d]:
-            key = heap[f_cand[d] + f_q[d]]
-            o = key >> _RANK_BITS
-            r = key & ((1 << _RANK_BITS) - 1)
-            i = who[r]
-            over = o + size[i]
-            for e in range(sec_ptr[i], sec_ptr[i + 1]):
-                if total[sec_idx[e]] + o > over:
-                    over = total[sec_idx[e]] + o
-            stacked = False
-            for e in range(nbr_ptr[i], nbr_ptr[i + 1]):
-                if off[nbr_idx[e]] < 0:
-                    stacked = True
-                    break
-            if over > cap:
-                # it does not fit here; when nothing is left to raise it, it never will
-                if over < stats[_PRUNED]:
-                    stats[_PRUNED] = over
-                if stacked:
-                    f_q[d] += 1
-                    continue
-                break
-            mark = stats[_TRAIL]
-            if _place(i, o, cap, f_most[d], heap, f_secs[d], f_nsecs[d], size, align, nbr_ptr, nbr_idx, sec_ptr,
-                      sec_idx, mem_ptr, mem_idx, off, min_off, total, sec_seen, stats, tr_kind, tr_idx, tr_val):
-                count = _split(heap, sub, m, i, off, sec_ptr, sec_idx, mem_ptr, mem_idx, seen, sec_seen, stats,
-                               f_groups[d], f_starts[d])
-                if count > 1:  # independent groups: each is ordered and laid out as a problem of its own
-                    for g in range(count):
-                        _rerank(heap, heap[f_starts[d] + g], heap[f_starts[d] + g + 1], rank, who, total, sec_ptr,
-                                sec_idx, size, span, stats, tr_kind, tr_idx, tr_val)
-                f_mark[d] = mark
-                f_o[d] = o
-                f_r[d] = r
-                f_stacked[d] = stacked
-                f_count[d] = count
-                f_g[d] = 0
-                f_state[d] = _RESUME
-                if count == 0:  # nothing left in this frame
-                    result = True
-                    stats[_PRUNED] = min(f_saved[d], stats[_PRUNED])
-                    d -= 1
-                else:
-                    fresh = count > 1
-                    _enter(d + 1, heap[f_starts[d]], heap[f_starts[d] + 1] - heap[f_starts[d]], -1 if fresh else o,
-                           -1 if fresh else r, f_starts[d] + m + 1, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top)
-                    d += 1
-                descended = True
-                break
-            _undo(mark, stats, tr_kind, tr_idx, tr_val, off, min_off, total, rank, who)
-            if not stacked:
-                break
-            f_q[d] += 1
-        if descended:
-            continue
-        _memo_store(heap, sub, m, min_off, rank, order_id, f_last_off[d], f_last_rank[d], cap, stats[_PRUNED], memo,
-                    memo_info, pool)
-        result = False
-        stats[_PRUNED] = min(f_saved[d], stats[_PRUNED])
-        d -= 1
+            move = _enter(s, g, frame, memo)
+        elif state == _RESUME:
+            move = _resume(s, frame, frames[d + 1], placed)
+        else:
+            move = _next(s, g, frame, frames[d + 1], memo)
+        if move == _DOWN:
+            d += 1
+        elif move == _UP_YES or move == _UP_NO:
+            placed = move == _UP_YES
+            if frame[_SAVED] < stats[_PRUNED]:  # the bound outside the frame's subtree comes back
+                stats[_PRUNED] = frame[_SAVED]
+            d -= 1
+        elif move == _STOP:
+            break
     nodes = min(stats[_NODES], limit)
     if stats[_OUT]:
-        return OUT_OF_NODES, nodes, stats[_PRUNED], off
-    return (FOUND if result else EXHAUSTED), nodes, stats[_PRUNED], off
+        return OUT_OF_NODES, nodes, stats[_PRUNED], s.off
+    return (FOUND if placed else EXHAUSTED), nodes, stats[_PRUNED], s.off
 
 
 @_jit
-def _enter(d, sub, m, last_off, last_rank, top, f_sub, f_m, f_last_off, f_last_rank, f_state, f_top):
-    """Set up frame ``d`` to place the ``m`` buffers at ``heap[sub:]`` after (last_off, last_rank)."""
-    f_sub[d] = sub
-    f_m[d] = m
-    f_last_off[d] = last_off
-    f_last_rank[d] = last_rank
-    f_state[d] = _ENTER
-    f_top[d] = top
-
-
-@_jit
-def regrow(memo, slots):
+def regrow(table, slots):
     """The same table of searched states with ``slots`` slots (a larger power of two)."""
-    out = np.zeros((slots, memo.shape[1]), np.int64)
+    out = np.zeros((slots, MEMO_COLUMNS), np.int64)
     mask = slots - 1
-    for s in range(memo.shape[0]):
-        if memo[s, _LEN] > 0:
-            t = memo[s, _HASH] & mask
-            while out[t, _LEN] > 0:
+    for k in range(len(table)):
+        row = table[k]
+        if row[_LEN] > 0:
+            t = row[_HASH] & mask
+            while out[t][_LEN] > 0:
                 t = (t + 1) & mask
-            out[t, :] = memo[s, :]
+            dest = out[t]
+            for c in range(MEMO_COLUMNS):
+                dest[c] = row[c]
     return out
+
+
+# -- one step's exact packing --------------------------------------------------------
 
 
 @_jit
@@ -553,7 +666,7 @@ def pack_subsets(size, align):
     a subset's least end is the least, over its buffers, of that buffer
     bump-placed after the least end of the others (a lower start never ends
     higher, so the least end of the rest is all that matters)."""
-    n = size.shape[0]
+    n = len(size)
     end = np.zeros(1 << n, np.int64)
     for mask in range(1, 1 << n):
         least = _NO_BOUND
@@ -577,7 +690,7 @@ def pack(size, align, best, simple, node_cap):
     order; a subset reached with an end no lower than before is not searched
     again. Fewer than 63 buffers (a subset is one int64 mask).
     """
-    n = size.shape[0]
+    n = len(size)
     full = (1 << n) - 1
     slots = 1
     while slots < 4 * node_cap:

@@ -57,11 +57,10 @@ def packed_bound(sizes: Sequence[int], alignments: Sequence[int]) -> int:
         return simple
     if len(sz) >= 63 or first >= 1 << 62:
         return packed_bound_reference(sizes, alignments)
-    import numpy as np
-
     from ._loader import core
 
-    kernel, sizes_, aligns_ = core(), np.array(sz, np.int64), np.array(al, np.int64)
+    kernel = core()
+    sizes_, aligns_ = kernel.as_array(sz), kernel.as_array(al)
     if len(sz) <= PACK_ALL_SUBSETS:
         return int(kernel.pack_subsets(sizes_, aligns_))
     return int(kernel.pack(sizes_, aligns_, first, simple, _PACK_NODES))

@@ -62,18 +62,18 @@ def test_a_longer_search_resumes_where_the_last_one_stopped(compiled_core):
         lives.append(set(range(first, rng.randint(first + 1, 8))))
     p = Problem.build(sizes, aligns, lives)
     comp = p.components()[0]
-    c = exact._Component(p, comp)
+    c = exact._Component(p, comp, compiled_core)
     rank = list(range(len(comp)))
     cap = p.lower_bound - 1  # below the bound: the search must exhaust
     limit, used = 8, 0
     while True:
-        status, nodes, _, _ = c.run(compiled_core, 0, rank, cap, limit)
+        status, nodes, _, _ = c.run(0, rank, cap, limit)
         used += nodes
         if status != compiled_core.OUT_OF_NODES:
             break
         limit *= 2
-    fresh = exact._Component(p, comp)
-    status_once, alone, _, _ = fresh.run(compiled_core, 0, rank, cap, 10**9)
+    fresh = exact._Component(p, comp, compiled_core)
+    status_once, alone, _, _ = fresh.run(0, rank, cap, 10**9)
     assert status == status_once == compiled_core.EXHAUSTED
     assert used <= 4 * alone  # restarts without the table would cost about log2(alone) times as much
 
