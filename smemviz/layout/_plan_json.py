@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from . import hardware
+from .. import hardware
+from .._units import align_up
+from ..solver import MAX_STEPS
 from ._plan import (
     _KINDS,
     LIFETIME_SCHEMA_VERSION,
@@ -25,8 +27,6 @@ from ._plan import (
     LayoutPlan,
     Region,
 )
-from ._units import align_up
-from .solver import MAX_STEPS
 
 __all__ = ["plan_from_dict"]
 
