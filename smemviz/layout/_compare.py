@@ -4,9 +4,9 @@ hand-written against greedy against optimal."""
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Literal
 
-from ..solver import DEFAULT_NODE_BUDGET, phase_lifetimes
+from ..solver import phase_lifetimes
 from ._base import _BaseAllocator, capacity_checks_deferred
 from ._plan import LayoutPlan
 
@@ -32,7 +32,7 @@ def groups_to_lifetimes(allocator: _BaseAllocator) -> Any:
     new._alias_groups = []
     new._aliased = set()
     new._steps = steps
-    new._live = live
+    new._live = dict(live)
     new._lifetimes = None
     new._layout_computed = False
     new._total = 0
@@ -62,7 +62,7 @@ def _clone(allocator: _BaseAllocator) -> Any:
     return new
 
 
-def compare_layouts(allocator: _BaseAllocator, node_budget: int = DEFAULT_NODE_BUDGET) -> dict[str, LayoutPlan]:
+def compare_layouts(allocator: _BaseAllocator, node_budget: int | Literal["auto"] = "auto") -> dict[str, LayoutPlan]:
     """Plans of the same declarations laid out three ways, for comparison:
 
     * ``"hand-written"`` (alias groups as declared) or ``"no aliasing"`` (when

@@ -101,6 +101,7 @@ def search(
     enough: int = 0,
     stop: Callable[[], bool] | None = None,
     compiled: bool | None = None,
+    progress: Callable[[int, int, int], object] | None = None,
 ) -> ExactResult:
     """Best layout of ``comp`` found within ``node_budget`` nodes.
 
@@ -119,7 +120,8 @@ def search(
     The search ends once a layout within ``enough`` is found.
     ``stop`` (checked between searches) ends early; it is for benchmarks with a
     time limit, as it makes the result depend on the machine. ``compiled``
-    picks the kernel's form (default: compiled when numba can).
+    picks the kernel's form (default: compiled when numba can). ``progress``
+    is told (nodes used, best peak, proven bound) after each search; it only watches.
     """
     core = load_core(compiled if compiled is not None else core_kind() == "compiled")
     c = _Component(p, comp, core)
@@ -145,6 +147,8 @@ def search(
                 elif status == core.EXHAUSTED:  # none within cap: not even below the least pruned bound
                     proven_lo = max(proven_lo, min(pruned_at, best_peak))
                     probing.discard(cap)  # the bound creeps up from here: leave it to the search below the best
+                if progress is not None:
+                    progress(used, best_peak, proven_lo)
             if proven_lo >= best_peak or best_peak <= enough or used >= node_budget or (stop is not None and stop()):
                 break
         if stop is not None and stop():

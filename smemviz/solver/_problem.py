@@ -252,11 +252,18 @@ class Problem:
 
     @classmethod
     def build(
-        cls, sizes: Sequence[int], alignments: Sequence[int], lives: Sequence[Iterable[int]]
+        cls, sizes: Sequence[int], alignments: Sequence[int], lives: Sequence[Iterable[int]],
+        step_lengths: Sequence[int] | None = None,
     ) -> Problem:
-        spans = tuple(len(set(live)) for live in lives)
-        masks = _step_masks(sizes, lives)
-        masks |= _stacked_masks(sizes, lives, masks)
+        """``lives[i]``: the steps buffer ``i`` is live in; ``step_lengths``: how long each
+        step lasts (stretches of time, see :func:`._times.timeline`; default 1 each)."""
+        sets = [set(live) for live in lives]
+        if step_lengths is None:
+            spans = tuple(len(live) for live in sets)
+        else:
+            spans = tuple(sum(step_lengths[t] for t in live) for live in sets)
+        masks = _step_masks(sizes, sets)
+        masks |= _stacked_masks(sizes, sets, masks)
         return cls._from_masks(tuple(sizes), tuple(alignments), len(sizes), masks, spans)
 
     @classmethod
@@ -305,6 +312,11 @@ class Problem:
         return cls(
             sizes, alignments, sections, tuple(tuple(b) for b in buffer_sections), neighbours, bounds, spans, crowding
         )
+
+    @property
+    def membership(self) -> int:
+        """Buffers summed over sections: what one search node's work grows with."""
+        return sum(len(s) for s in self.sections)
 
     @property
     def count(self) -> int:
