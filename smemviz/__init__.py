@@ -13,6 +13,7 @@ from typing import Any
 
 from . import hardware
 from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
+from ._optional import extra_for
 from ._version import __version__
 from .analysis._lint import Finding, Findings
 from .analysis._max_fit import MaxFit, max_fit
@@ -85,15 +86,6 @@ __all__ = [
 ]  # the lazy names stay out of __all__, so ``import *`` never needs the extras
 
 
-# lazy module -> the extra that installs what it needs
-_EXTRAS = {
-    "smemviz.figures": "viz",
-    "smemviz.explorer": "viz",
-    "smemviz._export": "export",
-    "smemviz.kernel": "cutlass",
-}
-
-
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
@@ -101,9 +93,8 @@ def __getattr__(name: str) -> Any:
     try:
         imported = importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        extra = _EXTRAS.get(module, "all")
         raise ModuleNotFoundError(
-            f"smemviz.{name} needs {exc.name or 'a missing package'}: pip install 'smemviz[{extra}]'",
+            f"smemviz.{name} needs {exc.name or 'a missing package'}: pip install 'smemviz[{extra_for(exc.name or '')}]'",
             name=exc.name,
         ) from exc
     value = getattr(imported, name)
