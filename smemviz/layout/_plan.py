@@ -298,7 +298,7 @@ class LayoutPlan:
         """Columns to pass to ``tcgen05.alloc`` (power of two, >= 32); TMEM plans only."""
         if self.memory != "tmem":
             return 0
-        return hardware.tmem_alloc_columns(self.data_total)
+        return hardware.tmem_alloc_columns(self.data_total, self.arch)
 
     @cached_property
     def data_regions(self) -> tuple[Region, ...]:
