@@ -9,6 +9,8 @@ import sys
 import warnings
 from types import ModuleType
 
+from .._optional import extra_for
+
 __all__ = ["load_core", "core_kind", "core", "FAST_EXTRA"]
 
 
@@ -31,7 +33,7 @@ def load_core(compiled: bool) -> ModuleType:
 
 
 # what to install for the compiled form (the extra that brings numba and numpy)
-FAST_EXTRA = "pip install 'smemviz[fast]'"
+FAST_EXTRA = f"pip install 'smemviz[{extra_for('numba')}]'"
 
 
 @functools.cache

@@ -127,10 +127,10 @@ def _check_row(ident: str, lower: int, upper: int, size: int, alignment: int, wh
 
 def _text_of(source: str | os.PathLike[str] | IO[str]) -> tuple[str, str]:
     if isinstance(source, io.TextIOBase) or hasattr(source, "read"):
-        text = source.read(MAX_FILE_BYTES + 1)  # type: ignore[union-attr]
+        text = source.read(MAX_FILE_BYTES + 1)
         where = str(getattr(source, "name", "<csv>"))
     else:
-        path = Path(source)  # type: ignore[arg-type]
+        path = Path(source)
         where = str(path)
         if path.stat().st_size > MAX_FILE_BYTES:
             raise MiniMallocFormatError(f"{where}: {path.stat().st_size:,} bytes, at most {MAX_FILE_BYTES:,}")
