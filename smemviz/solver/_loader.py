@@ -44,7 +44,7 @@ def core_kind() -> str:
     """
     if _numba_missing():
         warnings.warn(
-            f"smemviz: the lifetime solver runs as plain Python (the same layouts, node for node; 10-50x slower); "
+            f"smemviz: the lifetime solver runs as plain Python (the same layouts, node for node; 10-25x slower); "
             f"{FAST_EXTRA} compiles its search kernel with numba",
             RuntimeWarning,
             stacklevel=3,
@@ -58,7 +58,7 @@ def core_kind() -> str:
         _warm_up(kernel)
     except Exception as exc:  # numba too old or too new for this numpy, or broken
         warnings.warn(
-            f"smemviz: the lifetime solver runs as plain Python (the same layouts; 10-50x slower) because numba "
+            f"smemviz: the lifetime solver runs as plain Python (the same layouts; 10-25x slower) because numba "
             f"could not compile it: {type(exc).__name__}: {exc}. {FAST_EXTRA} installs versions that work",
             RuntimeWarning,
             stacklevel=3,
