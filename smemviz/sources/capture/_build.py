@@ -12,8 +12,8 @@ import re
 from dataclasses import replace
 
 from ..._dtypes import dtype_name
-from ..._plan import CAPTURE_SOURCE, AliasGroup, LayoutPlan, Region, RegionKind
-from ..._struct import plan_from_struct
+from ...layout._plan import CAPTURE_SOURCE, AliasGroup, LayoutPlan, Region, RegionKind
+from .._struct import plan_from_struct
 from ._records import CapturedAllocation, CapturedTmem
 
 __all__ = ["smem_plan", "tmem_plan", "swizzle_label"]

@@ -18,7 +18,7 @@ from typing import Any
 
 from ... import hardware
 from ..._dtypes import dtype_name
-from ..._plan import LayoutPlan
+from ...layout._plan import LayoutPlan
 from . import _hooks
 from ._build import smem_plan, swizzle_label, tmem_plan
 from ._compiled import raw_smem_ops, run_layout_pass, walk_allocas
