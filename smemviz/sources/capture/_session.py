@@ -19,6 +19,7 @@ from typing import Any
 from ... import hardware
 from ..._dtypes import dtype_name
 from ...layout._plan import LayoutPlan
+from .._inputs import LayoutPair
 from . import _hooks
 from ._build import smem_plan, swizzle_label, tmem_plan
 from ._compiled import raw_smem_ops, run_layout_pass, walk_allocas
@@ -262,8 +263,10 @@ class Capture(_hooks.Recorder):
         one = self._one()
         return (one.plan,) if one.tmem_plan is None else (one.plan, one.tmem_plan)
 
-    def __smemviz_layout__(self, arch: Any = None) -> tuple[LayoutPlan, ...]:
-        return self.layouts
+    def __smemviz_layout__(self, arch: Any = None) -> LayoutPair:
+        """What explore, export and the figures take: the one kernel's maps, titled by its symbol."""
+        one = self._one()
+        return LayoutPair(one.plan, one.tmem_plan, one.kernel, arch or one.plan.arch)
 
     def __repr__(self) -> str:
         if self._open:
