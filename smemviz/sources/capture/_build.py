@@ -105,10 +105,16 @@ def tmem_plan(columns: list[CapturedTmem], arch: str | None) -> LayoutPlan:
     shown: list[CapturedTmem] = []
     for b_index, block in enumerate(blocks):
         if b_index in pooled:
-            shown += [replace(c, offset=block.offset + c.offset) for c in columns if c.pool == b_index]
+            parts = [replace(c, offset=block.offset + c.offset) for c in columns if c.pool == b_index]
+            shown += parts
+            used = max(c.offset + c.columns for c in parts)
+            if used < block.offset + block.columns:  # allocated, but no pool allocation took it
+                shown.append(replace(block, name=f"{block.name} (unassigned)", offset=used,
+                                     columns=block.offset + block.columns - used))
         else:
             shown.append(block)
-    regions, cursor = [], 0
+    regions: list[Region] = []
+    cursor = 0
     for c in sorted(shown, key=lambda c: c.offset):
         regions.append(Region(
             name=c.name, kind="data", offset=c.offset, size=c.columns, padding_before=max(0, c.offset - cursor),

@@ -48,7 +48,7 @@ def load_function(target: str) -> Callable[[], Any]:
         fn = getattr(fn, part)
     if not callable(fn):
         raise CaptureTargetError(f"{target!r}: {name!r} is a {type(fn).__name__}, not a function")
-    return fn  # type: ignore[return-value]
+    return fn
 
 
 def capture_call(fn: Callable[[], Any], arch: Any = None) -> Capture:

@@ -125,8 +125,8 @@ def run_layout_pass(module: Any, expected: int) -> LayoutPassResult:
     if count != expected:
         raise RuntimeError(f"found {count} allocas in the printed module but walked {expected}")
     with module.context:
-        copy = ir.Module.parse(marked)
-        passmanager.PassManager.parse(f"builtin.module({LAYOUT_PASS})").run(copy.operation)
+        copy = ir.Module.parse(marked)  # type: ignore[attr-defined]
+        passmanager.PassManager.parse(f"builtin.module({LAYOUT_PASS})").run(copy.operation)  # type: ignore[attr-defined]
         out = copy.operation.get_asm(enable_debug_info=True)
     aliases = {alias: int(k) for alias, k in _LOC_ALIAS.findall(out)}
     offsets: dict[int, int] = {}

@@ -76,9 +76,6 @@ class Recorder:
     def field_of(self, obj: Any) -> tuple[Pending, str] | None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def tmem_block_count(self, kernel: str | None) -> int:  # pragma: no cover - interface
-        raise NotImplementedError
-
     def pool_block(self, pool: Any) -> int | None:  # pragma: no cover - interface
         raise NotImplementedError
 
@@ -114,7 +111,9 @@ def _dtype_width(dtype: Any) -> int:
 def _note(error: BaseException, pending: Pending) -> None:
     where = pending.site.source if pending.site else "an unknown line"
     what = pending.given_name or (pending.site.assigned if pending.site else None) or pending.how
-    error.add_note(f"smemviz.capture: raised while allocating {what!r} ({pending.how}) at {where}")
+    add_note = getattr(error, "add_note", None)  # Python 3.11+; the error itself is unchanged either way
+    if add_note is not None:
+        add_note(f"smemviz.capture: raised while allocating {what!r} ({pending.how}) at {where}")
 
 
 def _alloc_wrapper(orig: Callable[..., Any], how: str) -> Callable[..., Any]:
@@ -236,7 +235,7 @@ def _current_kernel() -> str | None:
     try:
         from cutlass._mlir import ir
 
-        op = ir.InsertionPoint.current.block.owner
+        op = ir.InsertionPoint.current.block.owner  # type: ignore[attr-defined]  # set while tracing
     except Exception:
         return None
     while op is not None:
@@ -352,7 +351,3 @@ def uninstall() -> None:
         if _users == 0:
             _restore()
 
-
-def installed() -> bool:
-    with _lock:
-        return _users > 0

@@ -120,9 +120,6 @@ class Capture(_hooks.Recorder):
     def add_tmem(self, pending: PendingTmem) -> None:
         self._tmem.append(pending)
 
-    def tmem_block_count(self, kernel: str | None) -> int:
-        return sum(1 for t in self._tmem if t.how == "block" and t.kernel == kernel)
-
     def map_pool(self, pool: Any, kernel: str | None) -> None:
         blocks = [i for i, t in enumerate(self._tmem) if t.how == "block" and t.kernel == kernel]
         if blocks:

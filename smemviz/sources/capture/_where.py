@@ -40,8 +40,9 @@ class CallSite:
 def _package_dirs() -> tuple[str, ...]:
     dirs = [_HERE]
     mod = sys.modules.get("cutlass")
-    if mod is not None and getattr(mod, "__file__", None):
-        dirs.append(os.path.dirname(os.path.abspath(mod.__file__)))
+    file = getattr(mod, "__file__", None)
+    if isinstance(file, str):
+        dirs.append(os.path.dirname(os.path.abspath(file)))
     return tuple(dirs)
 
 
@@ -74,13 +75,14 @@ def _assigned_name(frame: FrameType) -> str | None:
     """The target of the assignment whose value holds the call the frame is making."""
     filename, line = frame.f_code.co_filename, frame.f_lineno or 0
     col: int | None = None
-    try:  # the exact position of the executing call (Python 3.11+)
-        positions = list(frame.f_code.co_positions())
-        pos = positions[frame.f_lasti // 2]
-        if pos[0] is not None:
-            line, col = pos[0], pos[2]
-    except (AttributeError, IndexError, TypeError):
-        pass
+    positions_of = getattr(frame.f_code, "co_positions", None)  # the executing call's position (3.11+)
+    if positions_of is not None:
+        try:
+            pos = list(positions_of())[frame.f_lasti // 2]
+            if pos[0] is not None:
+                line, col = pos[0], pos[2]
+        except (IndexError, TypeError):
+            pass
     tree = _parsed(filename)
     if tree is None:
         return None

@@ -97,7 +97,7 @@ def failing_kernel(out: cute.Tensor):
     smem = SmemAllocator()
     sA = smem.allocate_array(cutlass.Int32, 32)
     raise ValueError("the kernel author's own error, raised while tracing")
-    out[0] = sA[0]  # noqa: unreachable on purpose
+    out[0] = sA[0]  # never reached: the raise above is the point
 
 
 @cute.jit
@@ -148,3 +148,26 @@ def tmem_host_and_kernel():
 
 def fake_out(n: int = 128):
     return cute.runtime.make_fake_tensor(cutlass.Int32, (n,), stride=(1,))
+
+
+def tmem_pool_host_and_kernel():
+    """A Blackwell kernel that reserves 256 TMEM columns and shares them out through a TmemBufferPool."""
+    from cutlass.memory import TmemAllocator
+    from cutlass.pipeline import NamedBarrier
+
+    @cute.kernel
+    def tmem_pool_kernel(out: cute.Tensor):
+        tmem = TmemAllocator(barrier_for_retrieve=NamedBarrier(barrier_id=1, num_threads=128), arch="sm_100")
+        pool = tmem.reserve(256)
+        acc = pool.allocate(128, cutlass.Float32)
+        scales = pool.allocate(64, cutlass.Float32)
+        tidx, _, _ = cute.arch.thread_idx()
+        tmem.relinquish_alloc_permit()
+        tmem.free(acc)
+        out[tidx] = cutlass.Int32(scales.dtype.width)
+
+    @cute.jit
+    def tmem_pool_host(out: cute.Tensor):
+        tmem_pool_kernel(out).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+    return tmem_pool_host

@@ -125,3 +125,20 @@ def test_tmem_through_the_memory_allocator():
     assert set(facts.tcgen05_alloc_columns) == {tmem.tmem_alloc_columns} == {128}
     stores = constant_stores(compiled.ptx)
     assert kernels.MARKS["sA"] not in stores or stores[kernels.MARKS["sA"]] <= {plan.region("sA").offset}
+
+
+def test_tmem_pool_allocations_inside_the_reserved_block():
+    host = kernels.tmem_pool_host_and_kernel()
+    with capture() as cap:
+        compiled = compile_host("capture_tmem_pool", host, (kernels.fake_out(),), "sm_100a")
+    tmem = cap.tmem_plan
+    assert tmem is not None
+    assert [(r.name, r.offset, r.size, r.dtype) for r in tmem.regions] == [
+        ("acc", 0, 128, "f32"), ("scales", 128, 64, "f32"), ("pool (unassigned)", 192, 64, None)]
+    assert tmem.data_total == 256
+    from smemviz.kernel._ptx import read_addresses
+
+    facts = read_addresses(compiled.ptx)
+    assert set(facts.tcgen05_alloc_columns) == {256}
+    assert cap.plan.total == compiled.dynamic_smem_bytes
+    assert [r.kind for r in cap.plan.regions] == ["tmem_ptr"]
