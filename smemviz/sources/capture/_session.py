@@ -58,6 +58,7 @@ class Capture(_hooks.Recorder):
         self._refused: dict[str, str] = {}
         self._error: BaseException | None = None
         self._stack: contextlib.ExitStack | None = None
+        self._traced_arch: str | None = None  # what the DSL compiles the current trace for
         self._open = False
 
     # -- the context ---------------------------------------------------------------
@@ -130,7 +131,8 @@ class Capture(_hooks.Recorder):
 
     # -- after tracing ---------------------------------------------------------------
 
-    def _on_traced(self, _dsl: Any, module: Any, _function_name: str) -> None:
+    def _on_traced(self, dsl: Any, module: Any, _function_name: str) -> None:
+        self._traced_arch = _compile_arch(dsl)
         pending, self._pending = self._pending, []
         tmem, self._tmem = self._tmem, []
         self._fields.clear()
@@ -198,10 +200,11 @@ class Capture(_hooks.Recorder):
         if total is None:
             total = max([a.end for a in records] + [0])
         prefixes = _struct_prefixes(records)
-        plan = smem_plan(records, views, total, self._arch, prefixes)
+        arch = self._arch or self._traced_arch
+        plan = smem_plan(records, views, total, arch, prefixes)
         tm = [t for t in tmem if t.kernel == kernel]
         return KernelCapture(kernel, tuple(records), _tmem_records(tm, kernel), total, plan,
-                             tmem_plan(list(_tmem_records(tm, kernel)), self._arch) if tm else None)
+                             tmem_plan(list(_tmem_records(tm, kernel)), arch) if tm else None)
 
     # -- results -----------------------------------------------------------------
 
@@ -272,6 +275,15 @@ class Capture(_hooks.Recorder):
         return f"<smemviz capture of {kinds}>"
 
 
+def _compile_arch(dsl: Any) -> str | None:
+    """The architecture the DSL compiles this trace for (``--gpu-arch`` or ``$CUTE_DSL_ARCH``), if known."""
+    try:
+        arch = dsl.get_arch_enum()
+        return hardware.get_arch(f"sm_{arch.major}{arch.minor}").name
+    except Exception:  # no arch chosen, or one smemviz does not know: plans judge capacity only when asked
+        return None
+
+
 def _name(p: Pending) -> str:
     if p.given_name:
         return str(p.given_name)
@@ -331,6 +343,6 @@ def capture(arch: str | int | hardware.Arch | None = None) -> Capture:
     ``with smemviz.capture() as cap: compiled = cute.compile(host, *args)``, then
     ``cap.plan`` (one kernel) or ``cap.plans`` (by kernel symbol). ``arch`` is
     the architecture the plans judge capacity against (default: the one the
-    DSL compiles for, ``$CUTE_DSL_ARCH``).
+    DSL compiles for, ``--gpu-arch`` or ``$CUTE_DSL_ARCH``).
     """
     return Capture(arch)

@@ -91,22 +91,18 @@ def test_json_reader_keeps_an_unrounded_compiled_total():
 def test_cli_capture_writes_the_plan(tmp_path, capsys):
     from smemviz.cli import main
 
-    script = tmp_path / "build.py"
-    script.write_text(textwrap.dedent(f"""
-        import sys
-        sys.path.insert(0, {str(kernels.__file__.rsplit('/', 4)[0])!r})
-        from smemviz.kernel._compile import compile_host
-        from tests.sources.capture import kernels
+    from ...helpers import EXAMPLES
 
-        def build():
-            return compile_host("cli_capture", kernels.mixed_host, (kernels.fake_out(),), "sm_90a")
-    """))
+    target = f"{EXAMPLES / 'capture_kernel.py'}:build"
     out = tmp_path / "plan.json"
-    assert main(["capture", f"{script}:build", "--out", str(out)]) == 0
-    smem, _ = smemviz.read_plans(out.read_text())
-    assert smem.region("sD").swizzle == "128B"
-    assert main(["capture", f"{script}:build"]) == 0
-    assert "sD" in capsys.readouterr().out
+    assert main(["capture", target, "--out", str(out)]) == 0
+    smem, tmem = smemviz.read_plans(out.read_text())
+    assert tmem is None
+    assert [(r.name, r.swizzle) for r in smem.regions if r.swizzle] == [("sA", "128B"), ("sB", "128B"), ("sC", "64B")]
+    assert smem.total == 164864 and smem.arch == "sm_90"
+    assert main(["capture", target]) == 0
+    printed = capsys.readouterr().out
+    assert "sC" in printed and "1 CTA/SM" in printed
 
 
 def test_cli_capture_refuses_with_the_reason(tmp_path, capsys):
