@@ -3,8 +3,10 @@
 The DSL's own frames (the ``cutlass`` package) and capture's wrappers are
 skipped, so the line is the kernel author's, even when the allocation is made
 for them (a ``TmemAllocator`` reserving its SMEM slot). The name is the
-variable the call's result is assigned to, read from the source with ``ast``
-(the call's own position, so a call spread over several lines still finds it).
+one written on the call's line as ``# smemviz: NAME`` (a comment, so the kernel
+is unchanged), else the variable the call's result is assigned to, read from
+the source with ``ast`` (the call's own position, so a call spread over several
+lines still finds it).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import ast
 import linecache
 import os
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,13 +25,17 @@ __all__ = ["CallSite", "call_site"]
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+# a name written on the call's line, for calls that are not assigned or not named as wanted
+_COMMENT_NAME = re.compile(r"#\s*smemviz:\s*([^\s#][^#]*?)\s*$")
+
+
 @dataclass(frozen=True)
 class CallSite:
     """One call of the DSL's allocator as the kernel's source has it."""
 
     file: str
     line: int
-    assigned: str | None  # the variable the result goes to, when the call is assigned
+    assigned: str | None  # "# smemviz: NAME" on the call's line, else the variable the result goes to
     via: str | None  # the DSL module that made the call for the user (e.g. "cutlass.memory.tmem"), if any
 
     @property
@@ -62,13 +69,19 @@ def call_site(skip: int = 1) -> CallSite | None:
             frame = frame.f_back  # code the DSL generated for itself
             continue
         if not _inside(filename, dirs):
-            return CallSite(filename, frame.f_lineno or 0, _assigned_name(frame), via)
+            line = frame.f_lineno or 0
+            return CallSite(filename, line, _commented_name(filename, line) or _assigned_name(frame), via)
         module = frame.f_globals.get("__name__") or ""
         if module.startswith("cutlass.") and not module.startswith(("cutlass.cute", "cutlass.base_dsl",
                                                                       "cutlass.cutlass_dsl", "cutlass._mlir")):
             via = via or module
         frame = frame.f_back
     return None
+
+
+def _commented_name(filename: str, line: int) -> str | None:
+    m = _COMMENT_NAME.search(linecache.getline(filename, line).rstrip("\n"))
+    return m.group(1) if m else None
 
 
 def _assigned_name(frame: FrameType) -> str | None:

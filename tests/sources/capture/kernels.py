@@ -120,6 +120,21 @@ def named_host(out: cute.Tensor):
     named_kernel(out).launch(grid=(1, 1, 1), block=(16, 1, 1))
 
 
+@cute.kernel
+def commented_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    a = smem.allocate_array(cutlass.Int32, 32)  # smemviz: scratch
+    more = [smem.allocate_array(cutlass.Int32, 8) for _ in range(2)]  # smemviz: staging
+    tidx, _, _ = cute.arch.thread_idx()
+    a[tidx] = cutlass.Int32(1)
+    out[tidx] = a[tidx] + more[0][tidx % 8] + more[1][tidx % 8]
+
+
+@cute.jit
+def commented_host(out: cute.Tensor):
+    commented_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
+
+
 def tmem_host_and_kernel():
     """A Blackwell kernel that takes 128 TMEM columns through cutlass.memory.TmemAllocator."""
     from cutlass.memory import TmemAllocator

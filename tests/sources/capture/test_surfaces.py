@@ -121,3 +121,9 @@ def test_cli_capture_refuses_with_the_reason(tmp_path, capsys):
     assert main(["capture", f"{script}:build"]) == 1
     assert "outside cutlass.memory.SmemAllocator" in capsys.readouterr().err
     assert main(["capture", f"{script}:nowhere"]) == 2
+
+
+def test_bank_view(captured):
+    pytest.importorskip("plotly")
+    fig = smemviz.bank_figure(captured.plan)
+    assert fig.data

@@ -99,6 +99,14 @@ def test_struct_fields_are_prefixed_when_two_structs_share_names():
     assert second.offset >= plan.region("first.flag").end
 
 
+def test_a_name_given_in_a_comment():
+    with capture() as cap:
+        compile_host("capture_commented", kernels.commented_host, (kernels.fake_out(32),), "sm_90a")
+    assert [r.name for r in cap.plan.regions] == ["scratch", "staging", "staging#2"]
+    # and the kernel compiles without capture: a comment changes nothing
+    compile_host("capture_commented_plain", kernels.commented_host, (kernels.fake_out(32),), "sm_90a")
+
+
 def test_given_names_and_repeated_lines():
     with capture() as cap:
         compiled = compile_host("capture_named", kernels.named_host, (kernels.fake_out(16),), "sm_90a")
@@ -142,3 +150,12 @@ def test_tmem_pool_allocations_inside_the_reserved_block():
     assert set(facts.tcgen05_alloc_columns) == {256}
     assert cap.plan.total == compiled.dynamic_smem_bytes
     assert [r.kind for r in cap.plan.regions] == ["tmem_ptr"]
+
+
+def test_a_compile_the_dsl_has_cached_is_still_captured():
+    """The DSL traces before it looks in its cache, so a second compile of the same kernel is captured too."""
+    first = compile_host("capture_cached", kernels.two_structs_host, (kernels.fake_out(32),), "sm_90a")
+    with capture() as cap:
+        again = compile_host("capture_cached", kernels.two_structs_host, (kernels.fake_out(32),), "sm_90a")
+    assert again.ptx == first.ptx
+    assert cap.plan.total == first.dynamic_smem_bytes
