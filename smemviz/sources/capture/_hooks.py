@@ -76,6 +76,10 @@ class Recorder:
     def field_of(self, obj: Any) -> tuple[Pending, str] | None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def fail(self, why: str) -> None:  # pragma: no cover - interface
+        """Recording went wrong: the kernel is left alone, the capture refuses to show a plan."""
+        raise NotImplementedError
+
     def pool_block(self, pool: Any) -> int | None:  # pragma: no cover - interface
         raise NotImplementedError
 
@@ -123,8 +127,12 @@ def _alloc_wrapper(orig: Callable[..., Any], how: str) -> Callable[..., Any]:
         given = kwargs.pop("name", None) if rec is not None else None
         if rec is None or _OUTER.get() is not None:
             return orig(self, *args, **kwargs)
-        pending = Pending(how=how, site=call_site(2), given_name=given)
-        _describe(pending, how, args, kwargs)
+        pending = Pending(how=how, site=None, given_name=given)
+        try:
+            pending.site = call_site(2)
+            _describe(pending, how, args, kwargs)
+        except Exception as e:  # never let recording break the kernel
+            rec.fail(f"could not record a {how} allocation: {type(e).__name__}: {e}")
         token = _OUTER.set(pending)
         try:
             result = orig(self, *args, **kwargs)
@@ -133,7 +141,10 @@ def _alloc_wrapper(orig: Callable[..., Any], how: str) -> Callable[..., Any]:
             raise
         finally:
             _OUTER.reset(token)
-        rec.add_smem(pending, result)
+        try:
+            rec.add_smem(pending, result)
+        except Exception as e:  # never let recording break the kernel
+            rec.fail(f"could not record a {how} allocation: {type(e).__name__}: {e}")
         return result
 
     return wrapper
@@ -172,20 +183,28 @@ def _alloca_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
         result = orig(self, layout, dtype, byte_alignment, *args, **kwargs)
         if rec is None:
             return result
-        pending = _OUTER.get()
-        if pending is None:  # reached without a public call: record it as raw bytes
-            pending = Pending(how="bytes", site=call_site(2), given_name=None)
-            rec.add_smem(pending, None)
-        import cutlass.cute as cute
-
-        partition = kwargs.get("partition", None)
-        pending.partition = int(getattr(partition, "value", 1 if partition is None else partition))
-        pending.alignment = max(int(byte_alignment), _dtype_width(dtype) // 8)
-        pending.size = int(cute.cosize(layout)) * _dtype_width(dtype) // 8
-        pending.op = _alloca_of(result)
+        try:
+            _note_alloca(rec, result, layout, dtype, byte_alignment, kwargs)
+        except Exception as e:  # never let recording break the kernel
+            rec.fail(f"could not read an SMEM alloca: {type(e).__name__}: {e}")
         return result
 
     return wrapper
+
+
+def _note_alloca(rec: Recorder, result: Any, layout: Any, dtype: Any, byte_alignment: int,
+                 kwargs: dict[str, Any]) -> None:
+    import cutlass.cute as cute
+
+    pending = _OUTER.get()
+    if pending is None:  # reached without a public call: record it as raw bytes
+        pending = Pending(how="bytes", site=call_site(3), given_name=None)
+        rec.add_smem(pending, None)
+    partition = kwargs.get("partition", None)
+    pending.partition = int(getattr(partition, "value", 1 if partition is None else partition))
+    pending.alignment = max(int(byte_alignment), _dtype_width(dtype) // 8)
+    pending.size = int(cute.cosize(layout)) * _dtype_width(dtype) // 8
+    pending.op = _alloca_of(result)
 
 
 def _alloca_of(ptr: Any) -> Any:
@@ -224,7 +243,10 @@ def _get_tensor_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
             found = rec.field_of(self)
             if found is not None:
                 pending, path = found
-                pending.field_views.setdefault(path, layout_text(layout, swizzle) or "")
+                try:
+                    pending.field_views.setdefault(path, layout_text(layout, swizzle) or "")
+                except Exception as e:  # never let recording break the kernel
+                    rec.fail(f"could not read the layout of struct field {path!r}: {type(e).__name__}: {e}")
         return result
 
     return wrapper
@@ -254,15 +276,19 @@ def _tmem_allocate_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
         given = kwargs.pop("name", None) if rec is not None else None
         if rec is None or _OUTER_TMEM.get():
             return orig(self, num_columns, *args, **kwargs)
-        offset = getattr(self, "_num_allocated_columns", 0)
-        kernel = _current_kernel()
-        pending = PendingTmem("block", call_site(2), given, int(num_columns), int(offset), kernel)
+        pending: PendingTmem | None = None
+        try:
+            offset = getattr(self, "_num_allocated_columns", 0)
+            pending = PendingTmem("block", call_site(2), given, int(num_columns), int(offset), _current_kernel())
+        except Exception as e:  # never let recording break the kernel
+            rec.fail(f"could not record a TMEM allocation: {type(e).__name__}: {e}")
         token = _OUTER_TMEM.set(True)
         try:
             result = orig(self, num_columns, *args, **kwargs)
         finally:
             _OUTER_TMEM.reset(token)
-        rec.add_tmem(pending)
+        if pending is not None:
+            rec.add_tmem(pending)
         return result
 
     return wrapper
@@ -274,7 +300,10 @@ def _tmem_reserve_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
         pool = orig(self, *args, **kwargs)
         rec = ACTIVE.get()
         if rec is not None:
-            rec.map_pool(pool, _current_kernel())
+            try:
+                rec.map_pool(pool, _current_kernel())
+            except Exception as e:  # never let recording break the kernel
+                rec.fail(f"could not record a TMEM pool: {type(e).__name__}: {e}")
         return pool
 
     return wrapper
@@ -293,11 +322,13 @@ def _pool_allocate_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
             result = orig(self, size, dtype, *args, **kwargs)
         finally:
             _OUTER_TMEM.reset(token)
-        columns = int(self._current_offset) - before
-        layout = None if isinstance(size, int) else layout_text(size)
-        pending = PendingTmem("pool", call_site(2), given, columns, before, _current_kernel(),
-                              dtype=dtype, layout=layout, block=rec.pool_block(self))
-        rec.add_tmem(pending)
+        try:
+            columns = int(self._current_offset) - before
+            layout = None if isinstance(size, int) else layout_text(size)
+            rec.add_tmem(PendingTmem("pool", call_site(2), given, columns, before, _current_kernel(),
+                                     dtype=dtype, layout=layout, block=rec.pool_block(self)))
+        except Exception as e:  # never let recording break the kernel
+            rec.fail(f"could not record a TMEM pool allocation: {type(e).__name__}: {e}")
         return result
 
     return wrapper

@@ -56,6 +56,7 @@ class Capture(_hooks.Recorder):
         self._pools: dict[int, int] = {}
         self._kernels: dict[str, KernelCapture] = {}
         self._refused: dict[str, str] = {}
+        self._failures: list[str] = []  # recording that went wrong (the kernels compiled regardless)
         self._error: BaseException | None = None
         self._stack: contextlib.ExitStack | None = None
         self._traced_arch: str | None = None  # what the DSL compiles the current trace for
@@ -118,6 +119,9 @@ class Capture(_hooks.Recorder):
     def field_of(self, obj: Any) -> tuple[Pending, str] | None:
         return self._fields.get(id(obj))
 
+    def fail(self, why: str) -> None:
+        self._failures.append(why)
+
     def add_tmem(self, pending: PendingTmem) -> None:
         self._tmem.append(pending)
 
@@ -131,7 +135,14 @@ class Capture(_hooks.Recorder):
 
     # -- after tracing ---------------------------------------------------------------
 
-    def _on_traced(self, dsl: Any, module: Any, _function_name: str) -> None:
+    def _on_traced(self, dsl: Any, module: Any, function_name: str) -> None:
+        """The DSL's trace-finalize hook: it must never fail the compile, so a problem is recorded instead."""
+        try:
+            self._collect(dsl, module)
+        except Exception as e:
+            self._failures.append(f"reading the traced module of {function_name!r} failed: {type(e).__name__}: {e}")
+
+    def _collect(self, dsl: Any, module: Any) -> None:
         self._traced_arch = _compile_arch(dsl)
         pending, self._pending = self._pending, []
         tmem, self._tmem = self._tmem, []
@@ -214,6 +225,9 @@ class Capture(_hooks.Recorder):
         if self._error is not None:
             raise CaptureError(f"nothing captured: the block raised {type(self._error).__name__}: {self._error}") \
                 from self._error
+        if self._failures:
+            raise CaptureError("capture could not record this compile (the kernel itself is unchanged): "
+                               + "; ".join(self._failures))
         if self._refused:
             reasons = "; ".join(f"kernel {k!r}: {why}" for k, why in self._refused.items())
             raise CaptureError(f"cannot capture {reasons}")

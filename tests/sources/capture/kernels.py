@@ -186,3 +186,27 @@ def tmem_pool_host_and_kernel():
         tmem_pool_kernel(out).launch(grid=(1, 1, 1), block=(128, 1, 1))
 
     return tmem_pool_host
+
+
+@cute.kernel
+def shim_kernel(out: cute.Tensor):
+    import warnings
+
+    from cutlass.utils import SmemAllocator as DeprecatedAllocator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        smem = DeprecatedAllocator()
+    tile = smem.allocate_tensor(
+        cutlass.Int32,
+        cute.make_layout((8, 4), stride=(4, 1)),
+        byte_alignment=256,
+    )
+    tidx, _, _ = cute.arch.thread_idx()
+    tile[tidx % 8, 0] = cutlass.Int32(MARKS["sB"])
+    out[tidx] = tile[tidx % 8, 1]
+
+
+@cute.jit
+def shim_host(out: cute.Tensor):
+    shim_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))

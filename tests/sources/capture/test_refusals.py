@@ -89,3 +89,37 @@ def test_two_kernels_need_a_choice():
     assert len(cap.plans) == 2
     with pytest.raises(CaptureError, match="2 kernels were captured"):
         cap.plan
+
+
+def test_a_recording_failure_never_breaks_the_compile(monkeypatch):
+    """Should reading a call go wrong, the kernel compiles exactly as without capture and no plan is shown."""
+    from cutlass.cutlass_dsl import CuTeDSL
+
+    from smemviz.sources.capture import _hooks
+
+    monkeypatch.setattr(CuTeDSL._get_dsl().envar, "no_cache", True)
+    plain = compile_host("capture_broken_plain", kernels.mixed_host, (kernels.fake_out(),), "sm_90a")
+
+    def broken(*args, **kwargs):
+        raise LookupError("a DSL this capture does not know")
+
+    monkeypatch.setattr(_hooks, "_describe", broken)
+    with capture() as cap:
+        captured = compile_host("capture_broken", kernels.mixed_host, (kernels.fake_out(),), "sm_90a")
+    assert captured.ptx == plain.ptx
+    with pytest.raises(CaptureError, match="could not record .* LookupError: a DSL this capture does not know"):
+        cap.plan
+
+
+def test_a_failing_hook_never_breaks_the_compile(monkeypatch):
+    from smemviz.sources.capture import _session
+
+    def broken(module):
+        raise RuntimeError("unreadable module")
+
+    monkeypatch.setattr(_session, "walk_allocas", broken)
+    with capture() as cap:
+        compiled = compile_host("capture_broken_hook", kernels.named_host, (kernels.fake_out(16),), "sm_90a")
+    assert compiled.dynamic_smem_bytes
+    with pytest.raises(CaptureError, match="reading the traced module .* RuntimeError: unreadable module"):
+        cap.plan

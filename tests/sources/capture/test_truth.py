@@ -159,3 +159,13 @@ def test_a_compile_the_dsl_has_cached_is_still_captured():
         again = compile_host("capture_cached", kernels.two_structs_host, (kernels.fake_out(32),), "sm_90a")
     assert again.ptx == first.ptx
     assert cap.plan.total == first.dynamic_smem_bytes
+
+
+def test_the_deprecated_cutlass_utils_allocator_and_a_call_over_several_lines():
+    with capture() as cap:
+        compiled = compile_host("capture_shim", kernels.shim_host, (kernels.fake_out(32),), "sm_90a")
+    (tile,) = cap.plan.regions
+    assert (tile.name, tile.layout, tile.alignment, tile.size) == ("tile", "(8,4):(4,1)", 256, 128)
+    assert tile.source == f"kernels.py:{_line_of('tile = smem.allocate_tensor(')}"
+    assert cap.plan.total == compiled.dynamic_smem_bytes
+    assert constant_stores(compiled.ptx)[kernels.MARKS["sB"]] == {tile.offset}
