@@ -7,10 +7,12 @@ module from its file and returns what to compile: the host callable, its
 arguments (fake tensors and stream) and the architecture.
 """
 
+import contextlib
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,48 @@ class Example:
     path: str  # relative to the examples folder
     arch: str
     build: Callable[[Any], tuple[Any, tuple[Any, ...]]]  # module -> (host callable, args)
+    needs_torch_import: bool = False  # imports torch at module level, uses it only on the host side
+
+
+class _TorchStandIn(types.ModuleType):
+    """Stands in for PyTorch when it is not installed, for examples that import it at module level
+    but use it only on the host side (making data, checking results). Any attribute is an inert
+    placeholder class; calling or instantiating one raises, so a trace that did need torch fails loudly."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+
+        def refuse(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError(f"torch.{name} used, but torch is not installed (a stand-in is loaded)")
+
+        placeholder = type(name, (), {"__new__": refuse, "__call__": refuse})
+        setattr(self, name, placeholder)
+        return placeholder
+
+
+@contextlib.contextmanager
+def torch_stand_in() -> Iterator[bool]:
+    """While loading an example: the stand-in in place of a missing torch (yields whether it is used).
+    Afterwards every module imported with it is dropped again, so nothing else sees a fake torch."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        yield False
+        return
+    before = set(sys.modules)
+    sys.modules["torch"] = _TorchStandIn("torch")
+    try:
+        yield True
+    finally:
+        for name in set(sys.modules) - before:
+            if name == "torch" or name.startswith("torch.") or name.endswith(".torch"):
+                del sys.modules[name]
+                parent, _, leaf = name.rpartition(".")
+                if parent in sys.modules and getattr(sys.modules[parent], leaf, None) is not None:
+                    delattr(sys.modules[parent], leaf)
 
 
 def load(example: Example) -> Any:
@@ -39,7 +83,11 @@ def load(example: Example) -> Any:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    if example.needs_torch_import:
+        with torch_stand_in():
+            spec.loader.exec_module(module)
+    else:
+        spec.loader.exec_module(module)
     return module
 
 
@@ -96,7 +144,8 @@ def _attention_tensor(dtype: Any, shape: tuple[Any, ...], contiguous: int) -> An
 
 
 def hopper_fmha(mod: Any) -> tuple[Any, tuple[Any, ...]]:
-    """Q/K/V/O as the example hands them over: (s, d, h_r, h_k, b), head dim 128 contiguous."""
+    """Q/K/V/O as the example hands them over: (s, d, h_r, h_k, b), head dim 128 contiguous;
+    not persistent (the persistent scheduler asks the CUDA driver for the SM count while tracing)."""
     import cutlass
     import cutlass.cute as cute
 
@@ -115,13 +164,14 @@ def hopper_fmha(mod: Any) -> tuple[Any, tuple[Any, ...]]:
 
 
 def blackwell_fmha(mod: Any) -> tuple[Any, tuple[Any, ...]]:
-    """Q/K/V/O compact (b, s, h_k, h_r, d), head dim 128, as the example's own run() builds them."""
+    """Q/K/V/O compact (b, s, h_k, h_r, d), head dim 128, as the example's own run() builds them;
+    not persistent (the persistent scheduler asks the CUDA driver for the SM count while tracing)."""
     import cutlass
     import cutlass.cute as cute
 
     fmha_utils = sys.modules["helpers.fmha_helpers"]
     fmha = mod.BlackwellFusedMultiHeadAttentionForward(
-        cutlass.Float32, cutlass.Float32, (128, 128), 128, True, fmha_utils.MaskEnum.RESIDUAL_MASK,
+        cutlass.Float32, cutlass.Float32, (128, 128), 128, False, fmha_utils.MaskEnum.RESIDUAL_MASK,
         False, False, use_tma_store=True)
     b, s_q, s_k, h_k, h_r = (cute.sym_int32(symbol=n) for n in ("b", "s_q", "s_k", "h_k", "h_r"))
     f16 = cutlass.Float16
@@ -145,6 +195,7 @@ EXAMPLES = {
         Example("hopper_fmha", "cute/hopper/kernel/attention/fmha.py", "sm_90a", hopper_fmha),
         Example("blackwell_dense_gemm_persistent", "cute/blackwell/kernel/dense_gemm/dense_gemm_persistent.py",
                 "sm_100a", blackwell_dense_gemm_persistent),
-        Example("blackwell_fmha", "cute/blackwell/kernel/attention/fmha/fmha.py", "sm_100a", blackwell_fmha),
+        Example("blackwell_fmha", "cute/blackwell/kernel/attention/fmha/fmha.py", "sm_100a", blackwell_fmha,
+                needs_torch_import=True),
     )
 }
