@@ -66,7 +66,8 @@ class Capture(_hooks.Recorder):
 
     def __enter__(self) -> Capture:
         if self._stack is not None:
-            raise RuntimeError("this capture is already open; open a new smemviz.capture() instead")
+            raise RuntimeError("a capture records one with block and this one was already opened; "
+                               "open a new smemviz.capture() instead")
         from cutlass.cutlass_dsl import CuTeDSL
 
         stack = contextlib.ExitStack()

@@ -123,3 +123,12 @@ def test_a_failing_hook_never_breaks_the_compile(monkeypatch):
     assert compiled.dynamic_smem_bytes
     with pytest.raises(CaptureError, match="reading the traced module .* RuntimeError: unreadable module"):
         cap.plan
+
+
+def test_a_capture_records_one_block():
+    cap = capture()
+    with cap:
+        pass
+    with pytest.raises(RuntimeError, match="records one with block"):
+        with cap:
+            pass
