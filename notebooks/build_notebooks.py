@@ -28,6 +28,11 @@ def _recorded_sweep() -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
+def _example_source(name: str) -> str:
+    """A file of examples/, as a notebook cell writes it out (the notebook then needs no checkout)."""
+    return (HERE.parent / "examples" / name).read_text(encoding="utf-8").rstrip("\n")
+
+
 def md(text: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_markdown_cell(textwrap.dedent(text).strip("\n"))
 
@@ -1292,7 +1297,15 @@ def capture_kernels() -> nbformat.NotebookNode:
         import smemviz
         from smemviz.sources.capture import capture
 
-        sys.path.insert(0, str(Path(smemviz.__file__).resolve().parents[1] / "examples"))
+        Path("out").mkdir(exist_ok=True)  # the kernel's file goes there (next cell), ignored by git
+        """),
+        md("""
+        The kernel, as `examples/capture_kernel.py` has it, written to a file
+        so that its source lines are what the map shows:
+        """),
+        code("%%writefile out/capture_kernel.py\n" + _example_source("capture_kernel.py")),
+        code(r"""
+        sys.path.insert(0, "out")
         import capture_kernel
         """),
         md("""
