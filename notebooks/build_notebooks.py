@@ -1295,7 +1295,7 @@ def capture_kernels() -> nbformat.NotebookNode:
 
         import cutlass  # the CuTe DSL: pip install "smemviz[cutlass]"
         import smemviz
-        from smemviz.sources.capture import capture
+        from smemviz import capture
 
         Path("out").mkdir(exist_ok=True)  # the kernel's file goes there (next cell), ignored by git
         """),
