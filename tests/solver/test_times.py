@@ -112,3 +112,19 @@ def test_a_450_buffer_layout_returns_within_10_s_with_its_gap():
     plan = s.plan
     assert plan.lower_bound <= plan.data_total
     assert plan.optimal == (plan.data_total == plan.lower_bound)
+
+
+@pytest.mark.slow
+def test_a_plan_of_more_stretches_than_named_steps_reads_back_from_json():
+    from smemviz import LayoutPlan
+
+    s = SmemAllocator()
+    for k in range(2100):  # 4,200 start and end points: more stretches than 4096 named steps
+        s.add(SmemAllocation(f"b{k}", 16, 16), live=range(10**6 + 10 * k, 10**6 + 10 * k + 5))
+    s.compute_layout(solver="greedy")
+    assert len(s.plan.steps) == 4199 and s.plan.data_total == 16
+    doc = s.plan.to_dict()
+    assert LayoutPlan.from_dict(doc).to_dict() == doc
+    doc["steps"] = [str(k) for k in range(MAX_STRETCHES + 1)]
+    with pytest.raises(ValueError, match="65537 steps, at most 65536"):
+        LayoutPlan.from_dict(doc)
