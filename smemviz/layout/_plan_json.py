@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import hardware
 from .._units import align_up
-from ..solver import MAX_STRETCHES
+from ..solver import MAX_STEPS
 from ._plan import (
     _KINDS,
     LIFETIME_SCHEMA_VERSION,
@@ -248,8 +248,8 @@ def _lifetime_fields(d: dict[str, Any], version: Any, regions: tuple[Region, ...
             raise _fail("version", f"lifetimes (steps, live) need version {LIFETIME_SCHEMA_VERSION}")
         return {}
     listed = _list(d.get("steps"), "steps")
-    if len(listed) > MAX_STRETCHES:  # named steps stop at 4096; stretches of time values at this
-        raise _fail("steps", f"{len(listed)} steps, at most {MAX_STRETCHES}")
+    if len(listed) > MAX_STEPS:
+        raise _fail("steps", f"{len(listed)} steps, at most {MAX_STEPS}")
     steps = tuple(_str(s, f"steps[{i}]") for i, s in enumerate(listed))
     if not steps or len(set(steps)) != len(steps):
         raise _fail("steps", "expected unique step names, at least one")

@@ -18,10 +18,11 @@ __all__ = ["Times", "MAX_TIME", "MAX_STRETCHES", "MAX_POINTS", "timeline", "runs
 
 # time values are ints in [0, MAX_TIME): far beyond any clock, and well inside int64
 MAX_TIME = 1 << 62
-# a layout's lifetimes may cut time into at most this many stretches (each is a
-# step of the plan and a column of its lifetime map): 32,768 buffers with
-# distinct start and end points
-MAX_STRETCHES = 1 << 16
+# a layout's lifetimes may cut time into at most this many stretches: each is a
+# step of the plan (held to the named steps' limit, so every plan reads back
+# from JSON) and a column of its lifetime map; 2,048 buffers with distinct
+# start and end points
+MAX_STRETCHES = 4096
 # a live= set or list names at most this many time values (a range has no limit)
 MAX_POINTS = 1 << 20
 

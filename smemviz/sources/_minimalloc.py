@@ -25,7 +25,7 @@ from typing import IO, Any
 __all__ = ["MiniMallocBuffer", "MiniMallocFormatError", "parse_minimalloc", "read_minimalloc", "MAX_ROWS"]
 
 # a file of more buffers than this is refused before anything is built (the
-# solver's own limit, 65,536 stretches of time, is reached well before)
+# solver's own limit, 4,096 stretches of time, is reached well before)
 MAX_ROWS = 1 << 20
 MAX_FILE_BYTES = 256 << 20
 _INT = re.compile(r"[+-]?[0-9]{1,19}")

