@@ -77,3 +77,28 @@ def test_fit_and_arch_together_take_the_smaller():
     s.add(SmemAllocation("b", 100_000, 128), live=1)
     s.compute_layout(fit=150_000)
     assert s.plan.data_total == 100_000
+
+
+def test_fit_asks_the_solver_a_yes_no_question():
+    # the machinery under fit=: with "enough" at the first layout found, the search stops there
+    import random
+
+    from smemviz.solver import solve
+
+    rng = random.Random(2)
+    for _ in range(200):  # seeded layouts; the first whose greedy layout the search improves
+        n = rng.randint(8, 11)
+        sizes = [rng.randint(64, 4096) * 16 for _ in range(n)]
+        aligns = [rng.choice([16, 128, 1024]) for _ in range(n)]
+        lives = []
+        for _ in range(n):
+            first = rng.randrange(6)
+            lives.append(set(range(first, rng.randint(first + 1, 6))))
+        minimised = solve(sizes, aligns, lives)
+        if minimised.peak < minimised.greedy_peak:
+            break
+    assert minimised.optimal and minimised.nodes > 0 and minimised.peak < minimised.greedy_peak
+    asked = solve(sizes, aligns, lives, target=minimised.greedy_peak, enough=minimised.greedy_peak)
+    assert asked.nodes == 0 and asked.peak == minimised.greedy_peak  # the greedy layout already fits: yes
+    within = solve(sizes, aligns, lives, target=minimised.greedy_peak - 1, enough=minimised.greedy_peak - 1)
+    assert within.peak <= minimised.greedy_peak - 1 and within.nodes <= minimised.nodes
