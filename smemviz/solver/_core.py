@@ -149,7 +149,8 @@ def _sort_range(a, lo, hi):
     """Sort ``a[lo:hi]`` in place (a view when compiled, a copy written back when not)."""
     part = a[lo:hi]
     part.sort()
-    a[lo:hi] = part
+    for k in range(hi - lo):  # a no-op on a view; on a list's copy, the write-back
+        a[lo + k] = part[k]
 
 
 # -- the table of searched states ------------------------------------------------

@@ -54,7 +54,7 @@ def core_kind() -> str:
         kernel = load_core(True)
         if not _cached(kernel):
             print("smemviz: compiling the lifetime solver's search kernel with numba "
-                  "(once: numba keeps it for later sessions; 20-60 s)...", file=sys.stderr, flush=True)
+                  "(once: numba keeps it for later sessions; 20-40 s)...", file=sys.stderr, flush=True)
         _warm_up(kernel)
     except Exception as exc:  # numba too old or too new for this numpy, or broken
         warnings.warn(
