@@ -13,7 +13,7 @@ import pytest
 
 import smemviz
 from smemviz import hardware
-from smemviz.kernel._gemm_common import GemmConfig, gemm_layout
+from smemviz.kernel.gemm import GemmConfig, gemm_layout
 
 from .helpers import NOTEBOOK_DIR, NOTEBOOKS
 

@@ -1,0 +1,260 @@
+"""Hardware rules a layout can break, checked on a :class:`LayoutPlan`.
+
+Each rule rests on one fact in :mod:`smemviz.hardware` and names it, so a
+finding can be traced to the number behind it. A layout that breaks an
+error rule hangs or reads garbage on the GPU (a misaligned swizzled TMA
+buffer, an mbarrier off its 8-byte boundary) or does not launch (over
+capacity); warnings cost space.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from .. import hardware
+from .._names import shown
+
+if TYPE_CHECKING:
+    from ..layout._plan import LayoutPlan
+
+__all__ = ["Finding", "Findings", "RULES", "lint", "PADDING_SHARE", "PADDING_MIN_BYTES"]
+
+Severity = Literal["error", "warning", "info"]
+_SEVERITIES = ("error", "warning", "info")
+
+# padding is worth a warning when it is at least this share of the total and this many bytes
+PADDING_SHARE = 0.10
+PADDING_MIN_BYTES = 1024
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One broken rule: which, how bad, where, and what to do."""
+
+    rule: str
+    severity: Severity
+    regions: tuple[str, ...]
+    message: str
+    fix: str
+    fact: str  # the hardware fact the rule rests on, e.g. "hardware.TMA_ALIGNMENT = 128"
+
+    def line(self) -> str:
+        return f"{self.severity}[{self.rule}] {self.message}; fix: {self.fix}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "severity": self.severity, "regions": list(self.regions),
+                "message": self.message, "fix": self.fix, "fact": self.fact}
+
+
+@dataclass(frozen=True)
+class Findings:
+    """The findings of one lint run, errors first."""
+
+    items: tuple[Finding, ...]
+    arch: str | None
+
+    def __iter__(self) -> Iterator[Finding]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def of(self, severity: Severity) -> tuple[Finding, ...]:
+        return tuple(f for f in self.items if f.severity == severity)
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return self.of("error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return self.of("warning")
+
+    def rules(self) -> set[str]:
+        return {f.rule for f in self.items}
+
+    def text(self) -> str:
+        if not self.items:
+            return "no findings"
+        return "\n".join(f.line() for f in self.items)
+
+    def to_list(self) -> list[dict[str, Any]]:
+        return [f.to_dict() for f in self.items]
+
+    def __repr__(self) -> str:
+        return f"Findings({len(self.errors)} errors, {len(self.warnings)} warnings, {len(self.items)} in all)"
+
+
+@dataclass(frozen=True)
+class _Context:
+    plan: LayoutPlan
+    arch: hardware.Arch | None
+    padding_share: float
+
+
+Rule = Callable[[_Context], list[Finding]]
+
+
+def _swizzle_align(ctx: _Context) -> list[Finding]:
+    out = []
+    for r in ctx.plan.regions:
+        atom = hardware.SWIZZLE_ATOM_BYTES.get(r.swizzle or "")
+        if atom and r.offset % atom:
+            out.append(Finding(
+                "swizzle-align", "error", (r.name,),
+                f"{shown(r.name)} ({r.swizzle} swizzle) starts at {r.offset}, not a multiple of its {atom} B swizzle atom",
+                f"align {shown(r.name)} to {atom} (alignment={atom})",
+                f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
+            ))
+    return out
+
+
+def _swizzle_stage(ctx: _Context) -> list[Finding]:
+    out = []
+    for r in ctx.plan.regions:
+        atom = hardware.SWIZZLE_ATOM_BYTES.get(r.swizzle or "")
+        if not atom or not r.stages:
+            continue
+        if r.size % r.stages:
+            out.append(Finding(
+                "swizzle-stage", "error", (r.name,),
+                f"{shown(r.name)} ({r.size} B) does not split into {r.stages} equal stages",
+                f"make {shown(r.name)} {r.stages} x a multiple of {atom} B",
+                f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
+            ))
+        elif (r.size // r.stages) % atom:
+            stage = r.size // r.stages
+            out.append(Finding(
+                "swizzle-stage", "error", (r.name,),
+                f"{shown(r.name)}: each of its {r.stages} stages is {stage} B, not a multiple of the "
+                f"{atom} B {r.swizzle} swizzle atom, so stages after the first start off the atom",
+                f"pad each stage of {shown(r.name)} to {-(-stage // atom) * atom} B or change the tile",
+                f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
+            ))
+    return out
+
+
+def _tma_align(ctx: _Context) -> list[Finding]:
+    need = hardware.TMA_ALIGNMENT
+    out = []
+    for r in ctx.plan.regions:
+        if (r.tma or r.swizzle) and r.offset % need:
+            out.append(Finding(
+                "tma-align", "error", (r.name,),
+                f"{shown(r.name)} is a TMA destination at offset {r.offset}, not {need} B aligned",
+                f"align {shown(r.name)} to {need} (alignment={need})",
+                f"hardware.TMA_ALIGNMENT = {need}",
+            ))
+    return out
+
+
+def _misaligned(ctx: _Context, kind: str, rule: str, what: str, need: int, field: str, fact: str) -> list[Finding]:
+    """A finding for each region of ``kind`` whose offset is not a multiple of ``need``."""
+    return [
+        Finding(
+            rule, "error", (r.name,),
+            f"{what} {shown(r.name)} at offset {r.offset} is not {need} B aligned",
+            f"align {shown(r.name)} to {need} ({field} or alignment={need})",
+            f"{fact} = {need}",
+        )
+        for r in ctx.plan.regions if r.kind == kind and r.offset % need
+    ]
+
+
+def _mbarrier_align(ctx: _Context) -> list[Finding]:
+    return _misaligned(ctx, "barrier", "mbarrier-align", "mbarrier storage", hardware.MBARRIER_ALIGNMENT,
+                       "an Int64 field", "hardware.MBARRIER_ALIGNMENT")
+
+
+def _tmem_ptr_align(ctx: _Context) -> list[Finding]:
+    return _misaligned(ctx, "tmem_ptr", "tmem-ptr-align", "TMEM-pointer slot", hardware.TMEM_PTR_BYTES,
+                       "an Int32 field", "hardware.TMEM_PTR_BYTES")
+
+
+def _capacity(ctx: _Context) -> list[Finding]:
+    if ctx.arch is None:
+        return [Finding(
+            "capacity", "info", (), "no arch given, so the capacity was not checked",
+            "pass arch= (or --arch), or set $CUTE_DSL_ARCH", "hardware.Arch.smem_per_block",
+        )]
+    cap = ctx.plan.capacity(ctx.arch)
+    if cap.fits:
+        return []
+    fact = ("hardware.Arch.smem_per_block" if ctx.plan.memory == "smem" else "hardware.TMEM_COLUMNS")
+    return [Finding(
+        "capacity", "error", tuple(label for label, _, _ in cap.contributors), cap.message(),
+        f"cut {cap.overshoot} {cap.unit} (fewer stages, smaller tiles, or alias buffers that are not live together)",
+        f"{fact} = {cap.limit} on {cap.arch}",
+    )]
+
+
+def _padding_share(ctx: _Context) -> list[Finding]:
+    plan = ctx.plan
+    total = plan.total
+    if plan.memory != "smem" or not total:
+        return []
+    share = plan.padding / total
+    if share < ctx.padding_share or plan.padding < PADDING_MIN_BYTES:
+        return []
+    worst = sorted(plan.regions, key=lambda r: -r.padding_before)[:3]
+    names = tuple(r.name for r in worst if r.padding_before)
+    return [Finding(
+        "padding-share", "warning", names,
+        f"padding is {plan.padding} B, {100 * share:.1f}% of the {total} B layout "
+        f"(largest gaps before {', '.join(shown(n) for n in names) or 'the end'})",
+        "declare the most-aligned buffers first, or relax alignments the hardware does not need",
+        "hardware.Arch.smem_per_block (padding spends the same capacity)",
+    )]
+
+
+def _tmem_rounding(ctx: _Context) -> list[Finding]:
+    plan = ctx.plan
+    if plan.memory != "tmem" or not plan.data_total or plan.data_total > hardware.TMEM_COLUMNS:
+        return []
+    alloc = plan.tmem_alloc_columns
+    wasted = alloc - plan.data_total
+    if not wasted:
+        return []
+    return [Finding(
+        "tmem-rounding", "warning", (),
+        f"{plan.data_total} TMEM columns are used but tcgen05.alloc takes {alloc}: {wasted} columns wasted",
+        f"use {alloc} columns (e.g. one more accumulator stage) or trim to {alloc // 2 if alloc > 32 else 32}",
+        f"hardware.TMEM_ALLOC_MIN_COLUMNS = {hardware.TMEM_ALLOC_MIN_COLUMNS}, powers of two up to "
+        f"{hardware.TMEM_ALLOC_MAX_COLUMNS}",
+    )]
+
+
+# rule id -> (severity it reports at, the check); the order is the report's order
+RULES: dict[str, tuple[Severity, Rule]] = {
+    "capacity": ("error", _capacity),
+    "swizzle-align": ("error", _swizzle_align),
+    "swizzle-stage": ("error", _swizzle_stage),
+    "tma-align": ("error", _tma_align),
+    "mbarrier-align": ("error", _mbarrier_align),
+    "tmem-ptr-align": ("error", _tmem_ptr_align),
+    "padding-share": ("warning", _padding_share),
+    "tmem-rounding": ("warning", _tmem_rounding),
+}
+
+
+def lint(plan: LayoutPlan, arch: str | int | hardware.Arch | None = None, *,
+         padding_share: float = PADDING_SHARE, ignore: tuple[str, ...] = ()) -> Findings:
+    """Check ``plan`` against every rule in :data:`RULES` (minus ``ignore``)."""
+    unknown = [r for r in ignore if r not in RULES]
+    if unknown:
+        raise ValueError(f"unknown lint rule {unknown[0]!r}; rules: {', '.join(RULES)}")
+    if not 0 < padding_share <= 1:
+        raise ValueError(f"padding_share must be in (0, 1], got {padding_share!r}")
+    ctx = _Context(plan, plan.resolved_arch(arch), padding_share)
+    found: list[Finding] = []
+    for rule_id, (_, check) in RULES.items():
+        if rule_id not in ignore:
+            found += check(ctx)
+    found.sort(key=lambda f: _SEVERITIES.index(f.severity))
+    a = ctx.arch
+    return Findings(tuple(found), a.name if a is not None else None)

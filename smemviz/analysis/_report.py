@@ -1,0 +1,208 @@
+"""What a :class:`LayoutPlan` says about itself, in words: the one-line
+summary, the region table's cells, and the usage reports (plain text in the
+seed's layout, Markdown, HTML). Views (figures, the explorer) take their
+summary and table from here too."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from .. import hardware
+from .._names import shown
+from .._units import fmt_units
+
+if TYPE_CHECKING:
+    from ..layout._plan import LayoutPlan, Region
+    from ._lint import Finding
+
+__all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_cells",
+           "lifetime_summary"]
+
+# the region table, as every view shows it: (heading, right-aligned?)
+REGION_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("name", False), ("kind", False), ("offset", True), ("hex", True), ("size", True), ("end", True),
+    ("align", True), ("pad before", True), ("group·phase", False), ("type", False),
+)
+_KIND_WORD = {"data": "", "barrier": "mbarriers", "tmem_ptr": "TMEM ptr"}
+
+
+def region_cells(r: Region) -> tuple[str, ...]:
+    """One region's row of the table, raw text (escape it for HTML/Markdown)."""
+    where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
+    typed = f"{shown(r.dtype)} × {r.count:,}" if r.dtype else ""
+    return (shown(r.name), _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
+            f"{r.end:,}", str(r.alignment), f"{r.padding_before:,}", where, typed)
+
+
+def summary_parts(plan: LayoutPlan) -> list[str]:
+    """The plan's one-line summary as its facts, most important first (no capacity verdict)."""
+    unit = plan.unit
+    if plan.memory == "smem":
+        parts = [f"total {fmt_units(plan.unified_bytes, unit)}", f"data {fmt_units(plan.data_total, unit)}"]
+        if plan.barrier_bytes:
+            parts.append(f"barriers {plan.barrier_bytes:,} B")
+    else:
+        parts = [f"{plan.data_total:,} columns"]
+        if plan.data_total:
+            parts.append(f"tcgen05.alloc {plan.tmem_alloc_columns} columns")
+    if plan.padding:
+        parts.append(f"padding {fmt_units(plan.padding, unit)}")
+    if plan.alias_savings:
+        parts.append(f"aliasing saves {fmt_units(plan.alias_savings, unit)}")
+    parts.append(f"{len(plan.regions):,} regions")
+    if plan.steps:
+        parts.append(lifetime_summary(plan))
+    return parts
+
+
+def some_names(names: Sequence[str], most: int = 6) -> str:
+    """``a, b, c`` (as shown), the first ``most`` of them, then how many more."""
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(shown(n) for n in names[:most]) + more
+
+
+def lifetime_summary(plan: LayoutPlan) -> str:
+    """One line on a layout solved from lifetimes: steps, bound, optimality."""
+    proof = "optimal (proven)" if plan.optimal else f"within {plan.gap} {plan.unit} of optimal"
+    _, stacked = plan.pairwise_bound
+    why = f" ({some_names(stacked)} stack: they meet pairwise at different steps)" if stacked else ""
+    return (
+        f"Lifetimes over {len(plan.steps)} steps: lower bound {plan.lower_bound} {plan.unit}{why}, "
+        f"{proof} [{plan.solver}]"
+    )
+
+_KIND_MARK = {"data": "", "barrier": " [mbarrier]", "tmem_ptr": " [tmem ptr]"}
+
+
+def _title(plan: LayoutPlan) -> tuple[str, str]:
+    return ("smem-layout", "SMEM Usage Report") if plan.memory == "smem" else ("tmem-layout", "TMEM Usage Report")
+
+
+def text_report(plan: LayoutPlan) -> str:
+    """The usage table: one row per region in address order, alias groups, totals."""
+    tag, title = _title(plan)
+    unit = plan.unit
+    with_align = plan.memory == "smem"
+    labels = [shown(r.name) + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
+    w = max([28, *map(len, labels)])  # the seed's 28, wider when a name needs it
+    if with_align:
+        hdr = f"  {'Name':<{w}} {'Size':>9}  {'Align':>5}  {'Offset':>9}  {'End':>9}"
+    else:
+        hdr = f"  {'Name':<{w}} {'Size':>9}  {'Offset':>9}  {'End':>9}"
+    rule = f"  {'─' * (len(hdr) - 2)}"
+    lines = [f"[{tag}] {title}", hdr, rule]
+    for label, r in zip(labels, plan.regions):
+        if with_align:
+            lines.append(f"  {label:<{w}} {r.size:>9,}  {r.alignment:>5,}  {r.offset:>9,}  {r.end:>9,}")
+        else:
+            lines.append(f"  {label:<{w}} {r.size:>9,}  {r.offset:>9,}  {r.end:>9,}")
+    if plan.groups:
+        lines.append(rule)
+        for g in plan.groups:
+            lines.append(f"  Alias group {g.index + 1} (offset {g.offset:,}, {g.size:,} {unit}):")
+            for p in range(len(g.phase_sizes)):
+                parts = ", ".join(f"{shown(r.name)} ({r.size:,} {unit})" for r in plan.phase_regions(g.index, p))
+                lines.append(f"    Phase {p + 1}: {parts}")
+    lines.append(rule)
+    # one total: what the layout needs (for SMEM the unified array, data then barriers)
+    if plan.memory == "smem" and plan.barrier_bytes:
+        lines.append(f"  Data:           {plan.data_total:>9,} B")
+        lines.append(f"  Barriers:       {plan.barrier_bytes:>9,} B")
+        lines.append(f"  Total:          {plan.unified_bytes:>9,} B  (data + barriers)")
+    else:
+        lines.append(f"  Total:          {plan.total:>9,} {unit}")
+    if plan.alias_savings > 0:
+        lines.append(f"  Alias savings:  {plan.alias_savings:>9,} {unit}")
+    if plan.padding > 0:
+        lines.append(f"  Padding:        {plan.padding:>9,} {unit}")
+    if plan.memory == "tmem" and plan.data_total:
+        lines.append(f"  tcgen05.alloc:  {plan.tmem_alloc_columns:>9,} cols")
+    if plan.steps:
+        lines.append(f"  {lifetime_summary(plan)}")
+    cap = plan.capacity()
+    lines.append(f"  {cap.message()}")
+    if plan.arch is None and cap.arch is not None:  # say where an assumed arch came from
+        found = hardware.detect_arch()
+        if found is not None and found[0].name == cap.arch:
+            lines.append(f"  (arch {cap.arch} assumed from {found[1]})")
+    occ = plan.occupancy()
+    if occ is not None:
+        lines.append(f"  Occupancy {occ.message()}")
+    findings = findings_beyond_capacity(plan)
+    if findings:
+        lines.append(rule)
+        lines += [f"  {f.line()}" for f in findings]
+    return "\n".join(lines) + "\n"
+
+
+def findings_beyond_capacity(plan: LayoutPlan, arch: Any = None) -> list[Finding]:
+    """Lint findings beyond the capacity verdict, which every view gives on its own."""
+    return list(plan.lint(arch, ignore=("capacity",)))
+
+
+def markdown_report(plan: LayoutPlan) -> str:
+    """The usage table as GitHub-flavoured Markdown."""
+    unit = plan.unit
+
+    def cell(text: object) -> str:
+        # names are user text: no raw HTML (Markdown viewers render it), no table breaks
+        return escape(shown(text), quote=False).replace("|", "\\|").replace("\n", " ")
+
+    title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
+    heads = [h if h != "size" else f"size ({unit})" for h, _ in REGION_COLUMNS]
+    out = [
+        f"### {title}",
+        "",
+        "| " + " | ".join(heads) + " |",
+        "|" + "|".join("---:" if right else "---" for _, right in REGION_COLUMNS) + "|",
+    ]
+    for r in plan.regions:
+        out.append("| " + " | ".join(cell(c) for c in region_cells(r)) + " |")
+    out += ["", _summary(plan), ""]
+    findings = findings_beyond_capacity(plan)
+    if findings:
+        out += ["Lint findings:", ""]
+        out += [f"- **{f.severity}** `{f.rule}`: {cell(f.message)}; fix: {cell(f.fix)}" for f in findings]
+        out.append("")
+    return "\n".join(out)
+
+
+def _summary(plan: LayoutPlan) -> str:
+    """The summary line, the capacity verdict and the occupancy, plain text."""
+    text = " · ".join(summary_parts(plan)) + "; " + plan.capacity().message()
+    occ = plan.occupancy()
+    return text + (f"; occupancy {occ.message()}" if occ is not None else "")
+
+
+def html_report(plan: LayoutPlan) -> str:
+    """A compact HTML table for notebooks; every name is escaped."""
+    unit = plan.unit
+    align = ["right" if right else "left" for _, right in REGION_COLUMNS]
+    rows = [
+        "<tr>" + "".join(f"<td style='text-align:{a};white-space:nowrap'>{escape(c)}</td>"
+                         for c, a in zip(region_cells(r), align)) + "</tr>"
+        for r in plan.regions
+    ]
+    heads = "".join(f"<th style='text-align:{a}'>{escape(h if h != 'size' else f'size ({unit})')}</th>"
+                    for (h, _), a in zip(REGION_COLUMNS, align))
+    title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
+    cap = plan.capacity()
+    color = "#2e7d32" if cap.fits else "#c62828"
+    share = f"{cap.percent:.1f}% of {escape(cap.arch)}" if cap.arch else "no arch given"
+    findings = "".join(
+        f"<li class='smemviz-finding smemviz-{f.severity}'><b>{f.severity}</b> <code>{escape(f.rule)}</code>: "
+        f"{escape(f.message)}; fix: {escape(f.fix)}</li>"
+        for f in findings_beyond_capacity(plan)
+    )
+    return (
+        "<div class='smemviz-report'>"
+        f"<b>{title}</b> <span style='color:{color}'>({share})</span>"
+        "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
+        f"<thead><tr>{heads}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        f"<div style='font-size:12px'>{escape(_summary(plan))}</div>"
+        + (f"<ul class='smemviz-findings' style='font-size:12px'>{findings}</ul>" if findings else "")
+        + "</div>"
+    )
