@@ -39,7 +39,7 @@ def main() -> None:
         order.setdefault(instr, []).append(cid)
     metrics: list[str] = []
     table = []
-    for instr, ids in order.items():
+    for instr in order:
         tag = instr.replace(".", "_")
         launched, bases = [], {}
         lp = os.path.join(raw, f"launch_{tag}.txt")
