@@ -14,9 +14,10 @@ from smemviz.kernel.gemm import GemmConfig, gemm_layout, supported_configs  # no
 from smemviz.kernel.gemm._host import compile_gemm  # noqa: E402
 from smemviz.kernel.probes._tmem import tcgen05_alloc_columns_in_ptx  # noqa: E402
 
+from . import ARCH  # noqa: E402
+
 pytestmark = pytest.mark.cutlass
 
-ARCH = "sm_100a"
 
 
 @pytest.mark.parametrize("config", supported_configs(ARCH), ids=lambda c: c.label().replace(" ", "-"))

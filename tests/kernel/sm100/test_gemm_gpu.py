@@ -17,9 +17,9 @@ from smemviz.kernel.gemm import GemmConfig, supported_configs  # noqa: E402
 from smemviz.kernel.gemm._host import gemm  # noqa: E402
 
 from ..sm90.test_gemm_gpu import SHAPES, TOLERANCE, _check  # noqa: E402
+from . import ARCH  # noqa: E402
 
 GPU = current_gpu()
-ARCH = "sm_100a"
 needs_blackwell = pytest.mark.skipif(
     GPU is None or GPU.arch != ARCH, reason=f"needs an sm_100 GPU visible to PyTorch (here: {GPU})"
 )

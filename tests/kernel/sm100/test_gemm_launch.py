@@ -13,9 +13,11 @@ from smemviz.kernel.gemm import GemmConfig, blackwell_gemm_allocators
 from smemviz.kernel.gemm._host import gemm, gpu_mismatch, prepare_gemm
 from smemviz.kernel.gemm._measure import why_not_run
 
+from . import ARCH
+
 H200 = GpuInfo("NVIDIA H200", 9, 0)
 B200 = GpuInfo("NVIDIA B200", 10, 0)
-BLACKWELL = GemmConfig(tile_n=128, alias_epilogue=False, acc_stages=2, arch="sm_100a")
+BLACKWELL = GemmConfig(tile_n=128, alias_epilogue=False, acc_stages=2, arch=ARCH)
 
 
 @pytest.fixture
@@ -82,9 +84,9 @@ def test_the_runner_compiles_and_says_which_gpu_it_lacks(fake_gpu):
     from smemviz.kernel import gemm_runner
     from smemviz.kernel.gemm import gemm_layout
 
-    runner = gemm_runner(arch="sm_100a")
+    runner = gemm_runner(arch=ARCH)
     m = runner(dtype="f16", tile_n=128, stages=0, alias_epilogue=False, acc_stages=2, epi_stages=2)
-    assert m.config.arch == "sm_100a" and not m.ran
+    assert m.config.arch == ARCH and not m.ran
     assert m.smem_requested == gemm_layout(BLACKWELL).unified_bytes
     assert "NVIDIA H200" in m.reason and "sm_100a" in m.reason
     assert "not run" in m.summary()
@@ -96,7 +98,7 @@ def test_a_blackwell_sweep_compiles_every_config_and_says_why_it_did_not_run(fak
     from smemviz.kernel import GemmProblem, sweep
     from smemviz.kernel.gemm import gemm_layout
 
-    configs = [BLACKWELL, GemmConfig(tile_n=128, alias_epilogue=True, arch="sm_100a")]
+    configs = [BLACKWELL, GemmConfig(tile_n=128, alias_epilogue=True, arch=ARCH)]
     result = sweep(configs, GemmProblem(512, 512, 512), progress=False)
     assert not result.ran
     assert [r["smem_requested"] for r in result.rows] == [gemm_layout(c).unified_bytes for c in configs]

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from smemviz import CapacityError, hardware
 from smemviz.kernel.gemm import GEMM_DTYPES, GEMM_TILES, GemmConfig, gemm_layout, supported_configs
 
-ARCH = "sm_100a"
+from . import ARCH  # noqa: E402
+
 LIMIT = hardware.get_arch(ARCH).smem_per_block
 
 

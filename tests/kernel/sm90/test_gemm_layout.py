@@ -20,7 +20,9 @@ from smemviz.kernel.gemm import (
     supported_configs,
 )
 
-LIMIT = hardware.get_arch("sm_90a").smem_per_block
+from . import ARCH
+
+LIMIT = hardware.get_arch(ARCH).smem_per_block
 
 
 def test_default_stages_are_the_most_that_fit():
