@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..._dtypes import dtype_width
+from ..._dtypes import cutlass_type_name, dtype_name, dtype_width
 from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, parse_layout
 from ._patterns import AccessAtom, AccessReport, _contiguous_mode, analyze_access
 
@@ -41,13 +41,14 @@ class Advice:
         return "\n".join(lines)
 
 
-def _dsl_layout_line(rows: int, cols: int, contiguous: int, mode: str, element_bytes: int) -> str:
-    swz = SWIZZLE_MODES[mode]
-    base = swz.base - (element_bytes.bit_length() - 1)  # the same swizzle on element offsets
+def _dsl_layout_line(rows: int, cols: int, contiguous: int, mode: str, dtype: Any) -> str:
+    """The CuTe DSL line for the tile: the warpgroup helper's swizzle atom tiled to the tile's shape
+    (the form TMA and WGMMA take; the DSL prints it as ``S<B,4,3> o 0 o ...``, a byte swizzle)."""
+    kind = ("K_SW" if contiguous == 1 else "MN_SW") + mode[:-1]
     shape = f"({rows}, {cols})" if contiguous == 1 else f"({cols}, {rows})"
-    stride = f"({cols}, 1)" if contiguous == 1 else f"(1, {cols})"
-    return (f"cute.make_composed_layout(cute.make_swizzle({swz.bits}, {base}, {swz.shift}), 0, "
-            f"cute.make_layout({shape}, stride={stride}))")
+    name = cutlass_type_name(dtype_name(dtype)) or str(dtype)
+    return (f"cute.tile_to_shape(cute.nvgpu.warpgroup.make_smem_layout_atom("
+            f"cute.nvgpu.warpgroup.SmemLayoutAtomKind.{kind}, cutlass.{name}), {shape}, (0, 1))")
 
 
 def advise(plan: Any, region: str, atom: AccessAtom, *, layout: object = None, dtype: Any = None,
@@ -90,7 +91,7 @@ def advise(plan: Any, region: str, atom: AccessAtom, *, layout: object = None, d
             best, best_mode = rep, mode
     assert best is not None
     align = SWIZZLE_ALIGNMENT[best_mode]
-    dsl = _dsl_layout_line(rows, cols, contiguous, best_mode, eb)
+    dsl = _dsl_layout_line(rows, cols, contiguous, best_mode, dtype if dtype is not None else r.dtype)
     alloc = (f'SmemAllocation("{region}", {r.size}, alignment={max(align, r.alignment)}, '
              f'swizzle="{best_mode}"{", dtype=" + repr(r.dtype) if r.dtype else ""})')
     if best.wavefronts >= current.wavefronts:

@@ -126,6 +126,9 @@ class Layout:
                 c //= s
         return total
 
+    def without_swizzle(self) -> Layout:
+        return Layout(self.shape, self.stride, None, self.offset)
+
     def byte_offset(self, coord: tuple[int, ...], element_bytes: int) -> int:
         """Byte offset from the tile's start, with an element swizzle applied (a byte one is the caller's)."""
         off = self.offset + self(*coord)
@@ -190,12 +193,14 @@ def _parse_tuple(text: str, what: str) -> IntTuple:
 _COMPOSED = re.compile(r"^\s*S<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\s*o\s*(?:(\d+)\s*o\s*)?(.*)$")
 
 
-def parse_layout(layout: object, swizzle_unit: str = "element") -> Layout:
+def parse_layout(layout: object, swizzle_unit: str = "byte") -> Layout:
     """A :class:`Layout` from text (``"(64,8):(1,64)"``, ``"S<3,4,3> o 0 o (8,64):(64,1)"``), a
     :class:`Layout`, or a CuTe DSL layout / ComposedLayout (read through its printed form).
 
-    A swizzle written into a layout (``S<B,M,S> o ...``) applies to its offsets in
-    ``swizzle_unit``: elements, as a CuTe ``ComposedLayout`` of typed elements does.
+    A swizzle written into a layout (``S<B,M,S> o ...``) is read in ``swizzle_unit``:
+    bytes by default, as the CuTe DSL prints a shared-memory ComposedLayout (its
+    ``S<3,4,3>`` is the 128B mode whatever the element type: the DSL applies it to the
+    byte address of the swizzled smem pointer).
     """
     if isinstance(layout, Layout):
         return layout

@@ -141,17 +141,21 @@ def _contiguous_mode(layout: Layout) -> int:
 
 
 def tile_addresses(layout: Layout, element_bytes: int, base: int, swizzle: Swizzle | None,
-                   coords: Sequence[tuple[int, int] | None], *, absolute: bool = True) -> list[int | None]:
-    """Byte addresses of (strided, contiguous) coordinates of a 2-mode tile at ``base``."""
-    if layout.modes != 2:
-        raise ValueError(f"layout {layout} has {layout.modes} top-level modes; the access analysis takes 2")
+                   coords: Sequence[tuple[int, int] | None], *, absolute: bool = True,
+                   stage: int = 0) -> list[int | None]:
+    """Byte addresses of (strided, contiguous) coordinates of a tile at ``base``; a third mode
+    (the DSL's stage mode) takes coordinate ``stage``."""
+    if layout.modes not in (2, 3):
+        raise ValueError(f"layout {layout} has {layout.modes} top-level modes; the access analysis takes "
+                         f"2 (rows, columns) or 3 (with stages last)")
     contiguous = _contiguous_mode(layout)
+    extra = (stage,) if layout.modes == 3 else ()
     out: list[int | None] = []
     for c in coords:
         if c is None:
             out.append(None)
             continue
-        coord = (c[0], c[1]) if contiguous == 1 else (c[1], c[0])
+        coord = ((c[0], c[1]) if contiguous == 1 else (c[1], c[0])) + extra
         off = layout.byte_offset(coord, element_bytes)
         if swizzle is not None:
             off = swizzle(base + off) if absolute else base + swizzle(off)
@@ -165,9 +169,10 @@ def _check_run(layout: Layout, element_bytes: int, atom: AccessAtom, coords: tup
     """A lane's address covers ``elements_per_lane`` elements: they must be contiguous in the layout."""
     contiguous = _contiguous_mode(layout)
     first = None
+    extra = (0,) if layout.modes == 3 else ()
     for k in range(atom.elements_per_lane):
         c = (coords[0], coords[1] + k)
-        coord = c if contiguous == 1 else (c[1], c[0])
+        coord = (c if contiguous == 1 else (c[1], c[0])) + extra
         off = layout.byte_offset(coord, element_bytes)
         if first is None:
             first = off
@@ -206,20 +211,33 @@ def analyze_access(plan: Any, region: str, atom: AccessAtom, *, layout: object =
         raise ValueError(f"region {region!r}: the layout {lay} carries a swizzle and swizzle={swz_obj!r} "
                          f"gives another; give one")
     swz = parse_swizzle(swz_obj) if not isinstance(swz_obj, Swizzle) else swz_obj
-    absolute = True
+    shown_swizzle = swz_obj if isinstance(swz_obj, str) else (str(swz_obj) if swz_obj is not None else None)
+    if lay.swizzle is not None and lay.swizzle.unit == "byte":
+        # a byte swizzle in the layout (as the DSL prints one) acts on the absolute address
+        swz, lay = lay.swizzle, lay.without_swizzle()
+        shown_swizzle = f"S<{swz.bits},{swz.base},{swz.shift}> (bytes)"
     if swz is not None and swz.unit == "element":
         lay = Layout(lay.shape, lay.stride, swz, lay.offset)
         swz = None
-    stages = r.stages or 1
+    elif lay.swizzle is not None:
+        shown_swizzle = f"S<{lay.swizzle.bits},{lay.swizzle.base},{lay.swizzle.shift}> (elements)"
+    absolute = True
+    staged_layout = lay.modes == 3
+    stages = lay.extent(2) if staged_layout else (r.stages or 1)
     if not 0 <= stage < stages:
         raise ValueError(f"region {region!r} has {stages} stage(s); stage {stage} does not exist")
-    stage_bytes = r.size // stages
-    start = base if base is not None else r.offset + stage * stage_bytes
+    stage_bytes = r.size if staged_layout else r.size // stages
+    if base is not None:
+        start = base
+    else:
+        start = r.offset if staged_layout else r.offset + stage * stage_bytes
     tile_bytes = lay.cosize * eb
     if base is None and tile_bytes > stage_bytes:
         raise ValueError(f"region {region!r}: layout {lay} reaches {tile_bytes} B, past its "
                          f"{stage_bytes} B{' per stage' if stages > 1 else ''}")
     contiguous = _contiguous_mode(lay)
+    if contiguous > 1:
+        raise ValueError(f"layout {lay}: the contiguous mode must be one of the first two (rows, columns)")
     rows_total = lay.extent(1 - contiguous)
     cols_total = lay.extent(contiguous)
     if rows_total % atom.rows or cols_total % atom.cols:
@@ -238,7 +256,7 @@ def analyze_access(plan: Any, region: str, atom: AccessAtom, *, layout: object =
             for tj in range(w % wc, tiles_c, wc):
                 coords = [None if c is None else (ti * atom.rows + c[0], tj * atom.cols + c[1])
                           for c in atom.lane_coords]
-                addrs = tuple(tile_addresses(lay, eb, start, swz, coords, absolute=absolute))
+                addrs = tuple(tile_addresses(lay, eb, start, swz, coords, absolute=absolute, stage=stage))
                 res = cache.get(addrs)
                 if res is None:
                     res = cache[addrs] = bank_conflicts(atom.instruction, addrs)
@@ -250,10 +268,5 @@ def analyze_access(plan: Any, region: str, atom: AccessAtom, *, layout: object =
                 if worst is None or res.replays > worst.replays:
                     worst = res
     assert worst is not None
-    swz_name = None
-    if swz_obj is not None:
-        swz_name = swz_obj if isinstance(swz_obj, str) else str(swz_obj)
-    elif lay.swizzle is not None:
-        swz_name = str(lay.swizzle)
     return AccessReport(region, atom.instruction, f"{lay}" + (f" {dtype_name(dt)}" if dtype_name(dt) else ""),
-                        swz_name, start, wr * wc, count, total_wf, total_ideal, total_conf, worst_way, worst)
+                        shown_swizzle, start, wr * wc, count, total_wf, total_ideal, total_conf, worst_way, worst)

@@ -34,7 +34,7 @@ def test_layout_parsing_and_evaluation():
     # coordinate 9 of mode 0 = (1, 1) in (8, 8): 1*64 + 1*1; coordinate 10 of mode 1 = (2, 1): 2*8 + 1*512
     assert lay(9, 10) == 64 + 1 + 16 + 512
     composed = parse_layout("S<3,4,3> o 0 o (8,64):(64,1)")
-    assert composed.swizzle == Swizzle(3, 4, 3, "element") and str(composed).startswith("S<3,4,3>")
+    assert composed.swizzle == Swizzle(3, 4, 3, "byte") and str(composed).startswith("S<3,4,3>")
     for bad in ["(8,64)", "(8,64):(64)", "(8,64):(64,1", "8:1:1", "(0,4):(1,0)"]:
         with pytest.raises(ValueError):
             parse_layout(bad)
@@ -58,10 +58,13 @@ def test_stmatrix_epilogue_conflicts_unswizzled_and_not_swizzled():
     assert plain.base == plan.region("c").offset
     swz = analyze_access(plan, "c", stmatrix_atom(4), layout=ROWMAJOR, swizzle="128B", warps=(4, 1))
     assert swz.conflict_free and swz.wavefronts == 128
-    # the same swizzle stated on element offsets (bf16: M = 3) gives the same banks
-    elem = analyze_access(plan, "c", stmatrix_atom(4), layout="S<3,3,3> o 0 o " + ROWMAJOR, swizzle=None,
-                          warps=(4, 1))
-    assert elem.wavefronts == swz.wavefronts
+    # the same swizzle stated on element offsets (bf16: M = 3), or as the DSL prints a smem layout
+    # (a byte swizzle, S<3,4,3>), gives the same banks
+    elem = analyze_access(plan, "c", stmatrix_atom(4), layout=parse_layout("S<3,3,3> o 0 o " + ROWMAJOR, "element"),
+                          swizzle=None, warps=(4, 1))
+    dsl = analyze_access(plan, "c", stmatrix_atom(4), layout="S<3,4,3> o 0 o " + ROWMAJOR, swizzle=None,
+                         warps=(4, 1))
+    assert elem.wavefronts == dsl.wavefronts == swz.wavefronts
 
 
 def test_addresses_are_at_the_real_offset():
@@ -119,7 +122,8 @@ def test_advice_fixes_the_epilogue():
     adv = advise(plan, "c", stmatrix_atom(4), layout=ROWMAJOR, warps=(4, 1), swizzle=None)
     assert adv.fixes and adv.swizzle == "128B" and adv.alignment == 1024
     assert adv.best.conflict_free and adv.current.n_way == 8
-    assert "make_swizzle(3, 3, 3)" in adv.dsl_line and 'swizzle="128B"' in adv.allocation_line
+    assert "SmemLayoutAtomKind.K_SW128, cutlass.BFloat16), (128, 64)" in adv.dsl_line
+    assert 'swizzle="128B"' in adv.allocation_line
     assert "alignment=1024" in adv.allocation_line and "legal for TMA and WGMMA" in adv.reason
 
 

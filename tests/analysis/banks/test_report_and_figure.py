@@ -44,7 +44,7 @@ def test_table_text_and_html():
     assert [r["n-way"] for r in rows] == [8, 1, 4]
     assert rows[0]["fix"] == "128B swizzle, align 1024" and rows[1]["fix"] == ""
     text = bank_report_text(reports, adv)
-    assert "stmatrix.x4" in text and "cute.make_swizzle(3, 3, 3)" in text
+    assert "stmatrix.x4" in text and "K_SW128" in text
     page = bank_report_html(reports, adv)
     assert "c&lt;&amp;&gt;" in page and "<&>" not in page
     assert page.count('class="conflict"') == 2
