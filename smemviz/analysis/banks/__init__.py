@@ -6,6 +6,7 @@ plan region from its tile layout, swizzle and access atom; ``advise`` finds the
 swizzle and alignment that remove the conflicts.
 """
 
+from ._access import AccessSpec, access_from_dict, bank_findings
 from ._advice import Advice, advise
 from ._instructions import INSTRUCTIONS, InstructionSpec, instruction_names
 from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, Layout, Swizzle, parse_layout, parse_swizzle
@@ -21,8 +22,8 @@ from ._patterns import (
 )
 
 __all__ = [
-    "AccessAtom", "AccessReport", "Advice", "BankConflicts", "INSTRUCTIONS", "InstructionSpec", "LaneWord",
-    "Layout", "SWIZZLE_ALIGNMENT", "SWIZZLE_MODES", "Swizzle", "advise", "analyze_access", "bank_conflicts",
+    "AccessAtom", "AccessReport", "AccessSpec", "Advice", "BankConflicts", "INSTRUCTIONS", "InstructionSpec", "LaneWord",
+    "Layout", "SWIZZLE_ALIGNMENT", "SWIZZLE_MODES", "Swizzle", "access_from_dict", "advise", "analyze_access", "bank_conflicts", "bank_findings",
     "cp_async_atom", "instruction_names", "ldmatrix_atom", "parse_layout", "parse_swizzle", "stmatrix_atom",
     "vector_atom",
 ]
