@@ -17,6 +17,9 @@ def _trace():
     epi = sm90_utils.make_smem_layout_epi(c_dtype, cutlass.tensor_utils.LayoutEnum.ROW_MAJOR,
                                           _REQUEST["epi_tile"], _REQUEST["epi_stages"])
     _SEEN["epi"] = str(epi)
+    from smemviz.analysis.banks import parse_layout
+
+    _SEEN["parsed_object"] = str(parse_layout(cute.slice_(epi, (None, None, 0))))  # the DSL object itself
     kind = getattr(cute.nvgpu.warpgroup.SmemLayoutAtomKind, _REQUEST["atom_kind"])
     atom = cute.nvgpu.warpgroup.make_smem_layout_atom(kind, _REQUEST["atom_dtype"])
     _SEEN["advised"] = str(cute.tile_to_shape(atom, _REQUEST["atom_shape"], (0, 1)))

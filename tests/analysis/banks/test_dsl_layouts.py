@@ -30,6 +30,8 @@ def test_gemm_epilogue_from_the_dsl_layout():
     # notebook 06 shows this text as recorded, so that it runs without the DSL
     assert seen["epi"] == "S<2,4,3> o 0 o ((8,16),(32,1),(1,2)):((32,256),(1,0),(0,4096))"
     assert epi.modes == 3 and epi.extent(2) == cfg.epi_stages
+    # a DSL layout object (one stage of it, sliced in the DSL) is read as well as its text
+    assert seen["parsed_object"] == "S<2,4,3> o 0 o ((8,16),(32,1)):((32,256),(1,0))"
     atom = stmatrix_atom(4)
     warps = (8, 1)  # two consumer warpgroups, each warp 16 rows of the 128-row epilogue tile
     for stage in range(cfg.epi_stages):
