@@ -121,6 +121,10 @@ def _check_addresses(spec: InstructionSpec, addresses: object) -> tuple[int | No
     out: list[int | None] = []
     for lane in range(WARP):
         value = seq[lane]
+        if type(value) is int and lane < spec.lanes and 0 <= value \
+                and value + spec.width <= _MAX_SMEM and not value % spec.alignment:
+            out.append(value)  # the common case, checked in one go
+            continue
         if value is None and lane >= spec.lanes:
             out.append(None)  # a lane the instruction does not read
             continue
@@ -149,19 +153,19 @@ def _check_addresses(spec: InstructionSpec, addresses: object) -> tuple[int | No
 def _phase_wavefronts(addrs: tuple[int | None, ...], lanes: range, spec: InstructionSpec) -> int:
     """Wavefronts one phase takes: the most distinct words (or lane writes) in one bank."""
     width = spec.width
-    if spec.words_merge:
-        per_bank: dict[int, set[int]] = {}
-        for lane in lanes:
-            a = addrs[lane]
-            assert a is not None
-            if width <= WORD:
-                w = a >> 2
-                per_bank.setdefault(w & 31, set()).add(w)
-            else:
-                for k in range(a >> 2, (a + width) >> 2):
-                    per_bank.setdefault(k & 31, set()).add(k)
-        return max(len(s) for s in per_bank.values())
     counts = [0] * BANKS
+    if spec.words_merge:
+        if width <= WORD:
+            words = {addrs[lane] >> 2 for lane in lanes}  # type: ignore[operator]
+        else:
+            n = width >> 2
+            words = set()
+            for lane in lanes:
+                first = addrs[lane] >> 2  # type: ignore[operator]
+                words.update(range(first, first + n))
+        for w in words:
+            counts[w & 31] += 1
+        return max(counts)
     for lane in lanes:
         a = addrs[lane]
         assert a is not None
