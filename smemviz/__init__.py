@@ -15,8 +15,9 @@ The stable face, by the rooms the data flows through:
 
 Experimental names (their signatures may still change) are gathered in
 :mod:`smemviz.experimental`: the lifetime solver's extras (``groups_to_lifetimes``,
-``compare_layouts``, ``lifetime_figure``, ``compare_figure``) and ``max_fit``; they
-are importable from here too, as they always were.
+``compare_layouts``, ``lifetime_figure``, ``compare_figure``), ``max_fit``, and
+``capture`` (any CuTe DSL kernel's memory as compiled); they are importable from
+here too.
 
 The core needs nothing beyond Python. Figures (plotly), the notebook explorer
 (ipywidgets), exports (kaleido) and the kernel bridge (CuTe DSL) load on first
@@ -42,6 +43,7 @@ from .layout._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from .sources._cutlass import plan_from_cutlass
 from .sources._inputs import LayoutPair, as_layouts, as_plan
 from .sources._struct import plan_from_struct
+from .sources.capture import Capture, CaptureError, capture
 
 # public name -> module that defines it; imported on first access
 _LAZY: dict[str, str] = {
@@ -88,6 +90,9 @@ __all__ = [
     "DeclarationTypeError",
     "plan_from_cutlass",
     "plan_from_struct",
+    "capture",
+    "Capture",
+    "CaptureError",
     "as_plan",
     "Finding",
     "Findings",
