@@ -208,8 +208,12 @@ def analyze_access(plan: Any, region: str, atom: AccessAtom, *, layout: object =
     eb = bits // 8
     swz_obj = r.swizzle if swizzle == "region" else swizzle
     if lay.swizzle is not None and swz_obj is not None:
-        raise ValueError(f"region {region!r}: the layout {lay} carries a swizzle and swizzle={swz_obj!r} "
-                         f"gives another; give one")
+        same = (isinstance(swz_obj, str) and lay.swizzle.unit == "byte"
+                and parse_swizzle(swz_obj) == Swizzle(lay.swizzle.bits, lay.swizzle.base, lay.swizzle.shift))
+        if not same:
+            raise ValueError(f"region {region!r}: the layout {lay} carries a swizzle and swizzle={swz_obj!r} "
+                             f"gives another; give one")
+        swz_obj = None  # one swizzle, stated twice (a captured region's mode and its layout)
     swz = parse_swizzle(swz_obj) if not isinstance(swz_obj, Swizzle) else swz_obj
     shown_swizzle = swz_obj if isinstance(swz_obj, str) else (str(swz_obj) if swz_obj is not None else None)
     if lay.swizzle is not None and lay.swizzle.unit == "byte":
