@@ -1300,7 +1300,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
 
         Probe kernels ran each case as one warp executing one instruction, with
         ncu reading the wavefronts and conflicts (`results/bank_calibration.md`:
-        1,182 cases; the model is exact on the 948 it accepts). Some of them,
+        1,182 cases; the model is exact on the 1,016 it accepts). Some of them,
         with the numbers ncu gave; note the 16-byte broadcast (2 wavefronts for a
         load, 4 for a store), the paired 8-byte loads that share one wavefront, and
         cp.async's conflict count.

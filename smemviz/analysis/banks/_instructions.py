@@ -20,9 +20,10 @@ cases in ``results/bank_calibration.csv``), not taken from a textbook:
   whose lanes do not pair up; for a load unit whose lanes pair up it is the
   wavefronts the two phases would take together, less one (even when, conflicting,
   they are served apart); for cp.async it is wavefronts minus the warp's bytes over 128.
-- cp.async (4 and 16 bytes) is modelled only for distinct destinations: lanes
-  writing the same word did not fit any rule tried, and 8-byte cp.async missed one
-  case by a wavefront, so both are refused rather than guessed.
+- cp.async.ca.16 lanes writing one word serialise within their quarter-warp (all 79
+  recorded cases, overlaps included); cp.async.ca.4 is modelled only for distinct
+  destinations (its overlapping writes fit no rule tried), and 8-byte cp.async missed
+  one case by a wavefront: both are refused rather than guessed.
 
 These facts belong with the other hardware facts; they sit here until
 ``smemviz.hardware`` takes them by architecture (they are sm_90's).

@@ -49,10 +49,13 @@ def accesses(draw, instructions=LDST + MATRIX):
 
 @st.composite
 def cp_async_accesses(draw):
-    """cp.async with distinct destinations (the only kind the model takes)."""
+    """cp.async: distinct destinations for 4 bytes; any for 16 (lanes on one word serialise)."""
     size = draw(st.sampled_from([4, 16]))
-    slots = draw(st.permutations(range(64)))[:32]
     spacing = draw(st.sampled_from([size, 32, 64, 128]))
+    if size == 16 and draw(st.booleans()):
+        slots = draw(st.lists(st.integers(0, 15), min_size=32, max_size=32))
+    else:
+        slots = draw(st.permutations(range(64)))[:32]
     return f"cp.async.ca.{size}", [s * spacing for s in slots]
 
 
