@@ -16,10 +16,10 @@ cases in ``results/bank_calibration.csv``), not taken from a textbook:
   when together they need only one, and the lanes come in matching pairs: every
   lane reads what lane ``i ^ 1`` reads, or every lane what lane ``i ^ 2`` reads.
   Stores never merge phases.
-- ncu's conflict counter is wavefronts minus phases for stores, matrices and loads
-  whose lanes do not pair up; for a load unit whose lanes pair up it is the
-  wavefronts the two phases would take together, less one (even when, conflicting,
-  they are served apart); for cp.async it is wavefronts minus the warp's bytes over 128.
+- That is ncu's per-instruction wavefront count. The L1TEX unit's own counter merges
+  only when every lane of the warp pairs up, and then serves each unit as one phase
+  whatever its conflicts; ncu's conflict counter is the L1TEX's wavefronts less the
+  phases it serves. For cp.async it is wavefronts minus the warp's bytes over 128.
 - cp.async.ca.16 lanes writing one word serialise within their quarter-warp (all 79
   recorded cases, overlaps included); cp.async.ca.4 is modelled only for distinct
   destinations (its overlapping writes fit no rule tried), and 8-byte cp.async missed

@@ -45,8 +45,13 @@ class LaneWord:
 class BankConflicts:
     """One execution of ``instruction`` by one warp: wavefronts and conflicts as ncu counts them.
 
-    ``ideal`` is what the same instruction takes with no bank conflict (its phases,
-    merged where the hardware merges them); ``conflicts`` is ncu's conflict count.
+    ``wavefronts`` is ncu's per-instruction count (``smsp__sass_..._wavefronts_...``, the
+    number its Source page shows); ``l1tex_wavefronts`` the L1TEX unit's own counter
+    (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st``; ``None`` for cp.async, not
+    recorded), which differs from it for some 8/16-byte loads whose lanes pair up;
+    ``conflicts`` is ncu's conflict counter, the L1TEX wavefronts less the phases the L1TEX
+    serves. ``ideal`` is the fewest wavefronts the same instruction could take with no bank
+    shared (its phases, merged where the lanes pair up).
     """
 
     instruction: str
@@ -56,6 +61,7 @@ class BankConflicts:
     ideal: int
     phases: tuple[tuple[int, ...], ...]  # lanes of each phase as served (a merged pair is one)
     phase_wavefronts: tuple[int, ...]
+    l1tex_wavefronts: int | None = None
 
     @property
     def replays(self) -> int:
@@ -209,33 +215,35 @@ def bank_conflicts(instruction: str, addresses: Sequence[int | None]) -> BankCon
         _check_cp_async_overlap(spec, addrs)  # 16-byte copies onto shared words calibrated; 4-byte ones not
     phases: list[tuple[int, ...]] = []
     counts: list[int] = []
-    ideal = conflicts = 0
+    ideal = 0
     step = spec.merge_lanes or spec.phase_lanes
     for start in range(0, spec.lanes, step):
         unit = range(start, start + step)
         pattern = _lane_pattern(addrs, unit) if spec.merge_lanes else 0
-        together = _phase_wavefronts(addrs, unit, spec) if pattern else 0
-        if together == 1:
+        if pattern and _phase_wavefronts(addrs, unit, spec) == 1:
             phases.append(tuple(unit))
             counts.append(1)
             ideal += 1
             continue
-        unit_counts = []
+        ideal += 1 if pattern else step // spec.phase_lanes
         for s in range(start, start + step, spec.phase_lanes):
             lanes = range(s, s + spec.phase_lanes)
             phases.append(tuple(lanes))
-            unit_counts.append(_phase_wavefronts(addrs, lanes, spec))
-        counts += unit_counts
-        if pattern:
-            # lanes that pair up are served apart when they conflict, but ncu counts their
-            # conflicts as if served together: the pair's joint wavefronts, less one
-            ideal += 1
-            conflicts += together - 1
-        else:
-            ideal += len(unit_counts)
-            conflicts += sum(unit_counts) - len(unit_counts)
+            counts.append(_phase_wavefronts(addrs, lanes, spec))
     wavefronts = sum(counts)
+    l1tex: int | None = wavefronts
+    if spec.merge_lanes and _lane_pattern(addrs, range(WARP)):
+        # the L1TEX serves each unit of a warp whose lanes all pair up as one phase, conflicts and all
+        units = [_phase_wavefronts(addrs, range(s, s + step), spec) for s in range(0, WARP, step)]
+        l1tex, conflicts = sum(units), sum(units) - len(units)
+    else:
+        conflicts = wavefronts - len(phases)
+        if spec.merge_lanes:
+            l1tex = sum(_phase_wavefronts(addrs, range(s, s + spec.phase_lanes), spec)
+                        for s in range(0, WARP, spec.phase_lanes))
+            conflicts = l1tex - WARP // spec.phase_lanes
     if spec.kind == "cp.async":
         # ncu counts a cp.async's conflicts against the warp's bytes over 128, not its phases
         conflicts = wavefronts - max(1, spec.bytes_per_warp // 128)
-    return BankConflicts(spec.name, addrs, wavefronts, conflicts, ideal, tuple(phases), tuple(counts))
+        l1tex = None
+    return BankConflicts(spec.name, addrs, wavefronts, conflicts, ideal, tuple(phases), tuple(counts), l1tex)

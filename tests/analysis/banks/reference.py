@@ -53,23 +53,32 @@ def _pairs(addresses: list[int], lanes: list[int]) -> int:
 
 def reference(instruction: str, addresses: list[int]) -> tuple[int, int]:
     """(wavefronts, conflicts) of one warp executing ``instruction`` at ``addresses``."""
+    wavefronts, conflicts, _ = reference_full(instruction, addresses)
+    return wavefronts, conflicts
+
+
+def reference_full(instruction: str, addresses: list[int]) -> tuple[int, int, int | None]:
+    """(ncu's per-instruction wavefronts, ncu's conflicts, the L1TEX unit's wavefronts)."""
     width = _width(instruction)
     used = _lanes_used(instruction)
     phase = _phase_size(instruction, width)
     serial = instruction.startswith("cp.async")
     mergeable = instruction.startswith("ld.shared") and width > 4
-    wavefronts = conflicts = 0
     unit = 2 * phase if mergeable else phase
+    # per instruction (ncu's SASS count): a unit whose lanes pair up and that fits one wavefront is one
+    wavefronts = 0
     for start in range(0, used, unit):
         lanes = list(range(start, start + unit))
-        pattern = _pairs(addresses, lanes) if mergeable else 0
-        together = _wavefronts(addresses, lanes, width, serial) if pattern else 0
-        if together == 1:
+        if mergeable and _pairs(addresses, lanes) and _wavefronts(addresses, lanes, width, serial) == 1:
             wavefronts += 1
             continue
-        parts = [_wavefronts(addresses, lanes[k:k + phase], width, serial) for k in range(0, unit, phase)]
-        wavefronts += sum(parts)
-        conflicts += together - 1 if pattern else sum(parts) - len(parts)
+        wavefronts += sum(_wavefronts(addresses, lanes[k:k + phase], width, serial) for k in range(0, unit, phase))
     if serial:
-        conflicts = wavefronts - max(1, 32 * width // 128)
-    return wavefronts, conflicts
+        return wavefronts, wavefronts - max(1, 32 * width // 128), None
+    # the L1TEX unit: when every lane of the warp pairs up, each unit is one phase, conflicts and all
+    if mergeable and _pairs(addresses, list(range(32))):
+        served = [_wavefronts(addresses, list(range(s, s + unit)), width, serial) for s in range(0, 32, unit)]
+    else:
+        served = [_wavefronts(addresses, list(range(s, s + phase)), width, serial) for s in range(0, used, phase)]
+    l1tex = sum(served)
+    return wavefronts, l1tex - len(served), l1tex

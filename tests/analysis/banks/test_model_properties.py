@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from smemviz.analysis.banks import bank_conflicts
 
-from .reference import reference
+from .reference import reference, reference_full
 
 LDST = [f"{op}.shared.{s}" for op in ("ld", "st") for s in ("b8", "b16", "b32", "b64", "v2.b32", "v4.b32")]
 MATRIX = [f"{op}.x{n}{t}" for op in ("ldmatrix", "stmatrix") for n in (1, 2, 4) for t in ("", ".trans")]
@@ -64,7 +64,7 @@ def cp_async_accesses(draw):
 def test_model_matches_reference(access):
     instruction, addresses = access
     got = bank_conflicts(instruction, addresses)
-    assert (got.wavefronts, got.conflicts) == reference(instruction, addresses)
+    assert (got.wavefronts, got.conflicts, got.l1tex_wavefronts) == reference_full(instruction, addresses)
 
 
 @settings(max_examples=150, deadline=None)
