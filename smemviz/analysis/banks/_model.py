@@ -45,10 +45,11 @@ class LaneWord:
 class BankConflicts:
     """One execution of ``instruction`` by one warp: wavefronts and conflicts as ncu counts them.
 
-    ``wavefronts`` is ncu's per-instruction count (``smsp__sass_..._wavefronts_...``, the
-    number its Source page shows); ``l1tex_wavefronts`` the L1TEX unit's own counter
-    (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st``; ``None`` for cp.async, not
-    recorded), which differs from it for some 8/16-byte loads whose lanes pair up;
+    ``wavefronts`` is ncu's per-instruction count (``smsp__sass_..._wavefronts_...``, an
+    instruction-level metric collected by patching the SASS); ``l1tex_wavefronts`` the
+    L1TEX unit's own counter (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st``;
+    ``None`` for cp.async, not recorded), which differs from it for some 8/16-byte loads
+    whose lanes pair up;
     ``conflicts`` is ncu's conflict counter, the L1TEX wavefronts less the phases the L1TEX
     serves. ``ideal`` is the fewest wavefronts the same instruction could take with no bank
     shared (its phases, merged where the lanes pair up).
