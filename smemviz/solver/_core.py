@@ -45,11 +45,16 @@ if globals().get("COMPILE"):  # set by the loader before the module runs
     from numba import njit
 
     _jit = njit(cache=True)
+    # the steps of a search are inlined into run by numba (its own inliner), so the
+    # named tuples they pass are taken apart once, not at every call
+    _inline = njit(cache=True, inline="always")
 else:
     from . import _plain as np  # type: ignore[no-redef]
 
     def _jit(fn):  # the plain-Python form: the functions as written
         return fn
+
+    _inline = _jit
 
 
 # status codes of :func:`run`
@@ -84,7 +89,7 @@ _MEMO_COUNT, _POOL_USED = range(2)
 _HASH, _START, _LEN, _ORDER, _OFF, _RANK, _CAP_SEEN, _BOUND = range(8)
 MEMO_COLUMNS = 8
 
-# columns of a frame (a row of Search.frames)
+# columns of a frame (row ``d`` of Search.frames: ``frames[d, _SUB]`` ...)
 (
     _SUB,  # where the frame's buffers are in heap
     _M,  # how many
@@ -136,7 +141,7 @@ def grown(pool, used, size):
     return out
 
 
-@_jit
+@_inline
 def _mix(h, v):
     h = int(h)  # plain ints when not compiled: no wrapping warnings
     v = int(v)
@@ -144,7 +149,7 @@ def _mix(h, v):
     return h & 0x7FFFFFFFFFFFFFFF  # 63 bits: the same in plain Python and in wrapping int64
 
 
-@_jit
+@_inline
 def _sort_range(a, lo, hi):
     """Sort ``a[lo:hi]`` in place (a view when compiled, a copy written back when not)."""
     part = a[lo:hi]
@@ -156,12 +161,13 @@ def _sort_range(a, lo, hi):
 # -- the table of searched states ------------------------------------------------
 
 
-@_jit
-def _memo_find(s, frame, memo):
+@_inline
+def _memo_find(s, d, memo):
     """Slot of the frame's state (its buffers at their lowest offsets, searched in
     this static order), or the empty slot where it would go; and its hash."""
+    frames = s.frames
     heap, min_off, rank, table, pool = s.heap, s.min_off, s.rank, memo.table, memo.pool
-    sub, m, order_id = frame[_SUB], frame[_M], s.stats[_ORDER_ID]
+    sub, m, order_id = frames[d, _SUB], frames[d, _M], s.stats[_ORDER_ID]
     h = _mix(m, order_id)
     for k in range(sub, sub + m):
         i = heap[k]
@@ -170,10 +176,9 @@ def _memo_find(s, frame, memo):
         h = _mix(h, rank[i])
     mask = len(table) - 1
     slot = h & mask
-    while table[slot][_LEN] > 0:
-        row = table[slot]
-        if row[_HASH] == h and row[_LEN] == m + 1 and row[_ORDER] == order_id:
-            start = row[_START]
+    while table[slot, _LEN] > 0:
+        if table[slot, _HASH] == h and table[slot, _LEN] == m + 1 and table[slot, _ORDER] == order_id:
+            start = table[slot, _START]
             same = True
             for k in range(m):
                 i = heap[sub + k]
@@ -187,15 +192,15 @@ def _memo_find(s, frame, memo):
     return slot, h
 
 
-@_jit
-def _memo_store(s, frame, memo):
+@_inline
+def _memo_store(s, d, memo):
     """Remember that the frame's state has no layout within the cap from its
     position on, and that none of its layouts has a peak below the least pruned bound."""
+    frames = s.frames
     heap, min_off, rank, stats, table, info, pool = s.heap, s.min_off, s.rank, s.stats, memo.table, memo.info, memo.pool
-    sub, m = frame[_SUB], frame[_M]
-    slot, h = _memo_find(s, frame, memo)
-    row = table[slot]
-    if row[_LEN] == 0:
+    sub, m = frames[d, _SUB], frames[d, _M]
+    slot, h = _memo_find(s, d, memo)
+    if table[slot, _LEN] == 0:
         if 4 * (info[_MEMO_COUNT] + 1) > 3 * len(table) or info[_POOL_USED] + 3 * m > len(pool):
             return  # the table is full: search on without remembering
         start = info[_POOL_USED]
@@ -206,40 +211,39 @@ def _memo_store(s, frame, memo):
             pool[start + 3 * k + 2] = rank[i]
         info[_POOL_USED] = start + 3 * m
         info[_MEMO_COUNT] += 1
-        row[_HASH] = h
-        row[_START] = start
-        row[_LEN] = m + 1
-        row[_ORDER] = stats[_ORDER_ID]
+        table[slot, _HASH] = h
+        table[slot, _START] = start
+        table[slot, _LEN] = m + 1
+        table[slot, _ORDER] = stats[_ORDER_ID]
     # a known entry did not prune this search, so it says less on cap or on position: the newer one stays
-    row[_OFF] = frame[_LAST_OFF]
-    row[_RANK] = frame[_LAST_RANK]
-    row[_CAP_SEEN] = stats[_CAP]
-    row[_BOUND] = stats[_PRUNED]
+    table[slot, _OFF] = frames[d, _LAST_OFF]
+    table[slot, _RANK] = frames[d, _LAST_RANK]
+    table[slot, _CAP_SEEN] = stats[_CAP]
+    table[slot, _BOUND] = stats[_PRUNED]
 
 
 # -- the trail of changes ----------------------------------------------------------
 
 
-@_jit
+@_inline
 def _push(s, kind, idx, val):
     """Log a change (``kind`` of ``idx``, ``val`` before it) so it can be put back."""
     t = s.stats[_TRAIL]
-    row = s.trail[t]
-    row[_T_KIND] = kind
-    row[_T_IDX] = idx
-    row[_T_VAL] = val
+    trail = s.trail
+    trail[t, _T_KIND] = kind
+    trail[t, _T_IDX] = idx
+    trail[t, _T_VAL] = val
     s.stats[_TRAIL] = t + 1
 
 
-@_jit
+@_inline
 def _undo(s, mark):
     """Put back every change logged since ``mark``."""
     off, min_off, total, rank, who, trail = s.off, s.min_off, s.total, s.rank, s.who, s.trail
     t = s.stats[_TRAIL]
     while t > mark:
         t -= 1
-        row = trail[t]
-        kind, i, v = row[_T_KIND], row[_T_IDX], row[_T_VAL]
+        kind, i, v = trail[t, _T_KIND], trail[t, _T_IDX], trail[t, _T_VAL]
         if kind == _SET_OFF:
             off[i] = v
         elif kind == _SET_MIN:
@@ -255,12 +259,13 @@ def _undo(s, mark):
 # -- one frame's scratch -------------------------------------------------------------
 
 
-@_jit
-def _candidates(s, g, frame):
+@_inline
+def _candidates(s, g, d):
     """Keys (offset << RANK_BITS | rank) of the buffers worth placing next, sorted,
-    at ``heap[frame[_CAND]:]``; their count."""
+    at ``heap[frames[d, _CAND]:]``; their count."""
+    frames = s.frames
     heap, min_off, rank, size = s.heap, s.min_off, s.rank, g.size
-    sub, m, last_off, last_rank, out = frame[_SUB], frame[_M], frame[_LAST_OFF], frame[_LAST_RANK], frame[_CAND]
+    sub, m, last_off, last_rank, out = frames[d, _SUB], frames[d, _M], frames[d, _LAST_OFF], frames[d, _LAST_RANK], frames[d, _CAND]
     min_height = _NO_BOUND
     for k in range(sub, sub + m):
         i = heap[k]
@@ -277,11 +282,12 @@ def _candidates(s, g, frame):
     return c
 
 
-@_jit
-def _frame_sections(s, g, frame):
-    """The sections holding the frame's buffers, each once, at ``heap[frame[_SECS]:]``; their count."""
+@_inline
+def _frame_sections(s, g, d):
+    """The sections holding the frame's buffers, each once, at ``heap[frames[d, _SECS]:]``; their count."""
+    frames = s.frames
     heap, sec_seen, stats, sec_ptr, sec_idx = s.heap, s.sec_seen, s.stats, g.sec_ptr, g.sec_idx
-    sub, m, out = frame[_SUB], frame[_M], frame[_SECS]
+    sub, m, out = frames[d, _SUB], frames[d, _M], frames[d, _SECS]
     stats[_STAMP] += 1
     stamp = stats[_STAMP]
     c = 0
@@ -299,10 +305,11 @@ def _frame_sections(s, g, frame):
 # -- placing a buffer ----------------------------------------------------------------
 
 
-@_jit
-def _place(s, g, frame, i, o):
+@_inline
+def _place(s, g, d, i, o):
     """Put buffer ``i`` at ``o`` (logged on the trail) and say whether the rest of the
     frame can still fit within the cap."""
+    frames = s.frames
     off, min_off, total, heap, sec_seen, stats = s.off, s.min_off, s.total, s.heap, s.sec_seen, s.stats
     size, align, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx = (
         g.size, g.align, g.nbr_ptr, g.nbr_idx, g.sec_ptr, g.sec_idx, g.mem_ptr, g.mem_idx)
@@ -324,9 +331,9 @@ def _place(s, g, frame, i, o):
                 min_off[j] = lo
     # every buffer still to place goes at or above o (the frame's most crowded
     # section before this placement: a quick bound from above)
-    if o + frame[_MOST] > cap:
+    if o + frames[d, _MOST] > cap:
         rest = 0
-        for k in range(frame[_SECS], frame[_SECS] + frame[_NSECS]):
+        for k in range(frames[d, _SECS], frames[d, _SECS] + frames[d, _NSECS]):
             if total[heap[k]] > rest:
                 rest = total[heap[k]]
         if o + rest > cap:
@@ -357,14 +364,15 @@ def _place(s, g, frame, i, o):
     return True
 
 
-@_jit
-def _split(s, g, frame, skip):
+@_inline
+def _split(s, g, d, skip):
     """Groups of the frame's buffers (less ``skip``) that share no section, written one
-    after another from ``heap[frame[_GROUPS]]``, each sorted; ``heap[frame[_STARTS] + k]``
+    after another from ``heap[frames[d, _GROUPS]]``, each sorted; ``heap[frames[d, _STARTS] + k]``
     is where group ``k`` begins. Returns the count."""
+    frames = s.frames
     heap, off, seen, sec_seen, stats = s.heap, s.off, s.seen, s.sec_seen, s.stats
     sec_ptr, sec_idx, mem_ptr, mem_idx = g.sec_ptr, g.sec_idx, g.mem_ptr, g.mem_idx
-    sub, m, out, starts = frame[_SUB], frame[_M], frame[_GROUPS], frame[_STARTS]
+    sub, m, out, starts = frames[d, _SUB], frames[d, _M], frames[d, _GROUPS], frames[d, _STARTS]
     stats[_STAMP] += 1
     stamp = stats[_STAMP]
     count = 0
@@ -398,7 +406,7 @@ def _split(s, g, frame, skip):
     return count
 
 
-@_jit
+@_inline
 def _rerank(s, g, a, b):
     """Order the group ``heap[a:b]`` afresh, as a problem of its own: by the bytes left
     in its most crowded section, then lifetime, then area (among the ranks it holds)."""
@@ -432,7 +440,7 @@ def _rerank(s, g, a, b):
             who[ranks[k]] = i
 
 
-@_jit
+@_inline
 def _before(g, i, j, crowd_i, crowd_j):
     """Whether buffer ``i`` (its section crowding ``crowd_i``) goes before ``j``."""
     span, size = g.span, g.size
@@ -448,82 +456,86 @@ def _before(g, i, j, crowd_i, crowd_j):
 # -- the frames: the search's steps --------------------------------------------------
 
 
-@_jit
-def _open(frame, sub, m, last_off, last_rank, top):
-    """Set ``frame`` up to place the ``m`` buffers at ``heap[sub:]`` after (last_off, last_rank)."""
-    frame[_SUB] = sub
-    frame[_M] = m
-    frame[_LAST_OFF] = last_off
-    frame[_LAST_RANK] = last_rank
-    frame[_STATE] = _ENTER
-    frame[_TOP] = top
+@_inline
+def _open(frames, d, sub, m, last_off, last_rank, top):
+    """Set frame ``d`` up to place the ``m`` buffers at ``heap[sub:]`` after (last_off, last_rank)."""
+    frames[d, _SUB] = sub
+    frames[d, _M] = m
+    frames[d, _LAST_OFF] = last_off
+    frames[d, _LAST_RANK] = last_rank
+    frames[d, _STATE] = _ENTER
+    frames[d, _TOP] = top
 
 
-@_jit
-def _enter(s, g, frame, memo):
+@_inline
+def _enter(s, g, d, memo):
     """A new node: count it, answer at once when nothing is left or the state was searched
     before, else gather its sections and candidates."""
+    frames = s.frames
     stats, heap, total = s.stats, s.heap, s.total
     stats[_NODES] += 1
     if stats[_NODES] > stats[_LIMIT]:
         stats[_OUT] = 1
         return _STOP
-    frame[_SAVED] = stats[_PRUNED]
+    frames[d, _SAVED] = stats[_PRUNED]
     stats[_PRUNED] = _NO_BOUND
-    if frame[_M] == 0:
+    if frames[d, _M] == 0:
         return _UP_YES
-    slot, _ = _memo_find(s, frame, memo)
-    row = memo.table[slot]
-    if row[_LEN] > 0 and stats[_CAP] <= row[_CAP_SEEN] and (row[_OFF] < frame[_LAST_OFF] or (
-            row[_OFF] == frame[_LAST_OFF] and row[_RANK] <= frame[_LAST_RANK])):
-        stats[_PRUNED] = row[_BOUND]  # searched before, from no later a position, within no smaller a cap
+    slot, _ = _memo_find(s, d, memo)
+    table = memo.table
+    if table[slot, _LEN] > 0 and stats[_CAP] <= table[slot, _CAP_SEEN] and (
+            table[slot, _OFF] < frames[d, _LAST_OFF] or (
+                table[slot, _OFF] == frames[d, _LAST_OFF] and table[slot, _RANK] <= frames[d, _LAST_RANK])):
+        stats[_PRUNED] = table[slot, _BOUND]  # searched before, from no later a position, within no smaller a cap
         return _UP_NO
-    frame[_SECS] = frame[_TOP]
-    frame[_NSECS] = _frame_sections(s, g, frame)
+    frames[d, _SECS] = frames[d, _TOP]
+    frames[d, _NSECS] = _frame_sections(s, g, d)
     most = 0
-    for k in range(frame[_SECS], frame[_SECS] + frame[_NSECS]):
+    for k in range(frames[d, _SECS], frames[d, _SECS] + frames[d, _NSECS]):
         if total[heap[k]] > most:
             most = total[heap[k]]
-    frame[_MOST] = most
-    frame[_CAND] = frame[_SECS] + frame[_NSECS]
-    frame[_NCAND] = _candidates(s, g, frame)
-    frame[_GROUPS] = frame[_CAND] + frame[_M]
-    frame[_STARTS] = frame[_GROUPS] + frame[_M]
-    frame[_Q] = 0
-    frame[_STATE] = _NEXT
+    frames[d, _MOST] = most
+    frames[d, _CAND] = frames[d, _SECS] + frames[d, _NSECS]
+    frames[d, _NCAND] = _candidates(s, g, d)
+    frames[d, _GROUPS] = frames[d, _CAND] + frames[d, _M]
+    frames[d, _STARTS] = frames[d, _GROUPS] + frames[d, _M]
+    frames[d, _Q] = 0
+    frames[d, _STATE] = _NEXT
     return _STAY
 
 
-@_jit
-def _resume(s, frame, child, placed):
+@_inline
+def _resume(s, d, placed):
     """A group below answered (``placed``): search the next group, or, when one failed,
     take the placement back and go on with the next candidate."""
+    frames = s.frames
     heap = s.heap
     if placed:
-        frame[_G] += 1
-        if frame[_G] == frame[_COUNT]:  # every group placed: so is this frame
+        frames[d, _G] += 1
+        if frames[d, _G] == frames[d, _COUNT]:  # every group placed: so is this frame
             return _UP_YES
-        at = frame[_STARTS] + frame[_G]
-        _open(child, heap[at], heap[at + 1] - heap[at], -1, -1, frame[_STARTS] + frame[_M] + 1)
+        at = frames[d, _STARTS] + frames[d, _G]
+        _open(frames, d + 1, heap[at], heap[at + 1] - heap[at], -1, -1, frames[d, _STARTS] + frames[d, _M] + 1)
         return _DOWN
-    _undo(s, frame[_MARK])
-    if frame[_STACKED] == 0:  # its offset is final, so any later sibling would have to go below it
-        frame[_Q] = frame[_NCAND]
+    _undo(s, frames[d, _MARK])
+    if frames[d, _STACKED] == 0:  # its offset is final, so any later sibling would have to go below it
+        frames[d, _Q] = frames[d, _NCAND]
     else:
-        frame[_Q] += 1
-    frame[_STATE] = _NEXT
+        frames[d, _Q] += 1
+    frames[d, _STATE] = _NEXT
     return _STAY
 
 
-@_jit
-def _next(s, g, frame, child, memo):
+@_inline
+def _next(s, g, d, memo):
     """Try the frame's candidates from the next on: place one and go down into the
     first group of the rest, or, with none left, remember the state and answer no."""
+    frames = s.frames
     heap, off, total, who, stats = s.heap, s.off, s.total, s.who, s.stats
     size, nbr_ptr, nbr_idx, sec_ptr, sec_idx = g.size, g.nbr_ptr, g.nbr_idx, g.sec_ptr, g.sec_idx
     cap = stats[_CAP]
-    while frame[_Q] < frame[_NCAND]:
-        key = heap[frame[_CAND] + frame[_Q]]
+    while frames[d, _Q] < frames[d, _NCAND]:
+        key = heap[frames[d, _CAND] + frames[d, _Q]]
         o = key >> _RANK_BITS
         r = key & _RANK_MASK
         i = who[r]
@@ -541,36 +553,36 @@ def _next(s, g, frame, child, memo):
             if over < stats[_PRUNED]:
                 stats[_PRUNED] = over
             if stacked:
-                frame[_Q] += 1
+                frames[d, _Q] += 1
                 continue
             break
         mark = stats[_TRAIL]
-        if _place(s, g, frame, i, o):
-            count = _split(s, g, frame, i)
-            starts = frame[_STARTS]
+        if _place(s, g, d, i, o):
+            count = _split(s, g, d, i)
+            starts = frames[d, _STARTS]
             if count > 1:  # independent groups: each is ordered and laid out as a problem of its own
                 for k in range(count):
                     _rerank(s, g, heap[starts + k], heap[starts + k + 1])
-            frame[_MARK] = mark
-            frame[_STACKED] = 1 if stacked else 0
-            frame[_COUNT] = count
-            frame[_G] = 0
-            frame[_STATE] = _RESUME
+            frames[d, _MARK] = mark
+            frames[d, _STACKED] = 1 if stacked else 0
+            frames[d, _COUNT] = count
+            frames[d, _G] = 0
+            frames[d, _STATE] = _RESUME
             if count == 0:  # nothing left in this frame
                 return _UP_YES
             fresh = count > 1
-            _open(child, heap[starts], heap[starts + 1] - heap[starts], -1 if fresh else o, -1 if fresh else r,
-                  starts + frame[_M] + 1)
+            _open(frames, d + 1, heap[starts], heap[starts + 1] - heap[starts], -1 if fresh else o, -1 if fresh else r,
+                  starts + frames[d, _M] + 1)
             return _DOWN
         _undo(s, mark)
         if not stacked:
             break
-        frame[_Q] += 1
-    _memo_store(s, frame, memo)
+        frames[d, _Q] += 1
+    _memo_store(s, d, memo)
     return _UP_NO
 
 
-@_jit
+@_inline
 def _start(g, rank, cap, limit, order_id):
     """A fresh search of every buffer of ``g`` (ranks copied: the search reorders them)."""
     size, nbr_idx, sec_idx, mem_ptr, mem_idx = g.size, g.nbr_idx, g.sec_idx, g.mem_ptr, g.mem_idx
@@ -614,24 +626,23 @@ def run(g, rank, order_id, cap, limit, memo):
     """
     s = _start(g, rank, cap, limit, order_id)
     frames, stats = s.frames, s.stats
-    _open(frames[0], 0, len(g.size), -1, -1, len(g.size))
+    _open(frames, 0, 0, len(g.size), -1, -1, len(g.size))
     d = 0
     placed = False  # what the frame just left answered
     while d >= 0:
-        frame = frames[d]
-        state = frame[_STATE]
+        state = frames[d, _STATE]
         if state == _ENTER:
-            move = _enter(s, g, frame, memo)
+            move = _enter(s, g, d, memo)
         elif state == _RESUME:
-            move = _resume(s, frame, frames[d + 1], placed)
+            move = _resume(s, d, placed)
         else:
-            move = _next(s, g, frame, frames[d + 1], memo)
+            move = _next(s, g, d, memo)
         if move == _DOWN:
             d += 1
         elif move == _UP_YES or move == _UP_NO:
             placed = move == _UP_YES
-            if frame[_SAVED] < stats[_PRUNED]:  # the bound outside the frame's subtree comes back
-                stats[_PRUNED] = frame[_SAVED]
+            if frames[d, _SAVED] < stats[_PRUNED]:  # the bound outside the frame's subtree comes back
+                stats[_PRUNED] = frames[d, _SAVED]
             d -= 1
         elif move == _STOP:
             break
@@ -647,14 +658,12 @@ def regrow(table, slots):
     out = np.zeros((slots, MEMO_COLUMNS), np.int64)
     mask = slots - 1
     for k in range(len(table)):
-        row = table[k]
-        if row[_LEN] > 0:
-            t = row[_HASH] & mask
-            while out[t][_LEN] > 0:
+        if table[k, _LEN] > 0:
+            t = table[k, _HASH] & mask
+            while out[t, _LEN] > 0:
                 t = (t + 1) & mask
-            dest = out[t]
             for c in range(MEMO_COLUMNS):
-                dest[c] = row[c]
+                out[t, c] = table[k, c]
     return out
 
 
