@@ -69,6 +69,7 @@ class _BaseAllocator:
         self._total = 0
         self._plan: LayoutPlan | None = None
         self._fixed: dict[int, tuple[int, int, int]] = {}  # id -> (offset, size, alignment) as computed
+        self._layout_to_beat: dict[int, int] = {}  # id -> offset of a known valid layout (groups_to_lifetimes)
 
     # -- hooks ---------------------------------------------------------------
 
@@ -314,7 +315,7 @@ class _BaseAllocator:
         offsets, total, lifetimes = solve_placement(
             allocs, self._size, self._align, dict(self._live), self._alias_groups, self._steps,
             {id(a): o for a, o, _, _ in self._member_offsets(packed)},
-            solver=solver, node_budget=node_budget,
+            also=self._layout_to_beat, solver=solver, node_budget=node_budget,
             target=min((c for c in (capacity, room) if c is not None), default=None),
             enough=room,
         )

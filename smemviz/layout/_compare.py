@@ -26,7 +26,11 @@ def groups_to_lifetimes(allocator: _BaseAllocator) -> Any:
     if not isinstance(allocator, _BaseAllocator):
         raise TypeError(f"expected an SmemAllocator or TmemAllocator, got {type(allocator).__name__}")
     steps, live = phase_lifetimes(allocator._alias_groups)
+    placed, _ = allocator._packed_layout()
     new = copy.copy(allocator)
+    # the hand-written layout, handed to the solver as one to beat (the new allocator's
+    # own packing knows no groups, so it would not share a byte)
+    new._layout_to_beat = {id(a): o for a, o, _, _ in allocator._member_offsets(placed)}
     new._allocations = list(allocator.allocations)
     new._added = {id(a) for a in new._allocations}
     new._alias_groups = []

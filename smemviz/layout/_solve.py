@@ -25,6 +25,7 @@ def solve_placement(
     steps: tuple[str, ...] | None,
     given: dict[int, int],
     *,
+    also: dict[int, int] | None = None,
     solver: str,
     node_budget: int | None,
     target: int | None,
@@ -32,6 +33,8 @@ def solve_placement(
 ) -> tuple[list[int], int, Lifetimes]:
     """Offsets (in ``allocs`` order), the data total, and what the plan records of the solve.
 
+    ``also`` is another layout known to be valid (offsets by id), the hand-written
+    one of :func:`~smemviz.groups_to_lifetimes`; the solver never returns worse.
     Lifetimes in time values (``Times``: unnamed steps beyond ``MAX_STEPS``) are
     cut into stretches where some lifetime starts or ends; the plan's steps are
     then those stretches, each named by its first time value.
@@ -55,7 +58,8 @@ def solve_placement(
         [sets.get(id(a), every) for a in allocs],
         solver=solver,  # type: ignore[arg-type]
         node_budget=node_budget,
-        incumbents=[[given[id(a)] for a in allocs]],
+        incumbents=[[given[id(a)] for a in allocs]]
+        + ([[also[id(a)] for a in allocs]] if also and all(id(a) in also for a in allocs) else []),
         target=target,  # the search also asks for a layout that fits
         enough=enough,  # and, given a capacity, stops at the first that does
         step_lengths=lengths,

@@ -22,9 +22,9 @@ SOLVERS = ("auto", "exact", "greedy")
 # the hardest of 3000 random ones about 0.3 million (benchmarks/bench_alias.py --seeds 0-14)
 DEFAULT_NODE_BUDGET = 2_000_000
 # a node's work grows with the buffers summed over the sections (Problem.membership): the default
-# budget is this much work, so a large layout gets fewer nodes and the same few seconds (about 14 ns a
-# unit compiled here: some 4 s of search; a kernel-sized layout keeps the whole DEFAULT_NODE_BUDGET)
-DEFAULT_WORK = 300_000_000
+# budget is this much work, so a large layout gets fewer nodes and the same few seconds (some 20 ns a
+# unit compiled here: about 4 s of search; a kernel-sized layout keeps the whole DEFAULT_NODE_BUDGET)
+DEFAULT_WORK = 200_000_000
 
 # static orders the exact search restarts with, in turn
 _SEARCH_ORDERS = ("crowding", "lifetime", "area", "size", "alignment", "area-time")
