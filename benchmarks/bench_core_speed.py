@@ -139,6 +139,8 @@ def timing(hardest: int, end_to_end: int, repeats: int, count: int) -> None:
           f"(same for both), best/median of {repeats}")
     print(stats_line("per node", t_old, t_new, 1e6 / nodes_total, "us"))
 
+    if end_to_end == 0:
+        return
     picked = order[:end_to_end]
     nodes_total = 0
     for k in picked:

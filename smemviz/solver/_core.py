@@ -151,11 +151,24 @@ def _mix(h, v):
 
 @_inline
 def _sort_range(a, lo, hi):
-    """Sort ``a[lo:hi]`` in place (a view when compiled, a copy written back when not)."""
-    part = a[lo:hi]
-    part.sort()
-    for k in range(hi - lo):  # a no-op on a view; on a list's copy, the write-back
-        a[lo + k] = part[k]
+    """Sort ``a[lo:hi]`` in place (Shell's sort, gaps 1, 4, 13, ...).
+
+    Written out rather than sorting a slice: a view is a counted reference, and
+    its release in the middle of the search's hot loop keeps numba from pruning
+    the reference counting around it (each an atomic operation).
+    """
+    gap = 1
+    while 3 * gap + 1 < hi - lo:
+        gap = 3 * gap + 1
+    while gap > 0:
+        for k in range(lo + gap, hi):
+            x = a[k]
+            q = k
+            while q - gap >= lo and a[q - gap] > x:
+                a[q] = a[q - gap]
+                q -= gap
+            a[q] = x
+        gap //= 3
 
 
 # -- the table of searched states ------------------------------------------------
@@ -229,30 +242,28 @@ def _memo_store(s, d, memo):
 def _push(s, kind, idx, val):
     """Log a change (``kind`` of ``idx``, ``val`` before it) so it can be put back."""
     t = s.stats[_TRAIL]
-    trail = s.trail
-    trail[t, _T_KIND] = kind
-    trail[t, _T_IDX] = idx
-    trail[t, _T_VAL] = val
+    s.trail[t, _T_KIND] = kind
+    s.trail[t, _T_IDX] = idx
+    s.trail[t, _T_VAL] = val
     s.stats[_TRAIL] = t + 1
 
 
 @_inline
 def _undo(s, mark):
     """Put back every change logged since ``mark``."""
-    off, min_off, total, rank, who, trail = s.off, s.min_off, s.total, s.rank, s.who, s.trail
     t = s.stats[_TRAIL]
     while t > mark:
         t -= 1
-        kind, i, v = trail[t, _T_KIND], trail[t, _T_IDX], trail[t, _T_VAL]
+        kind, i, v = s.trail[t, _T_KIND], s.trail[t, _T_IDX], s.trail[t, _T_VAL]
         if kind == _SET_OFF:
-            off[i] = v
+            s.off[i] = v
         elif kind == _SET_MIN:
-            min_off[i] = v
+            s.min_off[i] = v
         elif kind == _SET_TOTAL:
-            total[i] = v
+            s.total[i] = v
         else:
-            rank[i] = v
-            who[v] = i
+            s.rank[i] = v
+            s.who[v] = i
     s.stats[_TRAIL] = t
 
 
@@ -407,37 +418,40 @@ def _split(s, g, d, skip):
 
 
 @_inline
-def _rerank(s, g, a, b):
+def _rerank(s, g, a, b, free):
     """Order the group ``heap[a:b]`` afresh, as a problem of its own: by the bytes left
-    in its most crowded section, then lifetime, then area (among the ranks it holds)."""
+    in its most crowded section, then lifetime, then area (among the ranks it holds).
+
+    Its scratch (crowding, order, ranks) is ``heap[free:]``, unused until the next
+    frame opens there: no arrays made in the search's hot loop.
+    """
     heap, rank, who, total, sec_ptr, sec_idx = s.heap, s.rank, s.who, s.total, g.sec_ptr, g.sec_idx
     m = b - a
-    crowd = np.empty(m, np.int64)
-    order = np.empty(m, np.int64)
-    ranks = np.empty(m, np.int64)
+    crowd, order, ranks = free, free + m, free + 2 * m
     for k in range(m):
         i = heap[a + k]
         c = 0
         for e in range(sec_ptr[i], sec_ptr[i + 1]):
             if total[sec_idx[e]] > c:
                 c = total[sec_idx[e]]
-        crowd[k] = c
-        order[k] = k
-        ranks[k] = rank[i]
-    ranks.sort()
+        heap[crowd + k] = c
+        heap[order + k] = k
+        heap[ranks + k] = rank[i]
+    _sort_range(heap, ranks, ranks + m)
     for k in range(1, m):  # insertion sort by (crowding, span, area, index), all but the index descending
-        x = order[k]
+        x = heap[order + k]
         q = k - 1
-        while q >= 0 and _before(g, heap[a + x], heap[a + order[q]], crowd[x], crowd[order[q]]):
-            order[q + 1] = order[q]
+        while q >= 0 and _before(g, heap[a + x], heap[a + heap[order + q]], heap[crowd + x], heap[crowd + heap[order + q]]):
+            heap[order + q + 1] = heap[order + q]
             q -= 1
-        order[q + 1] = x
+        heap[order + q + 1] = x
     for k in range(m):
-        i = heap[a + order[k]]
-        if rank[i] != ranks[k]:
+        i = heap[a + heap[order + k]]
+        r = heap[ranks + k]
+        if rank[i] != r:
             _push(s, _SET_RANK, i, rank[i])
-            rank[i] = ranks[k]
-            who[ranks[k]] = i
+            rank[i] = r
+            who[r] = i
 
 
 @_inline
@@ -562,7 +576,7 @@ def _next(s, g, d, memo):
             starts = frames[d, _STARTS]
             if count > 1:  # independent groups: each is ordered and laid out as a problem of its own
                 for k in range(count):
-                    _rerank(s, g, heap[starts + k], heap[starts + k + 1])
+                    _rerank(s, g, heap[starts + k], heap[starts + k + 1], starts + frames[d, _M] + 1)
             frames[d, _MARK] = mark
             frames[d, _STACKED] = 1 if stacked else 0
             frames[d, _COUNT] = count
@@ -603,7 +617,8 @@ def _start(g, rank, cap, limit, order_id):
     stats[_ORDER_ID] = order_id
     trail = n + len(sec_idx) + len(nbr_idx) + 8 + n * (n + 1)  # the last part: groups ordered afresh
     # per-frame scratch (sections, candidates, groups, group starts) is taken from ``heap`` like a stack
-    heap = np.empty(n + (n + 1) * (3 * n + 2 + nsec), np.int64)
+    # (and, above the deepest frame's, the scratch of ordering a group afresh: 3 per buffer)
+    heap = np.empty(n + (n + 1) * (3 * n + 2 + nsec) + 3 * n, np.int64)
     for i in range(n):
         heap[i] = i
     return Search(np.full(n, -1, np.int64), np.zeros(n, np.int64), total, rank, who, np.zeros(n, np.int64),
