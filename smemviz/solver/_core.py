@@ -42,12 +42,32 @@ from collections import namedtuple
 
 if globals().get("COMPILE"):  # set by the loader before the module runs
     import numpy as np
-    from numba import njit
+    from numba import carray, njit, types
+    from numba.extending import intrinsic
 
     _jit = njit(cache=True)
     # the steps of a search are inlined into run by numba (its own inliner), so the
     # named tuples they pass are taken apart once, not at every call
     _inline = njit(cache=True, inline="always")
+
+    @intrinsic
+    def _data(typingctx, a):  # the address of an array's first element
+        def codegen(context, builder, sig, args):
+            return context.make_array(a)(context, builder, args[0]).data
+
+        return types.CPointer(a.dtype)(a), codegen
+
+    @_inline
+    def _unowned(a):
+        """``a`` seen through a view that holds no reference to it.
+
+        Each array the steps name is a counted reference in numba, counted up
+        and down (an atomic operation each time) wherever a step is entered or
+        takes a field of a named tuple: some 300 times a node. A view made from
+        the address alone is not counted; ``run`` keeps the arrays themselves
+        alive while the search reads them through such views.
+        """
+        return carray(_data(a), a.shape)  # type: ignore[call-arg]
 else:
     from . import _plain as np  # type: ignore[no-redef]
 
@@ -55,6 +75,9 @@ else:
         return fn
 
     _inline = _jit
+
+    def _unowned(a):  # type: ignore[misc]  # plain Python counts no references: the array itself
+        return a
 
 
 # status codes of :func:`run`
@@ -626,6 +649,14 @@ def _start(g, rank, cap, limit, order_id):
                   np.zeros((n + 2, FRAME_COLUMNS), np.int64))
 
 
+@_inline
+def _views(s):
+    """The search's arrays through uncounted views (:func:`_unowned`)."""
+    return Search(_unowned(s.off), _unowned(s.min_off), _unowned(s.total), _unowned(s.rank), _unowned(s.who),
+                  _unowned(s.seen), _unowned(s.sec_seen), _unowned(s.stats), _unowned(s.trail), _unowned(s.heap),
+                  _unowned(s.frames))
+
+
 @_jit
 def run(g, rank, order_id, cap, limit, memo):
     """One depth-first search for a layout of ``g`` within ``cap`` using at most ``limit`` nodes,
@@ -639,7 +670,11 @@ def run(g, rank, order_id, cap, limit, memo):
     it across searches of the same component, so a longer search in the same
     ``order_id`` resumes rather than restarts.
     """
-    s = _start(g, rank, cap, limit, order_id)
+    owned = _start(g, rank, cap, limit, order_id)  # alive until its offsets are returned
+    s = _views(owned)
+    g = Graph(_unowned(g.size), _unowned(g.align), _unowned(g.span), _unowned(g.nbr_ptr), _unowned(g.nbr_idx),
+              _unowned(g.sec_ptr), _unowned(g.sec_idx), _unowned(g.mem_ptr), _unowned(g.mem_idx))
+    memo = Memo(_unowned(memo.table), _unowned(memo.info), _unowned(memo.pool))
     frames, stats = s.frames, s.stats
     _open(frames, 0, 0, len(g.size), -1, -1, len(g.size))
     d = 0
@@ -663,8 +698,8 @@ def run(g, rank, order_id, cap, limit, memo):
             break
     nodes = min(stats[_NODES], limit)
     if stats[_OUT]:
-        return OUT_OF_NODES, nodes, stats[_PRUNED], s.off
-    return (FOUND if placed else EXHAUSTED), nodes, stats[_PRUNED], s.off
+        return OUT_OF_NODES, nodes, stats[_PRUNED], owned.off
+    return (FOUND if placed else EXHAUSTED), nodes, stats[_PRUNED], owned.off
 
 
 @_jit
