@@ -21,6 +21,12 @@ compare byte for byte before and after a change to the kernel.
 
     python benchmarks/bench_core_speed.py [--hardest 6] [--repeats 5] [--end-to-end 12]
     python benchmarks/bench_core_speed.py --dump results.json [--instances 200]
+    python benchmarks/bench_core_speed.py --minimalloc DIR
+
+``--minimalloc DIR``: MiniMalloc's challenging CSVs (see ``bench_alias.py``), each
+solved by both kernels under the current solver with the capacity as target
+and "enough" (default node budget, no clock): the solutions must be identical;
+CPU time of each, once.
 """
 
 from __future__ import annotations
@@ -176,6 +182,33 @@ def dump(path: Path, count: int) -> None:
     print(f"{count} instances: {sum(d['nodes'] for d in out)} nodes in all -> {path}")
 
 
+def minimalloc(directory: Path) -> None:
+    from bench_alias import CAPACITY, read_csv
+
+    new = exact.load_core(True)
+    old = old_as_new(load_old_core(), new)
+    solve_with(old, instances(1)[0])
+    files = sorted(directory.glob("*.csv"))
+    print(f"MiniMalloc: {len(files)} files, fit {CAPACITY}; load average {' '.join(f'{x:.2f}' for x in _loadavg())}")
+    for path in files:
+        sizes, intervals = read_csv(path)
+        p = Problem.from_intervals(sizes, [1] * len(sizes), intervals)
+        out = []
+        for core in (old, new):
+            t0 = time.process_time()
+            saved = exact.load_core
+            exact.load_core = lambda compiled, core=core: core  # type: ignore[assignment]
+            try:
+                sol = solve_problem(p, target=CAPACITY, enough=CAPACITY)
+            finally:
+                exact.load_core = saved  # type: ignore[assignment]
+            out.append((sol, time.process_time() - t0))
+        (a, ta), (b, tb) = out
+        assert a == b, path
+        print(f"  {path.name:<16} nodes {b.nodes:>9} peak {b.peak:>8}  old {ta:6.2f} s  new {tb:6.2f} s  "
+              f"new/old {tb / ta:.2f}  same solution")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--instances", type=int, default=200)
@@ -183,8 +216,11 @@ def main() -> None:
     parser.add_argument("--end-to-end", type=int, default=12)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--dump", type=Path)
+    parser.add_argument("--minimalloc", type=Path)
     args = parser.parse_args()
-    if args.dump is not None:
+    if args.minimalloc is not None:
+        minimalloc(args.minimalloc)
+    elif args.dump is not None:
         dump(args.dump, args.instances)
     else:
         timing(args.hardest, args.end_to_end, args.repeats, args.instances)

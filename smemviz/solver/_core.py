@@ -32,6 +32,11 @@ the current path, its columns named below (``_SUB`` ...). A frame is entered
 (:func:`_enter`), tries its candidates (:func:`_next`) and, after a child
 answers, goes on (:func:`_resume`); each says where the walk goes next.
 
+Compiled, ``run`` reads its arrays through views numba does not count
+references to (:func:`_unowned`): counting them, an atomic operation each
+time a step was entered or took a field of a named tuple, was most of a
+node's time.
+
 Work is counted in nodes, never in time: the same input gives the same
 answer on any machine, compiled or not.
 """
