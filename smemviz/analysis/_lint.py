@@ -229,6 +229,22 @@ def _tmem_rounding(ctx: _Context) -> list[Finding]:
     )]
 
 
+def _bank_conflict(ctx: _Context) -> list[Finding]:
+    if not ctx.plan.accesses:
+        return []
+    from .banks._access import conflict_findings
+
+    return conflict_findings(ctx.plan)
+
+
+def _bank_access(ctx: _Context) -> list[Finding]:
+    if not ctx.plan.accesses:
+        return []
+    from .banks._access import unanalysable_findings
+
+    return unanalysable_findings(ctx.plan)
+
+
 # rule id -> (severity it reports at, the check); the order is the report's order
 RULES: dict[str, tuple[Severity, Rule]] = {
     "capacity": ("error", _capacity),
@@ -237,8 +253,10 @@ RULES: dict[str, tuple[Severity, Rule]] = {
     "tma-align": ("error", _tma_align),
     "mbarrier-align": ("error", _mbarrier_align),
     "tmem-ptr-align": ("error", _tmem_ptr_align),
+    "bank-access": ("error", _bank_access),
     "padding-share": ("warning", _padding_share),
     "tmem-rounding": ("warning", _tmem_rounding),
+    "bank-conflict": ("warning", _bank_conflict),
 }
 
 

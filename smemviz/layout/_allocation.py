@@ -14,6 +14,7 @@ from typing import Any, TypeGuard
 from .._dtypes import dtype_bytes, dtype_name
 from .._errors import DeclarationError, DeclarationTypeError
 from .._names import check_name
+from ._access import SmemAccess, accesses_of
 
 __all__ = ["SmemAllocation", "TmemAllocation", "ResourceContext"]
 
@@ -124,6 +125,10 @@ class SmemAllocation:
     ``shape`` (with a dtype), e.g. ``(stages, 128, 64)``, gives the count as its
     product and the stages as its first extent; the maps then draw the stage
     boundaries inside the buffer.
+
+    ``access`` says how the kernel's warps touch the buffer (one :class:`SmemAccess`,
+    a table of its fields, an instruction spelling, or a list of them): the plan
+    carries it, so lint, reports and the explorer show its bank conflicts.
     """
 
     name: str
@@ -135,6 +140,7 @@ class SmemAllocation:
     stages: int | None = None
     tma: bool | None = None
     shape: tuple[int, ...] | None = None
+    access: Any = None  # kept as a tuple of SmemAccess
     offset: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
@@ -152,6 +158,8 @@ class SmemAllocation:
         check_smem_fields(self)
         if self.swizzle is not None or self.stages is not None or self.tma is not None:
             check_lint_fields(self)
+        if self.access is not None:
+            self.access = declared_accesses(self)
 
     def _take_shape(self) -> None:
         """Count and stages from ``shape``; a count or stages given too must agree."""
@@ -192,7 +200,7 @@ class SmemAllocation:
 
     def __repr__(self) -> str:
         typed = f", dtype={self.dtype_name}, count={self.count}" if self.dtype is not None else ""
-        for key in ("shape", "swizzle", "stages", "tma"):
+        for key in ("shape", "swizzle", "stages", "tma", "access"):
             if getattr(self, key) is not None:
                 typed += f", {key}={getattr(self, key)!r}"
         return (
@@ -219,6 +227,22 @@ def check_lint_fields(alloc: Any) -> None:
     if tma is not None and not isinstance(tma, bool):
         raise DeclarationTypeError(f"SMEM allocation {name!r}: tma must be True, False or None, got {tma!r}",
                                    allocation=name, field="tma")
+
+
+def declared_accesses(alloc: Any) -> tuple[SmemAccess, ...]:
+    """An allocation's ``access``, checked against it: each needs a dtype and a tile layout,
+    from the access or (a dtype) from the allocation, and a stage the buffer holds."""
+    accesses = accesses_of(getattr(alloc, "access", None), alloc.name, stages=getattr(alloc, "stages", None))
+    for acc in accesses:
+        if acc.dtype is None and getattr(alloc, "dtype", None) is None:
+            raise DeclarationError(f"access of {alloc.name!r}: neither the access nor the allocation gives a "
+                                   f"dtype; the bank analysis needs the element size", allocation=alloc.name,
+                                   field="access.dtype")
+        if acc.layout is None:
+            raise DeclarationError(f"access of {alloc.name!r}: give the tile's 'layout' (CuTe shape:stride in "
+                                   f"elements, e.g. '(128,64):(64,1)')", allocation=alloc.name,
+                                   field="access.layout")
+    return accesses
 
 
 def check_tmem_fields(alloc: TmemAllocation) -> None:

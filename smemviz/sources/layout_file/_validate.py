@@ -13,6 +13,7 @@ from typing import Any
 from ... import hardware
 from ..._lifetimes import check_steps, read_live
 from ..._names import first_unprintable
+from ...layout._access import ACCESS_KEYS, SmemAccess, access_from_dict
 from ...layout._allocator import SmemAllocator, TmemAllocator
 from ._error import HugeInt, KeyPath, LayoutFileError, key_text
 from ._schema import (
@@ -135,7 +136,8 @@ class Reader:
         try:
             return build()
         except (TypeError, ValueError) as exc:
-            key = _CORE_FIELDS.get(getattr(exc, "field", None) or "") if at_field else None
+            field = getattr(exc, "field", None) or ""
+            key = ("access" if field.startswith("access") else _CORE_FIELDS.get(field)) if at_field else None
             raise self.fail((*path, key) if key else path, str(exc)) from None
 
     # -- the schema -------------------------------------------------------------------
@@ -217,11 +219,37 @@ class Reader:
                 stages=self.optional(t, path, "stages", self.integer, None),
                 tma=self.optional(t, path, "tma", self.boolean, None),
                 shape=self.optional(t, path, "shape", self.extents, None),
+                access=self.accesses(t, path, name),
             )
             allocation = self.core(path, entry.allocation)
             entries.append((path, replace(entry, size=allocation.size_bytes, dtype=allocation.dtype_name)))
         self.unique(((p, e.name) for p, e in entries), "[[smem]]")
         return tuple(e for _, e in entries)
+
+    def accesses(self, table: dict[str, Any], path: KeyPath, name: str) -> tuple[SmemAccess, ...] | None:
+        """An entry's ``access``: one table or an array of them, each checked by the model's record."""
+        if "access" not in table:
+            return None
+        value = table["access"]
+        items = [((*path, "access", i), v) for i, v in enumerate(value)] if isinstance(value, list) \
+            else [((*path, "access"), value)]
+        out = []
+        for where, item in items:
+            t = self.table(item, where, ACCESS_KEYS)
+            for key in ("region", "instruction", "layout", "dtype", "swizzle"):
+                if key in t:
+                    self.string(t[key], (*where, key))
+            for key in ("warps", "threads"):
+                if key in t:
+                    self.extents(t[key], (*where, key))
+            if "stage" in t:
+                self.integer(t["stage"], (*where, "stage"))
+            try:
+                out.append(access_from_dict(t, name))
+            except (TypeError, ValueError) as exc:
+                key = (getattr(exc, "field", None) or "").removeprefix("access").lstrip(".")
+                raise self.fail((*where, key) if key in t else where, str(exc)) from None
+        return tuple(out)
 
     def tmem_entries(self, steps: tuple[str, ...] | None = None) -> tuple[TmemEntry, ...]:
         entries = []
