@@ -141,6 +141,10 @@ def test_every_rule_cites_a_fact_that_exists():
         hand_plan(Region("x", "data", 0, 2), Region("b", "barrier", 2, 8), Region("s", "tmem_ptr", 10, 4),
                   Region("y", "data", 8192, 8), total=8200),
         LayoutPlan("tmem", (Region("acc", "data", 0, 100),), data_total=100),
+        smem(SmemAllocation("epi_c", dtype="bf16", count=4096,
+                            access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1]}),
+             SmemAllocation("small", dtype="bf16", count=64,
+                            access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)"})),
     ]
     seen = set()
     for plan in plans:

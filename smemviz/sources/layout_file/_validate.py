@@ -8,12 +8,14 @@ import difflib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
+from types import SimpleNamespace
 from typing import Any
 
 from ... import hardware
 from ..._lifetimes import check_steps, read_live
 from ..._names import first_unprintable
 from ...layout._access import ACCESS_KEYS, SmemAccess, access_from_dict
+from ...layout._allocation import declared_accesses
 from ...layout._allocator import SmemAllocator, TmemAllocator
 from ._error import HugeInt, KeyPath, LayoutFileError, key_text
 from ._schema import (
@@ -219,15 +221,17 @@ class Reader:
                 stages=self.optional(t, path, "stages", self.integer, None),
                 tma=self.optional(t, path, "tma", self.boolean, None),
                 shape=self.optional(t, path, "shape", self.extents, None),
-                access=self.accesses(t, path, name),
             )
             allocation = self.core(path, entry.allocation)
+            entry = replace(entry, access=self.accesses(t, path, allocation))
             entries.append((path, replace(entry, size=allocation.size_bytes, dtype=allocation.dtype_name)))
         self.unique(((p, e.name) for p, e in entries), "[[smem]]")
         return tuple(e for _, e in entries)
 
-    def accesses(self, table: dict[str, Any], path: KeyPath, name: str) -> tuple[SmemAccess, ...] | None:
-        """An entry's ``access``: one table or an array of them, each checked by the model's record."""
+    def accesses(self, table: dict[str, Any], path: KeyPath, allocation: Any) -> tuple[SmemAccess, ...] | None:
+        """An entry's ``access``: one table or an array of them, each checked by the model's record
+        and against its allocation (a dtype, a layout, a stage it holds)."""
+        name = allocation.name
         if "access" not in table:
             return None
         value = table["access"]
@@ -245,7 +249,9 @@ class Reader:
             if "stage" in t:
                 self.integer(t["stage"], (*where, "stage"))
             try:
-                out.append(access_from_dict(t, name))
+                acc = access_from_dict(t, name)
+                one = SimpleNamespace(name=name, access=[acc], stages=allocation.stages, dtype=allocation.dtype)
+                out.extend(declared_accesses(one))
             except (TypeError, ValueError) as exc:
                 key = (getattr(exc, "field", None) or "").removeprefix("access").lstrip(".")
                 raise self.fail((*where, key) if key in t else where, str(exc)) from None

@@ -48,7 +48,7 @@ def test_vector_access_with_threads():
     ({"region": "epi_c", "instruction": "stmatrix.x4", "layout": 5}, "'layout' must be text"),
 ])
 def test_bad_access_tables(data, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises((TypeError, ValueError), match=match):  # a wrong type is a TypeError
         access_from_dict(data)
 
 
