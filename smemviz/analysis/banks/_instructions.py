@@ -33,11 +33,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ... import hardware
+
 __all__ = ["InstructionSpec", "INSTRUCTIONS", "lookup", "instruction_names", "UNCALIBRATED"]
 
-WARP = 32
-WORD = 4  # bytes per bank word
-MATRIX_ROW_BYTES = 16  # ldmatrix/stmatrix: 8 b16 elements per row address
+WARP = hardware.WARP_THREADS
+WORD = hardware.SMEM_BANK_BYTES  # bytes per bank word
+MATRIX_ROW_BYTES = hardware.MATRIX_ROW_BYTES
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from ... import hardware
+
 __all__ = ["Layout", "Swizzle", "SWIZZLE_MODES", "SWIZZLE_ALIGNMENT", "parse_layout", "parse_swizzle"]
 
 IntTuple: TypeAlias = "int | tuple[IntTuple, ...]"
@@ -63,7 +65,7 @@ class Swizzle:
 
 
 # the hardware's swizzle modes (TMA, WGMMA descriptors) as byte swizzles, and the alignment each needs
-SWIZZLE_MODES: dict[str, Swizzle] = {"32B": Swizzle(1, 4, 3), "64B": Swizzle(2, 4, 3), "128B": Swizzle(3, 4, 3)}
+SWIZZLE_MODES: dict[str, Swizzle] = {mode: Swizzle(*bits) for mode, bits in hardware.SWIZZLE_MODE_BITS.items()}
 SWIZZLE_ALIGNMENT: dict[str, int] = {mode: s.period_bytes for mode, s in SWIZZLE_MODES.items()}
 
 
