@@ -130,11 +130,21 @@ def text_report(plan: LayoutPlan) -> str:
     occ = plan.occupancy()
     if occ is not None:
         lines.append(f"  Occupancy {occ.message()}")
+    if plan.accesses:
+        lines.append(rule)
+        lines += _banks().bank_text(plan)
     findings = findings_beyond_capacity(plan)
     if findings:
         lines.append(rule)
         lines += [f"  {f.line()}" for f in findings]
     return "\n".join(lines) + "\n"
+
+
+def _banks() -> Any:
+    """The bank table's module, imported when a plan carries accesses (the analysis is the heavy part)."""
+    from .banks import _plan_report
+
+    return _plan_report
 
 
 def findings_beyond_capacity(plan: LayoutPlan, arch: Any = None) -> list[Finding]:
@@ -161,6 +171,8 @@ def markdown_report(plan: LayoutPlan) -> str:
     for r in plan.regions:
         out.append("| " + " | ".join(cell(c) for c in region_cells(r)) + " |")
     out += ["", _summary(plan), ""]
+    if plan.accesses:
+        out += _banks().bank_markdown(plan)
     findings = findings_beyond_capacity(plan)
     if findings:
         out += ["Lint findings:", ""]
@@ -203,6 +215,7 @@ def html_report(plan: LayoutPlan) -> str:
         f"<thead><tr>{heads}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<div style='font-size:12px'>{escape(_summary(plan))}</div>"
+        + (_banks().bank_html(plan) if plan.accesses else "")
         + (f"<ul class='smemviz-findings' style='font-size:12px'>{findings}</ul>" if findings else "")
         + "</div>"
     )

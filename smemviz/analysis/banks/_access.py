@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..._dtypes import dtype_width
@@ -79,7 +80,23 @@ class AnalysedAccess:
 
 def analyse_plan(plan: Any) -> tuple[AnalysedAccess, ...]:
     """Every access the plan carries, analysed; a record the analysis refuses (a tile past its
-    region, a layout the atom does not divide) is kept with its error rather than raised."""
+    region, a layout the atom does not divide) is kept with its error rather than raised.
+
+    Kept for the last few plans: one report asks for it from lint (twice) and from its table."""
+    if not getattr(plan, "accesses", ()):
+        return ()
+    try:
+        return _analysed(plan)
+    except TypeError:  # a plan-like object that does not hash
+        return _analyse(plan)
+
+
+@lru_cache(maxsize=8)
+def _analysed(plan: Any) -> tuple[AnalysedAccess, ...]:
+    return _analyse(plan)
+
+
+def _analyse(plan: Any) -> tuple[AnalysedAccess, ...]:
     out = []
     for acc in getattr(plan, "accesses", ()):
         try:
