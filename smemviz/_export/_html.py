@@ -13,8 +13,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from html import escape
 from collections.abc import Sequence
+from html import escape
 from typing import Any
 
 from .._names import shown

@@ -9,85 +9,23 @@ capacity); warnings cost space.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
 from .. import hardware
 from .._names import shown
+from ._finding import SEVERITIES as _SEVERITIES
+from ._finding import Finding, Findings, Severity
 
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan
 
 __all__ = ["Finding", "Findings", "RULES", "lint", "PADDING_SHARE", "PADDING_MIN_BYTES"]
 
-Severity = Literal["error", "warning", "info"]
-_SEVERITIES = ("error", "warning", "info")
-
 # padding is worth a warning when it is at least this share of the total and this many bytes
 PADDING_SHARE = 0.10
 PADDING_MIN_BYTES = 1024
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One broken rule: which, how bad, where, and what to do."""
-
-    rule: str
-    severity: Severity
-    regions: tuple[str, ...]
-    message: str
-    fix: str
-    fact: str  # the hardware fact the rule rests on, e.g. "hardware.TMA_ALIGNMENT = 128"
-
-    def line(self) -> str:
-        return f"{self.severity}[{self.rule}] {self.message}; fix: {self.fix}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "severity": self.severity, "regions": list(self.regions),
-                "message": self.message, "fix": self.fix, "fact": self.fact}
-
-
-@dataclass(frozen=True)
-class Findings:
-    """The findings of one lint run, errors first."""
-
-    items: tuple[Finding, ...]
-    arch: str | None
-
-    def __iter__(self) -> Iterator[Finding]:
-        return iter(self.items)
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def __bool__(self) -> bool:
-        return bool(self.items)
-
-    def of(self, severity: Severity) -> tuple[Finding, ...]:
-        return tuple(f for f in self.items if f.severity == severity)
-
-    @property
-    def errors(self) -> tuple[Finding, ...]:
-        return self.of("error")
-
-    @property
-    def warnings(self) -> tuple[Finding, ...]:
-        return self.of("warning")
-
-    def rules(self) -> set[str]:
-        return {f.rule for f in self.items}
-
-    def text(self) -> str:
-        if not self.items:
-            return "no findings"
-        return "\n".join(f.line() for f in self.items)
-
-    def to_list(self) -> list[dict[str, Any]]:
-        return [f.to_dict() for f in self.items]
-
-    def __repr__(self) -> str:
-        return f"Findings({len(self.errors)} errors, {len(self.warnings)} warnings, {len(self.items)} in all)"
 
 
 @dataclass(frozen=True)

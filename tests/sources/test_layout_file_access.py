@@ -4,10 +4,10 @@ file, line, column and key when wrong, and ``smemviz check`` reports the conflic
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from smemviz.cli import main
 from smemviz.sources.layout_file import LayoutFileError, load_layout, parse_layout

@@ -13,7 +13,7 @@ from typing import Any
 from ..._dtypes import dtype_width
 from ...layout._access import ACCESS_KEYS, SmemAccess
 from ...layout._access import access_from_dict as _record_from_dict
-from .._lint import Finding
+from .._finding import Finding
 from ._advice import Advice, advise
 from ._instructions import lookup
 from ._patterns import AccessAtom, AccessReport, analyze_access, ldmatrix_atom, stmatrix_atom, vector_atom

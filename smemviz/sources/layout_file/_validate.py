@@ -237,7 +237,7 @@ class Reader:
         value = table["access"]
         items = [((*path, "access", i), v) for i, v in enumerate(value)] if isinstance(value, list) \
             else [((*path, "access"), value)]
-        out = []
+        out: list[SmemAccess] = []
         for where, item in items:
             t = self.table(item, where, ACCESS_KEYS)
             for key in ("region", "instruction", "layout", "dtype", "swizzle"):
