@@ -1376,6 +1376,27 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
             print(seg.region, seg.offset, seg.end, f"{seg.excess_ratio:.0f}x the ideal wavefronts")
         """),
         md("""
+        ## 6. The access as part of the layout
+
+        An allocation can say how the warps touch it: `access=` on
+        `SmemAllocation` (or an `access` key in a layout file). The plan keeps
+        it, so `plan.lint()` (and `smemviz check` in CI) reports the conflict
+        with its fix, and the usage report carries the table. Here the plain C
+        staging buffer and its fixed twin, side by side:
+        """),
+        code("""
+        from smemviz import SmemAllocation, SmemAllocator
+
+        EPI = {"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": (8, 1)}
+        epi = SmemAllocator(arch="sm_90a")
+        epi.add(SmemAllocation("c_plain", dtype="bf16", count=128 * 32, access=EPI))
+        epi.add(SmemAllocation("c_sw64", dtype="bf16", count=128 * 32, alignment=512, swizzle="64B", access=EPI))
+        epi.compute_layout()
+        for finding in epi.plan.lint():
+            print(finding.line())
+        print(epi.plan.report())
+        """),
+        md("""
         What is measured and what is predicted: the probe cases above are H200
         measurements; the GEMM epilogue's numbers are the model's prediction at
         the plan's real offsets. Profiling the GEMM's own `stmatrix` with ncu,

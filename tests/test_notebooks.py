@@ -237,6 +237,10 @@ def check_bank_conflicts(text: str, nb) -> None:
     assert "a 64B swizzle, with the region on a 512-byte boundary" in text and "K_SW64" in text
     assert text.count("16 instructions, 64 wavefronts (ideal 64), 0 conflicts; conflict-free") >= 2
     assert "4x the ideal wavefronts" in text
+    # the access declared on the allocation: lint names the conflict and its fix; the report has the table
+    assert "warning[bank-conflict] stmatrix.x4 on 'c_plain' is 4-way: 256 wavefronts where 64 would do" in text
+    assert "bank-conflict] stmatrix.x4 on 'c_sw64'" not in text
+    assert re.search(r"c_sw64 +stmatrix\.x4 +64B +8x1 +16 +64 +64 +0 +1 \(conflict-free\)", text)
 
 
 def check_capture(text: str, nb) -> None:
