@@ -181,8 +181,9 @@ class BankView(widgets.VBox):
     def _numbers_html(self, acc: SmemAccess, rep: AccessReport) -> str:
         state = ("<span style='color:#2e7d32'>conflict-free</span>" if rep.conflict_free
                  else f"<span style='color:#c62828'>{rep.n_way}-way: {rep.excess:,} extra wavefronts</span>")
+        swizzle = "no" if rep.swizzle in (None, "none", "NONE") else rep.swizzle
         facts = (f"<b>{escape(shown(acc.region))}</b> {escape(rep.instruction)} over {escape(rep.layout)} "
-                 f"with {escape(rep.swizzle or 'no')} swizzle at byte {rep.base:,} · {rep.warps} warp(s): "
+                 f"with {escape(str(swizzle))} swizzle at byte {rep.base:,} · {rep.warps} warp(s): "
                  f"{rep.instructions:,} instructions, {rep.wavefronts:,} wavefronts (ideal {rep.ideal:,}), "
                  f"{rep.conflicts:,} conflicts as ncu counts · {state}")
         advice = ""
