@@ -60,6 +60,7 @@ class BankView(widgets.VBox):
         self.body = widgets.VBox([self.controls, self.numbers, self.figure, self.table],
                                  layout=widgets.Layout(width="100%"))
         super().__init__([self.message, self.body], layout=widgets.Layout(width="100%"))
+        self.add_class("smemviz-banks-view")
         self.region.observe(self._on_region, names="value")
         self.access.observe(self._on_access, names="value")
         self.swizzle.observe(self._on_swizzle, names="value")
