@@ -37,7 +37,7 @@ def test_the_swizzle_toggle_redraws_the_bank_picture(jupyterlab, browser, artifa
         page.wait_for_function(f"() => ({FIND})().data[0].y.length === 4", timeout=30_000)
         fixed = drawn(page)
         assert fixed["title"].startswith("epi_c: stmatrix.x4: 4 wavefronts (ideal 4), 0 conflicts; conflict-free")
-        assert fixed["replays"] == 0 and fixed["bank0"] != first["bank0"][:4]
+        assert fixed["replays"] == 0
         numbers = page.locator(".smemviz-bank-numbers").first.text_content()
         assert "with 64B swizzle" in numbers and "64 wavefronts (ideal 64), 0 conflicts" in numbers
 
