@@ -67,6 +67,10 @@ class BankView(widgets.VBox):
 
     # -- what is shown ---------------------------------------------------------------
 
+    def set_width(self, width: int) -> bool:
+        """Draw the bank picture at ``width`` pixels (as the explorer's maps)."""
+        return self._live.set_width(width)
+
     def show(self, plan: LayoutPlan | None) -> None:
         """Show ``plan``'s accesses, keeping the region, access and swizzle picked where they remain."""
         self.plan = plan
@@ -167,6 +171,14 @@ class BankView(widgets.VBox):
             self._kept[key] = found
         return found
 
+    def _rows_for(self, acc: SmemAccess) -> int:
+        """The most wavefronts ``acc``'s worst instruction takes under any toggle: the grid keeps
+        that height while the swizzle is toggled (a change of height redraws the whole figure)."""
+        assert self.plan is not None
+        index = int(self.access.value)
+        found = [self._analysed(self.plan, index, acc, mode) for mode in SWIZZLE_OPTIONS]
+        return max((r.worst.wavefronts for r in found if not isinstance(r, str)), default=1)
+
     def _redraw(self) -> None:
         rep = self.report()
         acc = self.current
@@ -176,7 +188,7 @@ class BankView(widgets.VBox):
             self._live.show(bank_grid_spec(None, f"{acc.region}: {acc.label} cannot be drawn"))
             self.numbers.value = message_html(rep, "warning")
             return
-        self._live.show(bank_grid_spec(rep))
+        self._live.show(bank_grid_spec(rep, rows=self._rows_for(acc)))
         self.numbers.value = self._numbers_html(acc, rep)
 
     def _numbers_html(self, acc: SmemAccess, rep: AccessReport) -> str:
