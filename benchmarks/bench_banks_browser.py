@@ -8,8 +8,8 @@ alternates the swizzle toggle between "none" (4-way: 16 wavefronts drawn) and "6
 Two numbers per click:
 
 - in page: from the toggle button's pointerdown event to the first animation frame whose
-  DOM holds the bank picture's new title (kernel round trip, analysis, figure update,
-  plotly redraw), both stamped inside the page on its own clock;
+  DOM holds the bank picture's new title (kernel round trip, analysis, the grid's new
+  cells laid out), both stamped inside the page on its own clock;
 - end to end: from Playwright's click to Playwright seeing that title, which adds the
   automation's own round trips.
 
@@ -47,7 +47,7 @@ ex
 
 BANK_TITLE = "epi_c: stmatrix.x4"
 # the bank picture's title element (None until drawn)
-_TITLE_JS = ("Array.from(document.querySelectorAll('.js-plotly-plot .gtitle'))"
+_TITLE_JS = ("Array.from(document.querySelectorAll('.smemviz-banks-view .smemviz-bank-title'))"
              f".find(t => t.textContent.startsWith('{BANK_TITLE}'))")
 # the toggle's pointerdown time, on the page's clock (capture phase: before any handler)
 POINTERDOWN_STAMP = """() => document.addEventListener("pointerdown",

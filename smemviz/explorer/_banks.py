@@ -4,9 +4,9 @@ Pick a region and one of its accesses (what the plan carries, from
 ``SmemAllocation(..., access=...)`` or a layout file's ``access`` key), toggle
 the swizzle (as declared, none, 32B, 64B, 128B): the 32-banks-by-wavefronts grid
 of its worst instruction and the numbers (instructions, wavefronts, ideal,
-conflicts, n-way, the advice) follow. The grid is one live figure of fixed
-traces, so a toggle sends only what changed; the analysis itself takes a few
-milliseconds and is kept per (plan, access, swizzle).
+conflicts, n-way, the advice) follow. The grid is HTML (``_bank_grid``): a toggle
+replaces its cells, which the browser draws in a few milliseconds; the analysis
+itself takes a few milliseconds and is kept per (plan, access, swizzle).
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ from .._names import shown
 from ..analysis.banks._access import advise_declared, analyze_declared
 from ..analysis.banks._patterns import AccessReport
 from ..analysis.banks._plan_report import bank_html
-from ..figures._bank_plan import bank_grid_spec
 from ..layout._access import SmemAccess
 from ..layout._plan import LayoutPlan
+from ._bank_grid import GRID_CSS, bank_grid_html, grid_title
 from ._panels import message_html
-from ._sync import LiveFigure
 
 __all__ = ["BankView", "SWIZZLE_OPTIONS", "DECLARED", "NO_ACCESSES"]
 
@@ -54,10 +53,11 @@ class BankView(widgets.VBox):
         self.numbers = widgets.HTML()
         self.table = widgets.HTML()
         self.message = widgets.HTML()
-        self._live = LiveFigure(bank_grid_spec(None))
-        self.figure = self._live.widget
+        self.grid = widgets.HTML(bank_grid_html(None))
+        self.title = ""  # the grid's title line, as drawn
+        self.drawn: AccessReport | None = None  # what the grid shows (None: nothing analysed)
         self.controls = widgets.VBox([widgets.HBox([self.region, self.access]), self.swizzle])
-        self.body = widgets.VBox([self.controls, self.numbers, self.figure, self.table],
+        self.body = widgets.VBox([widgets.HTML(GRID_CSS), self.controls, self.numbers, self.grid, self.table],
                                  layout=widgets.Layout(width="100%"))
         super().__init__([self.message, self.body], layout=widgets.Layout(width="100%"))
         self.add_class("smemviz-banks-view")
@@ -67,9 +67,6 @@ class BankView(widgets.VBox):
 
     # -- what is shown ---------------------------------------------------------------
 
-    def set_width(self, width: int) -> bool:
-        """Draw the bank picture at ``width`` pixels (as the explorer's maps)."""
-        return self._live.set_width(width)
 
     def show(self, plan: LayoutPlan | None) -> None:
         """Show ``plan``'s accesses, keeping the region, access and swizzle picked where they remain."""
@@ -185,10 +182,12 @@ class BankView(widgets.VBox):
         if rep is None or acc is None:
             return
         if isinstance(rep, str):
-            self._live.show(bank_grid_spec(None, f"{acc.region}: {acc.label} cannot be drawn"))
+            self.drawn, self.title = None, f"{acc.region}: {acc.label} cannot be drawn"
+            self.grid.value = bank_grid_html(None, title=self.title)
             self.numbers.value = message_html(rep, "warning")
             return
-        self._live.show(bank_grid_spec(rep, rows=self._rows_for(acc)))
+        self.drawn, self.title = rep, grid_title(rep)
+        self.grid.value = bank_grid_html(rep, rows=self._rows_for(acc), title=self.title)
         self.numbers.value = self._numbers_html(acc, rep)
 
     def _numbers_html(self, acc: SmemAccess, rep: AccessReport) -> str:

@@ -3,6 +3,9 @@ swizzle, and check what the bank grid and the numbers now hold."""
 
 from __future__ import annotations
 
+import re
+from html import escape
+
 import pytest
 
 pytest.importorskip("ipywidgets")
@@ -21,11 +24,21 @@ def plan():
 
 
 def _title(view: BankView) -> str:
-    return view.figure.layout.title.text
+    assert view.title and escape(view.title) in view.grid.value  # what is drawn says it
+    return view.title
 
 
 def _wavefront_rows(view: BankView) -> int:
-    return len(view.figure.data[0].y)
+    """Rows of the drawn grid that hold a wavefront (padding rows have no number)."""
+    return len(re.findall(r"<tr(?: class=r)?><th>(?:&#9654; )?\d+</th>", view.grid.value))
+
+
+def _replay_rows(view: BankView) -> int:
+    return view.grid.value.count("<tr class=r>")
+
+
+def _cells(view: BankView) -> list[str]:
+    return re.findall(r"<td[^>]*>[^<]*</td>", view.grid.value)
 
 
 def test_the_view_opens_on_the_first_access(plan):
@@ -44,7 +57,8 @@ def test_picking_a_region_redraws_its_access(plan):
     view.region.value = "epi_c"
     assert view.current.region == "epi_c"
     assert _title(view).startswith("epi_c: stmatrix.x4: 16 wavefronts (ideal 4), 12 conflicts; 4-way")
-    assert _wavefront_rows(view) == 16 and len(view.figure.data[1].y) == 12  # replays marked
+    assert _wavefront_rows(view) == 16 and _replay_rows(view) == 12  # replays marked
+    assert view.drawn is not None and view.drawn.worst.wavefronts == 16
     assert "4-way: 192 extra wavefronts" in view.numbers.value
     assert "a 64B swizzle, with the region on a 512-byte boundary" in view.numbers.value  # the advice
 
@@ -54,14 +68,15 @@ def test_the_swizzle_toggle_redraws_live(plan, mode, rows):
     view = BankView()
     view.show(plan)
     view.region.value = "epi_c"
-    before = [list(r) for r in view.figure.data[0].z]
+    before = _cells(view)
     view.swizzle.value = mode
-    assert _wavefront_rows(view) == rows
+    assert _wavefront_rows(view) == rows and view.drawn.worst.wavefronts == rows
+    assert len(_cells(view)) == 16 * 32  # padded to the most any toggle needs: the height stays
     assert f"with {mode if mode != 'none' else 'no'} swizzle" in view.numbers.value
     if rows != 16:
-        assert [list(r) for r in view.figure.data[0].z] != before
+        assert _cells(view) != before
     view.swizzle.value = DECLARED
-    assert [list(r) for r in view.figure.data[0].z] == before
+    assert _cells(view) == before
 
 
 def test_the_toggle_offers_the_hardware_modes():
