@@ -124,3 +124,14 @@ def test_without_accesses_the_tab_says_how_to_declare_them():
     assert "declares no accesses" in view.message.value and view.body.layout.display == "none"
     with pytest.raises(ValueError, match="declares no accesses"):
         view.pick("a")
+
+
+def test_names_in_the_grid_and_numbers_are_escaped():
+    s = SmemAllocator()
+    s.add(SmemAllocation("<img src=x onerror=alert(1)>", dtype="bf16", count=4096,
+                         access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": (8, 1)}))
+    s.compute_layout()
+    view = BankView()
+    view.show(s.plan)
+    for html in (view.grid.value, view.numbers.value, view.table.value):
+        assert "<img" not in html and "&lt;img" in html
