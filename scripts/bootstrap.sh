@@ -11,7 +11,7 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e ".[dev]"
 # compile the lifetime solver's search kernel now (numba keeps it), not at the first solve
-.venv/bin/python -c "from smemviz._aliasing._loader import core_kind; core_kind()"
+.venv/bin/python -c "from smemviz.solver._loader import core_kind; core_kind()"
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing Debian's chromium (browser tests, static export)..."

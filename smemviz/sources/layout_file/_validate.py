@@ -12,11 +12,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from ... import hardware
-from ..._lifetimes import check_steps, read_live
 from ..._names import first_unprintable
 from ...layout._access import ACCESS_KEYS, SmemAccess, access_from_dict
 from ...layout._allocation import declared_accesses
 from ...layout._allocator import SmemAllocator, TmemAllocator
+from ...solver import check_steps, read_live
 from ._error import HugeInt, KeyPath, LayoutFileError, key_text
 from ._schema import (
     ALIAS_KEYS,
