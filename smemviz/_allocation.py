@@ -96,7 +96,7 @@ def _check_smem_fields_slowly(alloc: SmemAllocation) -> None:
     if alloc.size_bytes < needed:
         raise DeclarationError(
             f"SMEM allocation {name!r}: size_bytes {alloc.size_bytes} is smaller than "
-            f"{alloc.count} x {dtype_name(alloc.dtype)} = {needed} B",
+            f"{alloc.count} x {dtype_name(alloc.dtype)} = {needed:,} B",
             allocation=name,
             field="size_bytes",
         )

@@ -613,7 +613,7 @@ class SmemAllocator(_BaseAllocator):
         verdict = CapacityCheck(
             self._arch.name, "smem", unified, self._arch.smem_per_block, "B",
             tuple((a.name, a.size_bytes, a.alignment) for a in largest),
-            breakdown=f"data {total} B + barriers {self._barrier_bytes} B",
+            breakdown=f"data {total:,} B + barriers {self._barrier_bytes:,} B",
         )
         if not verdict.fits:
             raise CapacityError(verdict.message())
@@ -716,7 +716,7 @@ class SmemAllocator(_BaseAllocator):
             )
         if alloc.size_bytes < hardware.TMEM_PTR_BYTES:
             raise DeclarationError(
-                f"TMEM-pointer slot {alloc.name!r} has {alloc.size_bytes} B; it must hold a 32-bit address "
+                f"TMEM-pointer slot {alloc.name!r} has {alloc.size_bytes:,} B; it must hold a 32-bit address "
                 f"({hardware.TMEM_PTR_BYTES} B)",
                 allocation=alloc.name,
                 field="size_bytes",
@@ -819,8 +819,8 @@ class SmemAllocator(_BaseAllocator):
             raise ValueError(f"get_as_type({alloc.name!r}): count must be a positive int, got {count!r}")
         if dtype_bytes(dtype, count) > alloc.size_bytes:
             raise ValueError(
-                f"get_as_type({alloc.name!r}): {count} x {dtype} = {dtype_bytes(dtype, count)} B "
-                f"overruns the allocation's {alloc.size_bytes} B"
+                f"get_as_type({alloc.name!r}): {count} x {dtype} = {dtype_bytes(dtype, count):,} B "
+                f"overruns the allocation's {alloc.size_bytes:,} B"
             )
         from . import _emit
 

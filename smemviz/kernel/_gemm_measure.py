@@ -66,7 +66,7 @@ class GemmMeasurement:
         head = f"{self.row()['label']} on {self.problem.m}x{self.problem.n}x{self.problem.k}"
         if not self.fits:
             return f"{head}: {self.reason}"
-        smem = f"SMEM {self.smem_requested} B requested (plan {self.smem_planned} B)"
+        smem = f"SMEM {self.smem_requested:,} B requested (plan {self.smem_planned:,} B)"
         regs = f", {self.registers} registers/thread" if self.registers is not None else ""
         if not self.ran:
             return f"{head}: compiled, {smem}{regs}; not run: {self.reason}"
