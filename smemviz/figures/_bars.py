@@ -95,14 +95,20 @@ def spread(xs: list[float], gap: float, limit: float) -> list[float]:
 
 
 def label_templates(regions: list[Region], span: float) -> list[str]:
-    """Per bar: its name where it fits, else its stage number where that fits
-    (``a_stage3`` -> ``3``), else nothing (the hover and the table name it)."""
+    """Per bar: its name where it fits, else its name within its resource
+    (``gemm.c_staging`` -> ``c_staging``) where that fits, else its stage
+    number where that fits (``a_stage3`` -> ``3``), else nothing (the hover
+    and the table name it)."""
     per_px = max(span, 1) / LABEL_PLOT_PX
     out = []
     for r in regions:
         room = r.size / per_px - 4
         if room >= len(r.name) * MIN_CHAR_PX:
             out.append("%{text}")
+            continue
+        own = r.name.rsplit(".", 1)[-1]
+        if own and own != r.name and "%" not in own and room >= len(own) * MIN_CHAR_PX:
+            out.append(plain(own))
             continue
         number = family_of(r.name)[1]
         short = "" if number is None else str(number)
