@@ -20,10 +20,9 @@ import ipywidgets as widgets
 
 from .._allocator import _BaseAllocator, compare_layouts
 from .._plan import LayoutPlan
-from ..figures import smem_spec, tmem_spec
 from ..figures._lifetime import STEP_WIDTH, comparison_spec, lifetime_spec
 from ..figures._spec import FigureSpec
-from ..figures._style import region_colors
+from ..figures._step import step_map_spec
 from ._exports import export_row
 from ._panels import message_html
 from ._sync import LiveFigure
@@ -69,17 +68,9 @@ def marked_lifetime_spec(plan: LayoutPlan, step: int, arch: Any = None) -> Figur
 
 
 def step_spec(plan: LayoutPlan, step: int, arch: Any = None) -> FigureSpec:
-    """The byte (or column) map of what is live at ``step``, titled with the step."""
-    at = plan.at_step(step)
-    # coloured as on the lifetime map, which colours the whole layout's data regions
-    colors = region_colors(r.name for r in plan.regions if r.kind == "data")
-    spec = smem_spec(at, arch, colors=colors) if plan.memory == "smem" else tmem_spec(at, colors=colors)
-    where = f"At step {plan.steps[step]!r} ({step + 1} of {len(plan.steps)}), {len(at.data_regions)} live · "
-    title = {**spec.layout["title"], "text": where + spec.layout["title"]["text"]}
-    meta = dict(spec.meta)
-    if "narrow" in meta and "title.text" in meta["narrow"]:
-        meta["narrow"] = {**meta["narrow"], "title.text": f"{plan.steps[step]} · " + meta["narrow"]["title.text"]}
-    return FigureSpec(spec.traces, {**spec.layout, "title": title}, {**meta, "live": at.regions})
+    """The byte (or column) map of what is live at ``step``, titled with the step
+    (see :func:`smemviz.figures._step.step_map_spec`)."""
+    return step_map_spec(plan, step, arch)
 
 
 def with_lifetimes_of(plan: LayoutPlan, solved: LayoutPlan) -> LayoutPlan:

@@ -47,15 +47,34 @@ PALETTE: tuple[str, ...] = (
 )
 
 # Fixed colours for what is not user data, so it never blends with it.
+SUBTITLE_CHARS = 120  # a subtitle line at 12 px on a notebook-wide (900 px) map; plotly does not wrap
+SUBTITLE_LINE_PX = 16
+
+
+def wrapped(text: str, width: int = SUBTITLE_CHARS, sep: str = " · ") -> tuple[str, int]:
+    """``text`` broken into lines (``<br>``) of at most ``width`` characters
+    between its ``sep``-separated parts, and the number of lines: plotly
+    draws a subtitle on one line, off the figure's right edge if it is long."""
+    lines: list[str] = []
+    for part in text.split(sep):
+        if lines and len(lines[-1]) + len(sep) + len(part) <= width:
+            lines[-1] += sep + part
+        else:
+            lines.append(part)
+    return "<br>".join(lines), max(1, len(lines))
+
+
 def map_layout(title: str, subtitle: str, margin_left: int, color: str | None = None) -> dict:
     """Layout settings both memory maps share (a fresh dict each call);
-    ``color`` for a title that must stand out (a layout over capacity)."""
+    ``color`` for a title that must stand out (a layout over capacity). A
+    long subtitle is wrapped, the top margin grown to hold its lines."""
+    subtitle, lines = wrapped(subtitle)
     return {
         "title": {"text": title, "subtitle": {"text": subtitle, "font": {"size": 12, "color": "#546e7a"}},
                   "x": 0.01, "xanchor": "left", "font": {"color": color or "#263238"}},
         "barmode": "overlay",
-        "height": 320,
-        "margin": {"l": margin_left, "r": 20, "t": 80, "b": 75},
+        "height": 320 + SUBTITLE_LINE_PX * (lines - 1),
+        "margin": {"l": margin_left, "r": 20, "t": 80 + SUBTITLE_LINE_PX * (lines - 1), "b": 75},
         "font": {"family": FONT, "size": 12},
         "plot_bgcolor": "white",
         "paper_bgcolor": "white",
