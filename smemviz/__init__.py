@@ -12,18 +12,18 @@ import importlib
 from typing import Any
 
 from . import hardware
-from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
-from ._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to_lifetimes
-from ._cutlass_interop import plan_from_cutlass
 from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
-from ._inputs import LayoutPair, as_layouts, as_plan
-from ._lint import Finding, Findings
-from ._max_fit import MaxFit, max_fit
-from ._occupancy import Occupancy, occupancy
-from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
-from ._struct import plan_from_struct
 from ._version import __version__
+from .analysis._lint import Finding, Findings
+from .analysis._max_fit import MaxFit, max_fit
+from .analysis._occupancy import Occupancy, occupancy
 from .hardware import get_arch
+from .layout._allocation import ResourceContext, SmemAllocation, TmemAllocation
+from .layout._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to_lifetimes
+from .layout._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
+from .sources._cutlass import plan_from_cutlass
+from .sources._inputs import LayoutPair, as_layouts, as_plan
+from .sources._struct import plan_from_struct
 
 # public name -> module that defines it; imported on first access
 _LAZY: dict[str, str] = {
@@ -45,7 +45,7 @@ _LAZY: dict[str, str] = {
     "find_browser": "smemviz._export",
     "start_renderer": "smemviz._export",
     "stop_renderer": "smemviz._export",
-    "load_layout": "smemviz.layout_file",
+    "load_layout": "smemviz.sources.layout_file",
     # kernel bridge (CuTe DSL)
     "probe": "smemviz.kernel",
     "ProbeResult": "smemviz.kernel",

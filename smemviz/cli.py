@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from . import __version__, hardware
 from ._errors import CapacityError
 from ._names import shown
-from .layout_file import LayoutFileError, load_layout
+from .sources.layout_file import LayoutFileError, load_layout
 
 __all__ = ["main", "build_parser"]
 
@@ -154,7 +154,7 @@ def _load_python(target: str) -> Any:
         if not hasattr(obj, part):
             raise LayoutFileError(f"{module_name} has no attribute {attr!r}", source=target)
         obj = getattr(obj, part)
-    from ._struct import is_cute_struct
+    from .sources._struct import is_cute_struct
 
     if inspect.isfunction(obj) and not is_cute_struct(obj):
         obj = obj()
@@ -186,7 +186,7 @@ def _load(file: str) -> Any:
 def _plans(source: Any, args: argparse.Namespace) -> Any:
     """The file's layouts; what it cannot show (e.g. ``--which tmem`` of an SMEM-only
     file) is a usage error naming the file."""
-    from ._inputs import as_layouts
+    from .sources._inputs import as_layouts
 
     try:
         return as_layouts(source, which=args.which, arch=args.arch)

@@ -9,7 +9,7 @@ import pytest
 
 import smemviz
 from smemviz import DeclarationError, DeclarationTypeError
-from smemviz.layout_file import LayoutFileError, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, parse_layout
 
 
 @pytest.mark.parametrize(

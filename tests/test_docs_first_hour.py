@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from smemviz import SmemAllocation, SmemAllocator
-from smemviz.layout_file._schema import TOP_KEYS
+from smemviz.sources.layout_file._schema import TOP_KEYS
 
 from .helpers import ROOT
 

@@ -12,7 +12,7 @@ import pytest
 
 import smemviz
 from smemviz import LayoutPlan
-from smemviz.layout_file import parse_layout
+from smemviz.sources.layout_file import parse_layout
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 HOSTILE = ['</script><script>window.__pwned=1</script>', '<img src=x onerror="window.__pwned=1">']

@@ -23,7 +23,7 @@ from smemviz import (
     TmemAllocation,
     TmemAllocator,
 )
-from smemviz._report import markdown_report, text_report
+from smemviz.analysis._report import markdown_report, text_report
 
 from .hostile import RAW_CONTROL, fuzz_settings, hostile_ints, hostile_text, no_hang, scalars, unprintable_names
 

@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from smemviz import CapacityError, LayoutPlan
-from smemviz._report import markdown_report, text_report
+from smemviz.analysis._report import markdown_report, text_report
 from smemviz.cli import main
-from smemviz.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout
 
 from .hostile import (
     RAW_CONTROL,

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from smemviz import LayoutPlan, SmemAllocator, TmemAllocation, TmemAllocator
 from smemviz._export import read_plans
-from smemviz._report import html_report, markdown_report, text_report
+from smemviz.analysis._report import html_report, markdown_report, text_report
 from smemviz.cli import main
 
 from .hostile import RAW_CONTROL, fuzz_settings, hostile_text, hostile_values, no_hang, unprintable_names

@@ -15,9 +15,9 @@ import pytest
 import smemviz
 from smemviz import DeclarationError, LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation
 from smemviz._names import shown
-from smemviz._report import html_report, markdown_report, text_report
+from smemviz.analysis._report import html_report, markdown_report, text_report
 from smemviz.cli import main
-from smemviz.layout_file import LayoutFileError, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, parse_layout
 
 # C0 and C1 controls, DEL, and the bidi/zero-width format characters
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 
 import smemviz
-from smemviz.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout
 
 from .strategies import PipelineConfig, PipelineGroup, Resource, replay, smem_programs, smemviz_alloc
 

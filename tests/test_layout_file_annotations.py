@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from smemviz.layout_file import LayoutFileError, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, parse_layout
 
 DOC = """
 arch = "sm_90a"

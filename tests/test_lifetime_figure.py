@@ -229,7 +229,7 @@ def test_buffers_that_stack_without_one_common_step_are_named_as_the_bound():
 
 
 def test_long_lists_of_names_are_cut_short():
-    from smemviz._report import some_names
+    from smemviz.analysis._report import some_names
 
     assert some_names(["a", "b"]) == "a, b"
     assert some_names([f"b{k}" for k in range(9)]) == "b0, b1, b2, b3, b4, b5 and 3 more"

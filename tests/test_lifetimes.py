@@ -379,7 +379,7 @@ live = 2
 
 
 def test_layout_file_steps_and_live():
-    from smemviz.layout_file import parse_layout
+    from smemviz.sources.layout_file import parse_layout
 
     smem, tmem = parse_layout(LAYOUT).plans()
     assert smem.steps == ("load", "mma", "epilogue") and smem.optimal
@@ -401,7 +401,7 @@ def test_layout_file_steps_and_live():
     ],
 )
 def test_layout_file_lifetime_errors(old, new, where, match):
-    from smemviz.layout_file import LayoutFileError, parse_layout
+    from smemviz.sources.layout_file import LayoutFileError, parse_layout
 
     assert old in LAYOUT
     with pytest.raises(LayoutFileError, match=match) as info:
@@ -410,7 +410,7 @@ def test_layout_file_lifetime_errors(old, new, where, match):
 
 
 def test_layout_file_live_with_alias_groups_is_refused():
-    from smemviz.layout_file import LayoutFileError, parse_layout
+    from smemviz.sources.layout_file import LayoutFileError, parse_layout
 
     text = LAYOUT + '\n[[smem_alias]]\nphases = [["flags"], ["epi"]]\n'
     with pytest.raises(LayoutFileError, match=r"smem_alias\[0\].phases.*has live= steps"):

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from smemviz import LayoutPlan, Region, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware
-from smemviz._lint import RULES
+from smemviz.analysis._lint import RULES
 from smemviz.cli import main
 
 
@@ -189,7 +189,7 @@ def test_bad_lint_fields_are_refused_naming_the_allocation():
 def test_report_markdown_and_html_list_findings():
     plan = smem(SmemAllocation("f", 128, 128), SmemAllocation("sA", 8192, 128, swizzle="128B"))
     assert "error[swizzle-align] sA (128B swizzle) starts at 128" in plan.report()
-    from smemviz._report import html_report, markdown_report
+    from smemviz.analysis._report import html_report, markdown_report
 
     assert "**error** `swizzle-align`" in markdown_report(plan)
     assert "smemviz-finding smemviz-error" in html_report(plan)

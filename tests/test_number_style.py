@@ -8,7 +8,7 @@ import re
 import pytest
 
 from smemviz import CapacityError, SmemAllocation, SmemAllocator
-from smemviz._report import summary_parts
+from smemviz.analysis._report import summary_parts
 
 BARE = re.compile(r"(?<![\d,.x])\d{4,}(?= ?(B|bytes|columns|cols)\b)")  # 1234 B without a separator
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smemviz import LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware, occupancy
-from smemviz._occupancy import smem_footprint
+from smemviz.analysis._occupancy import smem_footprint
 from smemviz.cli import main
 
 

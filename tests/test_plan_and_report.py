@@ -166,7 +166,7 @@ def test_html_report_escapes_names():
 
 
 def test_markdown_report_escapes_pipes(gemm):
-    from smemviz._report import markdown_report
+    from smemviz.analysis._report import markdown_report
 
     md = markdown_report(gemm.plan)
     assert "| smem_a |  | 0 | 0x0 | 65,536 | 65,536 | 1024 | 0 | G1·P1 | bf16 × 32,768 |" in md

@@ -179,7 +179,7 @@ def test_plans_with_sizes_beyond_64_bits_read_back():
 
 
 def test_a_dtype_read_back_is_shown_escaped(smem_doc):
-    from smemviz._report import html_report, markdown_report
+    from smemviz.analysis._report import html_report, markdown_report
 
     doc = copy.deepcopy(smem_doc)
     _region(doc, "a").update(dtype="\x1f<b>", count=4)

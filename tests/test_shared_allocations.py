@@ -4,7 +4,7 @@ each keeps its own placement, and neither moves the other's."""
 from __future__ import annotations
 
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
-from smemviz._allocator import compare_layouts, groups_to_lifetimes
+from smemviz.layout._allocator import compare_layouts, groups_to_lifetimes
 
 
 def _declared():

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .._inputs import LayoutPair, as_layouts
+from ..sources._inputs import LayoutPair, as_layouts
 from ._atomic import write_atomic
 from ._static import (
     RENDER_TIMEOUT_S,

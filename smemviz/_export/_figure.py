@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._inputs import LayoutPair
+from ..sources._inputs import LayoutPair
 
 __all__ = ["build_figure", "titled"]
 

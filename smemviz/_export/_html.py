@@ -16,9 +16,9 @@ import re
 from html import escape
 from typing import Any
 
-from .._inputs import LayoutPair
 from .._names import shown
-from .._report import html_report
+from ..analysis._report import html_report
+from ..sources._inputs import LayoutPair
 
 __all__ = ["to_html"]
 

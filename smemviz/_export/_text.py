@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._inputs import LayoutPair
 from .._names import shown
-from .._plan import SCHEMA, LayoutPlan
-from .._report import markdown_report
+from ..analysis._report import markdown_report
+from ..layout._plan import SCHEMA, LayoutPlan
+from ..sources._inputs import LayoutPair
 
 __all__ = ["to_json", "read_plans", "to_markdown", "PAIR_SCHEMA", "PAIR_SCHEMA_VERSION"]
 

@@ -1,1 +1,30 @@
-"""Analyses: functions that read a computed :class:`~smemviz.LayoutPlan` and answer a question about it."""
+"""Analyses: functions of a computed :class:`~smemviz.LayoutPlan`.
+
+Each answers one question about a layout (which hardware rules it breaks, how
+many CTAs fit on an SM, what changed between two layouts, the largest
+configuration that fits) and returns a frozen result that reports, figures,
+the explorer and the command line render.
+"""
+
+from ._diff import PlanDiff, RegionChange
+from ._diff import diff_plans as diff
+from ._lint import Finding, Findings, lint
+from ._max_fit import MaxFit, max_fit
+from ._occupancy import Occupancy, occupancy
+from ._report import html_report, markdown_report, text_report
+
+__all__ = [
+    "lint",
+    "Finding",
+    "Findings",
+    "occupancy",
+    "Occupancy",
+    "diff",
+    "PlanDiff",
+    "RegionChange",
+    "max_fit",
+    "MaxFit",
+    "text_report",
+    "html_report",
+    "markdown_report",
+]

@@ -1,7 +1,7 @@
 """What the explorer is given, as an (SMEM plan, TMEM plan) pair.
 
 A layout handed to ``explore`` follows smemviz's one input rule
-(:mod:`smemviz._inputs`). A builder's return value is the builder's own
+(:mod:`smemviz.sources._inputs`). A builder's return value is the builder's own
 fresh object, so the explorer computes its allocators when the builder did
 not.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._inputs import as_layouts
-from .._max_fit import built_plans
-from .._plan import LayoutPlan
+from ..analysis._max_fit import built_plans
+from ..layout._plan import LayoutPlan
+from ..sources._inputs import as_layouts
 
 __all__ = ["to_plans", "builder_plans", "Plans"]
 

@@ -18,11 +18,11 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._allocator import _BaseAllocator, compare_layouts
-from .._plan import LayoutPlan
 from ..figures._lifetime import STEP_WIDTH, comparison_spec, lifetime_spec
 from ..figures._spec import FigureSpec
 from ..figures._step import step_map_spec
+from ..layout._allocator import _BaseAllocator, compare_layouts
+from ..layout._plan import LayoutPlan
 from ._exports import export_row
 from ._panels import message_html
 from ._sync import LiveFigure

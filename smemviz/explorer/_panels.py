@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from .. import hardware
 from .._names import shown
-from .._report import REGION_COLUMNS, findings_beyond_capacity, region_cells, summary_parts
 from .._units import fmt_units
+from ..analysis._report import REGION_COLUMNS, findings_beyond_capacity, region_cells, summary_parts
 from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, shade
 
 if TYPE_CHECKING:
-    from .._plan import LayoutPlan
+    from ..layout._plan import LayoutPlan
 
 __all__ = ["summary_html", "message_html", "tables_html", "TABLE_CSS", "usage_table_html", "key_html",
            "MAX_TABLE_ROWS"]

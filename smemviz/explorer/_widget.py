@@ -28,12 +28,12 @@ from typing import Any
 import ipywidgets as widgets
 
 from .. import hardware
-from .._allocator import capacity_checks_deferred
 from .._errors import CapacityError
-from .._inputs import LayoutPair
-from .._plan import LayoutPlan
-from .._struct import is_cute_struct
 from ..figures import bank_spec, smem_spec, tmem_spec
+from ..layout._allocator import capacity_checks_deferred
+from ..layout._plan import LayoutPlan
+from ..sources._inputs import LayoutPair
+from ..sources._struct import is_cute_struct
 from ._controls import make_controls
 from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter

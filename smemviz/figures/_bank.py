@@ -14,7 +14,7 @@ from ._spec import FigureSpec
 from ._style import FONT, KIND_COLORS, plain, region_colors
 
 if TYPE_CHECKING:
-    from .._plan import LayoutPlan
+    from ..layout._plan import LayoutPlan
 
 __all__ = ["bank_spec", "bank_figure"]
 

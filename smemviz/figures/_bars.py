@@ -15,8 +15,8 @@ from ._hover import region_hover, region_label
 from ._style import KIND_COLORS, family_of, fmt_units, plain, region_colors
 
 if TYPE_CHECKING:
-    from .._lint import Finding
-    from .._plan import LayoutPlan, Region
+    from ..analysis._lint import Finding
+    from ..layout._plan import LayoutPlan, Region
 
 __all__ = ["region_traces", "TRACE_NAMES", "widened", "spread"]
 

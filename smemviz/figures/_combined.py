@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._inputs import as_plan
+from ..sources._inputs import as_plan
 from ._smem import smem_spec
 from ._spec import FigureSpec, require_plotly
 from ._tmem import tmem_spec

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._inputs import as_plan
+from ..sources._inputs import as_plan
 from ._combined import _moved
 from ._smem import smem_spec
 from ._spec import require_plotly

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .._plan import LayoutPlan, Region
+    from ..layout._plan import LayoutPlan, Region
 
 __all__ = ["Lane", "lane_of", "lanes", "gaps"]
 

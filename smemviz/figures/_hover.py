@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ._style import fmt_units, plain
 
 if TYPE_CHECKING:
-    from .._plan import LayoutPlan, Region
+    from ..layout._plan import LayoutPlan, Region
 
 __all__ = ["region_hover", "region_label"]
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._inputs import as_plan
-from .._report import some_names
+from ..analysis._report import some_names
+from ..sources._inputs import as_plan
 from ._spec import FigureSpec
 from ._style import FONT, KIND_COLORS, fmt_units, plain, region_colors
 
 if TYPE_CHECKING:
-    from .._plan import LayoutPlan, Region
+    from ..layout._plan import LayoutPlan, Region
 
 __all__ = ["lifetime_spec", "lifetime_figure", "comparison_spec", "comparison_figure", "LIFETIME_TRACES"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .._report import some_names
+from ..analysis._report import some_names
 from ._bars import widened
 from ._geometry import gaps
 from ._smem import smem_spec
@@ -21,7 +21,7 @@ from ._style import KIND_COLORS, fmt_units, plain, region_colors, wrapped
 from ._tmem import LANES, tmem_spec
 
 if TYPE_CHECKING:
-    from .._plan import LayoutPlan
+    from ..layout._plan import LayoutPlan
 
 __all__ = ["step_map_spec", "step_figure", "split_holes", "NOT_LIVE_COLOR"]
 
@@ -126,6 +126,6 @@ def step_map_spec(plan: LayoutPlan, step: int | str, arch: Any = None) -> Figure
 def step_figure(obj: Any, step: int | str, arch: Any = None) -> Any:
     """The byte (or column) map of what is live at ``step`` of a layout solved
     from lifetimes (a ``plotly.graph_objects.Figure``)."""
-    from .._inputs import as_plan
+    from ..sources._inputs import as_plan
 
     return step_map_spec(as_plan(obj, arch=arch), step, arch).to_figure()

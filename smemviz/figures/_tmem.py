@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import hardware
-from .._inputs import as_plan
-from .._report import findings_beyond_capacity, summary_parts
+from ..analysis._report import findings_beyond_capacity, summary_parts
+from ..sources._inputs import as_plan
 from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
 
 if TYPE_CHECKING:
-    from .._plan import LayoutPlan
+    from ..layout._plan import LayoutPlan
 
 __all__ = ["tmem_spec", "tmem_figure"]
 

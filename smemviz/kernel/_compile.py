@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import hardware
-from .._emit import require_cutlass
+from ..layout._emit import require_cutlass
 
 __all__ = ["CompiledKernel", "compile_host", "normalise_arch", "cache_info", "clear_cache"]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import hardware
 from .._dtypes import dtype_width
-from .._emit import require_cutlass, resolve_dtype
+from ..layout._emit import require_cutlass, resolve_dtype
 from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
 from ._device import GpuInfo, WrongGpuError, require_gpu
 from ._gemm_common import GemmConfig, GemmLayout, gemm_layout

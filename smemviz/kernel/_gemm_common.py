@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .. import hardware
-from .._allocation import SmemAllocation, TmemAllocation
-from .._allocator import SmemAllocator, TmemAllocator
 from .._dtypes import dtype_name, dtype_width
 from .._errors import CapacityError
-from ._pipeline import PipelineConfig
+from ..layout._allocation import SmemAllocation, TmemAllocation
+from ..layout._allocator import SmemAllocator, TmemAllocator
+from ..layout._pipelines import Pipeline, PipelineConfig
 
 __all__ = [
     "GEMM_DTYPES",
@@ -32,7 +32,6 @@ __all__ = [
     "GemmProblem",
     "GemmConfig",
     "GemmLayout",
-    "MainloopPipeline",
     "gemm_layout",
     "max_stages",
     "supported_configs",
@@ -197,19 +196,6 @@ def _check_tmem_config(config: GemmConfig) -> None:
         )
 
 
-class MainloopPipeline:
-    """The A/B mainloop pipeline as an allocator resource: its stages need
-    ``stages`` full/empty mbarrier pairs, placed by the allocator."""
-
-    def __init__(self, stages: int, name: str = "gemm.mainloop") -> None:
-        self.name = name
-        self.pipeline_config = PipelineConfig(num_stages=stages)
-        self.pipeline_group = None
-
-    def get_smem_requirements(self) -> list[SmemAllocation]:
-        return []
-
-
 @dataclass(frozen=True)
 class GemmLayout:
     """A config's computed layout: the allocator (for trace-time ``allocate()``), its
@@ -220,10 +206,10 @@ class GemmLayout:
     a: SmemAllocation = field(repr=False)
     b: SmemAllocation = field(repr=False)
     c: SmemAllocation = field(repr=False)
-    mainloop: MainloopPipeline = field(repr=False, compare=False)
+    mainloop: Pipeline = field(repr=False, compare=False)
     # Blackwell only: the TMEM-pointer slot, the accumulator pipeline and the accumulators' TMEM layout
     tmem_ptr: SmemAllocation | None = field(repr=False, default=None)
-    acc_pipeline: MainloopPipeline | None = field(repr=False, compare=False, default=None)
+    acc_pipeline: Pipeline | None = field(repr=False, compare=False, default=None)
     tmem: TmemAllocator | None = field(repr=False, compare=False, default=None)
     accumulators: tuple[TmemAllocation, ...] = field(repr=False, default=())
 
@@ -272,7 +258,7 @@ def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
     b = SmemAllocation("gemm.b_stages", dtype=dtype, count=per_b * stages, alignment=SWIZZLE_128B_ALIGNMENT)
     c = SmemAllocation("gemm.c_staging", dtype=config.out_dtype, count=epi, alignment=SWIZZLE_128B_ALIGNMENT)
     allocator = SmemAllocator(config.arch if check_arch else None)
-    mainloop = MainloopPipeline(stages)
+    mainloop = Pipeline("gemm.mainloop", PipelineConfig(stages))
     if config.alias_epilogue:
         # the C staging buffer is written only after the last operand stage is consumed
         allocator.add_alias_group([[a, b], [c]])
@@ -287,7 +273,7 @@ def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
     # Blackwell: tcgen05.alloc writes the TMEM base into a 4-byte slot; the MMA hands each
     # finished accumulator to the epilogue through a second pipeline's mbarriers
     slot = allocator.add_tmem_ptr(SmemAllocation("gemm.tmem_ptr", size_bytes=4, alignment=4))
-    acc_pipeline = MainloopPipeline(config.acc_stages, name="gemm.accumulator")
+    acc_pipeline = Pipeline("gemm.accumulator", PipelineConfig(config.acc_stages))
     allocator.add_resource(acc_pipeline)
     allocator.compute_layout()
     tmem = TmemAllocator(config.arch if check_arch else None)

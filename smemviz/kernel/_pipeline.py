@@ -5,24 +5,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
-from .._allocation import SmemAllocation
-from .._allocator import SmemAllocator
-from .._emit import require_cutlass
+from ..layout._allocation import SmemAllocation
+from ..layout._allocator import SmemAllocator
+from ..layout._emit import require_cutlass
+from ..layout._pipelines import PipelineConfig
 from ._compile import CompiledKernel, compile_host, plan_key
 from ._device import require_gpu
 
 __all__ = ["PipelineConfig", "StagedCopyResource", "pipeline_layout", "compile_pipeline", "run_pipeline", "PipelineResult"]
-
-
-@dataclass(frozen=True)
-class PipelineConfig:
-    """The resource protocol's pipeline configuration: stages and, once placed,
-    the pointer to the barrier storage (replaced with ``dataclasses.replace``)."""
-
-    num_stages: int
-    barrier_ptr: Any = None
 
 
 class StagedCopyResource:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import hardware
-from .._emit import require_cutlass
-from .._inputs import as_plan
 from .._names import shown
+from ..layout._emit import require_cutlass
+from ..sources._inputs import as_plan
 from ._compile import CompiledKernel, compile_host, plan_key
 from ._device import require_gpu
 from ._probe_plan import ProbeSchedule, schedule_for
@@ -144,7 +144,7 @@ class ProbeResult:
 
     def figure(self) -> Any:
         """A plotly figure of planned vs measured bytes per region (imports plotly)."""
-        from ._probe_figure import probe_figure
+        from ..figures._probe import probe_figure
 
         return probe_figure(self)
 

@@ -13,7 +13,8 @@ from typing import Any
 import cutlass
 import cutlass.cute as cute
 
-from .. import _emit, hardware
+from .. import hardware
+from ..layout import _emit
 from ._probe_plan import ProbeSchedule
 
 __all__ = ["SmemProbeKernel", "INFO_WORDS"]

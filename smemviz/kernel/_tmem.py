@@ -7,10 +7,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._allocation import SmemAllocation
-from .._allocator import SmemAllocator
-from .._emit import require_cutlass
-from .._inputs import as_plan
+from ..layout._allocation import SmemAllocation
+from ..layout._allocator import SmemAllocator
+from ..layout._emit import require_cutlass
+from ..sources._inputs import as_plan
 from ._compile import CompiledKernel, compile_host, normalise_arch, plan_key
 from ._device import WrongGpuError, require_gpu
 

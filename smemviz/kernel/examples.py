@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import hardware
-from .._allocation import SmemAllocation, TmemAllocation
-from .._allocator import SmemAllocator, TmemAllocator
+from ..layout._allocation import SmemAllocation, TmemAllocation
+from ..layout._allocator import SmemAllocator, TmemAllocator
 from ._pipeline import StagedCopyResource
 
 __all__ = ["SMEM_LAYOUTS", "TMEM_LAYOUTS", "smem_layout", "tmem_layout"]

@@ -10,7 +10,7 @@ import re
 import pytest
 
 import smemviz
-from smemviz.layout_file import parse_layout
+from smemviz.sources.layout_file import parse_layout
 
 pytestmark = pytest.mark.browser
 

@@ -89,7 +89,7 @@ def test_a_given_figure_is_drawn_as_is(tmp_path, spec):
 def test_hostile_names_stay_text_in_svg(tmp_path):
     import json
 
-    from smemviz.layout_file import parse_layout
+    from smemviz.sources.layout_file import parse_layout
 
     name = '<img src=x onerror="alert(1)">'
     spec = parse_layout(json.dumps({"smem": [{"name": name, "size": 65536}]}), format="json")

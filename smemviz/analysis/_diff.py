@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 
-from ._names import shown
+from .._names import shown
 
 if TYPE_CHECKING:
-    from ._plan import LayoutPlan, Region
+    from ..layout._plan import LayoutPlan, Region
 
 __all__ = ["PlanDiff", "RegionChange", "diff_plans"]
 

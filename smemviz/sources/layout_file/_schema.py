@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .. import hardware
-from .._allocation import SmemAllocation, TmemAllocation
-from .._allocator import SmemAllocator, TmemAllocator
+from ... import hardware
+from ...layout._allocation import SmemAllocation, TmemAllocation
+from ...layout._allocator import SmemAllocator, TmemAllocator
+from ...layout._pipelines import PipelineConfig, PipelineGroup
+from ...layout._plan import LayoutPlan
 from .._inputs import LayoutPair
-from .._plan import LayoutPlan
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -96,28 +97,6 @@ class PipelineGroupEntry:
     barriers_per_stage: int
 
 
-# The allocators take kernel resources, which expose a pipeline configuration;
-# these stand in for them.
-@dataclass
-class _PipelineConfig:
-    num_stages: int
-    barrier_ptr: Any = None
-
-
-@dataclass
-class _PipelineResource:
-    name: str
-    pipeline_config: _PipelineConfig
-    pipeline_group: Any = None
-
-
-@dataclass
-class _PipelineGroup:
-    name: str
-    pipeline_config: _PipelineConfig
-    num_barriers_per_stage: int
-
-
 @dataclass(frozen=True)
 class LayoutSpec:
     """A layout file's declarations; builds fresh allocators and plans on demand."""
@@ -180,9 +159,9 @@ class LayoutSpec:
         if self.tmem_ptr is not None:
             allocator.add_tmem_ptr(allocs[self.tmem_ptr])
         for p in self.pipelines:
-            allocator.add_resource(_PipelineResource(p.name, _PipelineConfig(p.stages)))
+            allocator.add_pipeline(p.name, p.stages)
         for g in self.pipeline_groups:
-            allocator.add_pipeline_group(_PipelineGroup(g.name, _PipelineConfig(g.stages), g.barriers_per_stage))
+            allocator.add_pipeline_group(PipelineGroup(g.name, PipelineConfig(g.stages), g.barriers_per_stage))
         for phases in self.smem_aliases:
             allocator.add_alias_group([[allocs[n] for n in phase] for phase in phases])
         return allocator

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import hardware
-from ._allocator import barriers_per_stage
-from ._errors import LayoutStateError
-from ._plan import LayoutPlan, build_plan
+from .. import hardware
+from .._errors import LayoutStateError
+from ..layout._allocator import barriers_per_stage
+from ..layout._build import build_plan
+from ..layout._plan import LayoutPlan
 
 __all__ = ["plan_from_cutlass", "is_cutlass_allocator"]
 

@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from . import hardware
-from ._names import shown
-from ._units import fmt_units
+from .. import hardware
+from .._names import shown
+from .._units import fmt_units
 
 if TYPE_CHECKING:
+    from ..layout._plan import LayoutPlan, Region
     from ._lint import Finding
-    from ._plan import LayoutPlan, Region
 
 __all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_cells",
            "lifetime_summary"]

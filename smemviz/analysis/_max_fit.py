@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from . import hardware
-from ._allocator import capacity_checks_deferred
-from ._cutlass_interop import is_cutlass_allocator
-from ._inputs import as_layouts
-from ._plan import LayoutPlan
+from .. import hardware
+from ..layout._allocator import capacity_checks_deferred
+from ..layout._plan import LayoutPlan
+from ..sources._cutlass import is_cutlass_allocator
+from ..sources._inputs import as_layouts
 
 __all__ = ["max_fit", "MaxFit", "Tried", "built_plans"]
 

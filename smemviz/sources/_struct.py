@@ -24,9 +24,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import hardware
-from ._dtypes import dtype_name
-from ._plan import STRUCT_SOURCE, AliasGroup, LayoutPlan, Region, RegionKind
+from .. import hardware
+from .._dtypes import dtype_name
+from ..layout._plan import STRUCT_SOURCE, AliasGroup, LayoutPlan, Region, RegionKind
 
 __all__ = ["plan_from_struct", "is_cute_struct"]
 

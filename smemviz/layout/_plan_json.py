@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from . import hardware
-from ._lifetimes import MAX_STEPS
+from .. import hardware
+from .._lifetimes import MAX_STEPS
+from .._units import align_up
 from ._plan import (
     _KINDS,
     LIFETIME_SCHEMA_VERSION,
@@ -26,7 +27,6 @@ from ._plan import (
     LayoutPlan,
     Region,
 )
-from ._units import align_up
 
 __all__ = ["plan_from_dict"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._names import shown
+from ..._names import shown
 
 __all__ = ["LayoutFileError", "KeyPath", "key_text", "HugeInt"]
 

@@ -10,10 +10,10 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from .. import hardware
-from .._allocator import SmemAllocator, TmemAllocator
-from .._lifetimes import check_steps, read_live
-from .._names import first_unprintable
+from ... import hardware
+from ..._lifetimes import check_steps, read_live
+from ..._names import first_unprintable
+from ...layout._allocator import SmemAllocator, TmemAllocator
 from ._error import HugeInt, KeyPath, LayoutFileError, key_text
 from ._schema import (
     ALIAS_KEYS,

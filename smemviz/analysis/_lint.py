@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import hardware
-from ._names import shown
+from .. import hardware
+from .._names import shown
 
 if TYPE_CHECKING:
-    from ._plan import LayoutPlan
+    from ..layout._plan import LayoutPlan
 
 __all__ = ["Finding", "Findings", "RULES", "lint", "PADDING_SHARE", "PADDING_MIN_BYTES"]
 

@@ -11,9 +11,9 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-from ._dtypes import dtype_bytes, dtype_name
-from ._errors import DeclarationError, DeclarationTypeError
-from ._names import check_name
+from .._dtypes import dtype_bytes, dtype_name
+from .._errors import DeclarationError, DeclarationTypeError
+from .._names import check_name
 
 __all__ = ["SmemAllocation", "TmemAllocation", "ResourceContext"]
 
@@ -220,7 +220,7 @@ class SmemAllocation:
 
 def check_lint_fields(alloc: Any) -> None:
     """Refuse a bad ``swizzle``/``stages``/``tma`` naming the allocation."""
-    from .hardware import SWIZZLE_ATOM_BYTES
+    from ..hardware import SWIZZLE_ATOM_BYTES
 
     name = alloc.name
     swizzle = getattr(alloc, "swizzle", None)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import hardware
-from ._units import align_up
+from .. import hardware
+from .._units import align_up
 
 __all__ = ["Occupancy", "occupancy", "smem_footprint"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ._errors import DslUnavailableError
+from .._errors import DslUnavailableError
 
 
 def require_cutlass():
@@ -44,7 +44,7 @@ def resolve_dtype(dtype: Any) -> Any:
     """A CuTe DSL numeric type for ``dtype`` (a DSL type or a short name like "bf16")."""
     if not isinstance(dtype, str):
         return dtype
-    from ._dtypes import cutlass_type_name
+    from .._dtypes import cutlass_type_name
 
     cutlass, _ = require_cutlass()
     name = cutlass_type_name(dtype)

@@ -15,20 +15,21 @@ whether the layout is ``optimal``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import hardware
-from ._errors import CapacityError
-from ._names import shown
-from ._units import align_up
+from .. import hardware
+from .._errors import CapacityError
+from .._names import shown
+from .._units import align_up
 
 if TYPE_CHECKING:
-    from ._diff import PlanDiff
-    from ._lint import Findings
-    from ._occupancy import Occupancy
+    from types import ModuleType
+
+    from ..analysis._diff import PlanDiff
+    from ..analysis._lint import Findings
+    from ..analysis._occupancy import Occupancy
 
 __all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "LIFETIME_SCHEMA_VERSION",
            "STRUCT_SOURCE"]
@@ -256,7 +257,7 @@ class LayoutPlan:
         step (a lifetime with a gap makes these), and their least total: they
         stack all the same, so the data total cannot go below it. (0, ()) when
         no such set needs more than the most crowded step."""
-        from ._aliasing import stacked_beyond_steps
+        from .._aliasing import stacked_beyond_steps
 
         regions = [r for r in self.data_regions if r.size]
         everywhere = range(len(self.steps))
@@ -435,22 +436,16 @@ class LayoutPlan:
         a = self.resolved_arch(arch)
         if a is None:
             return None
-        from ._occupancy import occupancy
-
-        return occupancy(self.unified_bytes, a, threads=threads, registers=registers)
+        return _face().analysis.occupancy(self.unified_bytes, a, threads=threads, registers=registers)
 
     def lint(self, arch: str | int | hardware.Arch | None = None, **options: Any) -> Findings:
         """Hardware rules this layout breaks, as :class:`Finding` s (see ``docs/lint.md``)."""
-        from ._lint import lint
-
-        return lint(self, arch, **options)
+        return _face().analysis.lint(self, arch, **options)
 
     def diff(self, other: LayoutPlan) -> PlanDiff:
         """What changed from this layout to ``other``: regions added, removed,
         moved and resized (matched by name), and the totals."""
-        from ._diff import diff_plans
-
-        return diff_plans(self, other)
+        return _face().analysis.diff(self, other)
 
     # -- serialisation -------------------------------------------------------
 
@@ -495,9 +490,7 @@ class LayoutPlan:
     def from_dict(cls, data: dict[str, Any]) -> LayoutPlan:
         """The plan ``to_dict()`` wrote; ``ValueError`` naming the field when the
         document is not one a computed layout could produce (see ``_plan_read``)."""
-        from ._plan_read import plan_from_dict
-
-        return plan_from_dict(data)
+        return _face().layout.plan_from_dict(data)
 
     @classmethod
     def from_json(cls, text: str) -> LayoutPlan:
@@ -510,14 +503,10 @@ class LayoutPlan:
     # -- display -------------------------------------------------------------
 
     def report(self) -> str:
-        from ._report import text_report
-
-        return text_report(self)
+        return _face().analysis.text_report(self)
 
     def _repr_html_(self) -> str:
-        from ._report import html_report
-
-        return html_report(self)
+        return _face().analysis.html_report(self)
 
     def __repr__(self) -> str:
         return (
@@ -526,166 +515,19 @@ class LayoutPlan:
         )
 
 
-def build_plan(
-    memory: MemoryKind,
-    standalone: Iterable[Any],
-    groups: Iterable[Iterable[Iterable[Any]]],
-    data_total: int,
-    *,
-    size_of,
-    align_of,
-    offset_of=None,
-    barriers: Iterable[tuple[str, int]] = (),
-    tmem_ptr: Any = None,
-    arch: str | None = None,
-    source: str = "smemviz",
-    lifetimes: Lifetimes | None = None,
-) -> LayoutPlan:
-    """Assemble a plan from allocations whose ``offset`` is already set
-    (or that ``offset_of`` places).
-
-    Works for smemviz's allocations and for CUTLASS's alike (duck-typed).
-    ``lifetimes`` (a layout solved from live steps) adds the steps, each
-    region's live steps and the solver's bound.
-    """
-    from ._dtypes import dtype_name
-
-    off = offset_of or _offset_attr
-
-    regions: list[Region] = []
-    group_infos: list[AliasGroup] = []
-    standalone = list(standalone)
-    groups = [[list(p) for p in g] for g in groups]
-
-    # padding in front of each top-level block (standalone region or whole group), in address order
-    tops: list[tuple[int, int, int, int]] = []  # (offset, size, kind 0=standalone 1=group, index)
-    for i, a in enumerate(standalone):
-        tops.append((off(a), size_of(a), 0, i))
-    group_offsets = []
-    for gi, phases in enumerate(groups):
-        g_offset = min(off(a) for p in phases for a in p)
-        group_offsets.append(g_offset)
-        g_size = max(max(off(a) + size_of(a) for a in p) for p in phases) - g_offset
-        tops.append((g_offset, g_size, 1, gi))
-    top_padding: dict[tuple[int, int], int] = {}
-    cursor = 0
-    for offset, size, kind, i in sorted(tops):
-        top_padding[(kind, i)] = offset - cursor
-        cursor = max(cursor, offset + size)
-
-    base_alignment = 1
-    index = 0
-
-    def make(a, padding: int, group=None, phase=None) -> Region:
-        dtype = getattr(a, "dtype", None)
-        return Region(
-            name=a.name,
-            kind="tmem_ptr" if (tmem_ptr is not None and a is tmem_ptr) else "data",
-            offset=off(a),
-            size=size_of(a),
-            alignment=align_of(a),
-            padding_before=padding,
-            group=group,
-            phase=phase,
-            dtype=dtype_name(dtype),
-            count=getattr(a, "count", None) if dtype is not None else None,
-            index=index,
-            swizzle=getattr(a, "swizzle", None),
-            stages=getattr(a, "stages", None),
-            tma=getattr(a, "tma", None),
-            shape=getattr(a, "shape", None),
-            live=lifetimes.live.get(id(a)) if lifetimes is not None else None,
-        )
-
-    for i, a in enumerate(standalone):
-        base_alignment = max(base_alignment, align_of(a))
-        regions.append(make(a, top_padding[(0, i)]))
-        index += 1
-
-    for gi, phases in enumerate(groups):
-        g_align = max(align_of(a) for p in phases for a in p)
-        base_alignment = max(base_alignment, g_align)
-        g_offset = group_offsets[gi]
-        phase_sizes = []
-        for pi, phase in enumerate(phases):
-            # the first member of each phase also sees the gap in front of the group
-            cursor = g_offset - top_padding[(1, gi)]
-            for a in phase:
-                regions.append(make(a, off(a) - cursor, gi, pi))
-                cursor = max(cursor, off(a) + size_of(a))
-                index += 1
-            phase_sizes.append(cursor - g_offset)
-        group_infos.append(AliasGroup(gi, g_offset, max(phase_sizes), g_align, tuple(phase_sizes)))
-
-    barrier_total = 0
-    if memory == "smem":
-        if base_alignment == 1:
-            base_alignment = hardware.TMA_ALIGNMENT
-        start = align_up(data_total, hardware.MBARRIER_ALIGNMENT)
-        cursor = start
-        prev_end = data_total
-        for name, nbytes in barriers:
-            off = align_up(cursor, hardware.MBARRIER_ALIGNMENT)
-            regions.append(Region(
-                name=name, kind="barrier", offset=off, size=nbytes,
-                alignment=hardware.MBARRIER_ALIGNMENT, padding_before=off - prev_end,
-                dtype="i64", count=nbytes // hardware.MBARRIER_BYTES, index=index,
-            ))
-            index += 1
-            cursor = prev_end = off + nbytes
-        barrier_total = cursor - start
-
-    regions.sort(key=lambda r: (r.offset, r.index))
-    if lifetimes is not None:
-        regions = _padding_by_step(regions)
-    return LayoutPlan(
-        memory=memory,
-        regions=tuple(regions),
-        groups=tuple(group_infos),
-        data_total=data_total,
-        barrier_bytes=barrier_total,
-        base_alignment=base_alignment,
-        arch=arch,
-        source=source,
-        **(lifetimes.plan_fields() if lifetimes is not None else {}),
-    )
-
-
-def _offset_attr(alloc: Any) -> int:
-    return alloc.offset
-
-
-def _padding_by_step(regions: list[Region]) -> list[Region]:
-    """With lifetimes, regions overlap in address: the padding before a region is
-    the gap down to the highest end below it among the regions live with it."""
-    lives = [None if r.live is None else frozenset(r.live) for r in regions]
-    out = []
-    for r, live in zip(regions, lives):
-        below = [q.end for q, other in zip(regions, lives) if q is not r and q.end <= r.offset
-                 and (live is None or other is None or not live.isdisjoint(other))]
-        out.append(replace(r, padding_before=r.offset - max(below, default=0)))
-    return out
-
-
-@dataclass(frozen=True)
-class Lifetimes:
-    """What a layout solved from lifetimes adds to its plan."""
-
-    steps: tuple[str, ...]
-    live: dict[int, tuple[int, ...]]  # id(allocation) -> its live steps (absent: every step)
-    lower_bound: int
-    optimal: bool
-    solver: str
-
-    def plan_fields(self) -> dict[str, Any]:
-        return {"steps": self.steps, "lower_bound": self.lower_bound, "optimal": self.optimal, "solver": self.solver}
-
-
 @lru_cache(maxsize=4096)
 def _packed_bound(buffers: tuple[tuple[int, int], ...]) -> int:
     """:func:`~smemviz._aliasing.packed_bound` of (size, alignment) pairs, kept:
     a layout rebuilt from a control (the explorer) mostly keeps the buffers
     live at each step, and the exact packing is the costly part of its map."""
-    from ._aliasing import packed_bound
+    from .._aliasing import packed_bound
 
     return packed_bound([size for size, _ in buffers], [align for _, align in buffers])
+
+
+def _face() -> ModuleType:
+    """The package face, through which the plan's convenience methods reach the
+    analyses and the JSON reader: the plan is data, and imports neither."""
+    import smemviz
+
+    return smemviz

@@ -24,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from . import hardware
-from ._cutlass_interop import is_cutlass_allocator, plan_from_cutlass
-from ._errors import LayoutStateError
-from ._plan import LayoutPlan
+from .. import hardware
+from .._errors import LayoutStateError
+from ..layout._plan import LayoutPlan
+from ._cutlass import is_cutlass_allocator, plan_from_cutlass
 from ._struct import is_cute_struct, plan_from_struct
 
 __all__ = ["LayoutPair", "Which", "as_plan", "as_layouts", "LAYOUT_HOOK"]
@@ -59,7 +59,7 @@ def _describe(obj: Any) -> str:
 def _one_plan(obj: Any, arch: str | None) -> LayoutPlan:
     if isinstance(obj, LayoutPlan):
         return obj
-    from ._allocator import _BaseAllocator  # same layer: the allocator module builds plans
+    from ..layout._allocator import _BaseAllocator  # same layer: the allocator module builds plans
 
     if isinstance(obj, _BaseAllocator):
         if not obj.layout_computed:
