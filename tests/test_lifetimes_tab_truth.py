@@ -48,7 +48,7 @@ def test_bytes_not_live_at_a_step_are_not_called_padding():
             assert "padding" not in hover and "not live" in hover, hover
     assert any("not live" in h for h in holes["hovertext"])
     patterns = holes["marker"]["pattern"]["shape"]
-    for (a, b, pad), shape in zip(split_holes(plan, step), patterns):
+    for (_, _, pad), shape in zip(split_holes(plan, step), patterns):
         assert (shape == "/") == pad  # only true padding is hatched like alignment padding
     subtitle = spec.layout["title"]["subtitle"]["text"]
     assert "not live here" in subtitle and "padding 97" not in subtitle

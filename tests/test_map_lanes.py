@@ -12,8 +12,8 @@ pytest.importorskip("plotly")
 
 from smemviz import SmemAllocation, SmemAllocator  # noqa: E402
 from smemviz.figures import smem_figure  # noqa: E402
-from smemviz.figures._spec import FigureSpec  # noqa: E402
 from smemviz.figures._smem import smem_spec  # noqa: E402
+from smemviz.figures._spec import FigureSpec  # noqa: E402
 
 
 def hopper_gemm(stages: int = 4) -> SmemAllocator:
