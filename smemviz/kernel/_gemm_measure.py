@@ -110,14 +110,12 @@ def time_interleaved(
 
 def why_not_run(config: GemmConfig | None = None) -> str | None:
     """Why ``config``'s kernel (by default the Hopper GEMM) cannot run here, or ``None``."""
-    from ._device import current_gpu, torch_or_none
+    from ._device import current_gpu, no_gpu_reason
     from ._gemm import gpu_mismatch
 
-    if torch_or_none() is None:
-        return "PyTorch is not installed, so there are no device buffers"
     gpu = current_gpu()
     if gpu is None:
-        return "no CUDA GPU is visible (torch.cuda.is_available() is False)"
+        return no_gpu_reason()
     return gpu_mismatch(config or GemmConfig(), gpu)
 
 
