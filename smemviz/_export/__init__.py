@@ -25,8 +25,10 @@ from ._static import (
     BrowserNotFoundError,
     ExportTimeoutError,
     find_browser,
+    in_jupyter_kernel,
     start_renderer,
     stop_renderer,
+    warm_renderer,
 )
 from ._text import read_plans
 
@@ -40,7 +42,11 @@ __all__ = [
     "start_renderer",
     "stop_renderer",
     "read_plans",
+    "warm_renderer",
 ]
+
+if in_jupyter_kernel():  # a notebook that imports export is likely to write an image soon
+    warm_renderer()
 
 # extension -> what it holds
 FORMATS: dict[str, str] = {
