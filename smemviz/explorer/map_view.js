@@ -449,10 +449,20 @@ export default {
       notice(el, `smemviz: this map could not be drawn (${(err && err.message) || err}). `
         + "Run the cell again to redraw it.", true);
     };
-    // the view is made before it is on the page; plotly measures its container when it draws
+    // The view is made before it is on the page, and may be in a hidden tab: plotly
+    // measures its container and every text when it draws, and in a hidden element
+    // all of them measure empty (a subtitle then lands above its title). So the
+    // first draw waits until the element is shown.
+    const shown = () => el.isConnected && el.getClientRects().length > 0;
     const onPage = () => new Promise((resolve) => {
+      if (shown()) { resolve(); return; }
+      const watch = new ResizeObserver(() => { if (shown() || stopped) { watch.disconnect(); resolve(); } });
+      watch.observe(el);
       let tries = 0;
-      const check = () => (stopped || el.isConnected || tries++ >= 300 ? resolve() : requestAnimationFrame(check));
+      const check = () => {
+        if (stopped || shown()) { watch.disconnect(); resolve(); }
+        else if (tries++ < 300) requestAnimationFrame(check); // then the observer alone (a hidden tab)
+      };
       check();
     });
     const draw = () => {

@@ -165,7 +165,10 @@ def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale:
             "color": fills,
             "opacity": opacities,
             "line": {"width": 0.5, "color": "white"},
-            "pattern": {"shape": pattern, "fgcolor": "white", "size": 6, "solidity": 0.25},
+            # the pattern's background given as one colour: left out, plotly takes the
+            # marker's colour array for it and warns "Invalid color specifier" per bar
+            "pattern": {"shape": pattern, "fgcolor": "white", "size": 6, "solidity": 0.25,
+                        **({"bgcolor": color} if pattern and isinstance(color, str) else {})},
         },
         "showlegend": True,
     }

@@ -109,8 +109,8 @@ def step_map_spec(plan: LayoutPlan, step: int | str, arch: Any = None) -> Figure
     grow = 16 * (lines - was)
     # the map's own title without its KiB asides: the step's name makes it long enough
     what = re.sub(r" \([\d.]+ KiB\)", "", spec.layout["title"]["text"])
-    title = {**spec.layout["title"], "text": f"At step {plain(repr(plan.steps[k]))} ({k + 1} of {len(plan.steps)}): "
-             + what,
+    title = {**spec.layout["title"], "text": f"At step {plain(repr(plan.steps[k]))} ({k + 1} of {len(plan.steps)}), "
+             f"{len(live):,} live · " + what,
              "subtitle": {**spec.layout["title"]["subtitle"], "text": subtitle}}
     layout = {**spec.layout, "title": title, "height": spec.layout["height"] + grow,
               "margin": {**spec.layout["margin"], "t": spec.layout["margin"]["t"] + grow}}
