@@ -37,7 +37,8 @@ def main() -> int:
 
     import_s = time.perf_counter() - t
 
-    from smemviz.kernel import cache_info, compile_probe, current_gpu, examples, probe
+    from smemviz.kernel import cache_info, compile_probe, current_gpu, probe
+    from tests.kernel import layouts as examples
 
     gpu = current_gpu()
     arch = args.arch or (gpu.arch if gpu else "sm_90a")

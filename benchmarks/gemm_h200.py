@@ -102,7 +102,7 @@ def _cutlass_candidates(path: str, dtype: str, a, b, c, log, persistent: bool = 
     import cutlass.cute as cute
     import torch
 
-    from smemviz.kernel._gemm import _cute_view
+    from smemviz.kernel.gemm._host import _cute_view
 
     module = _load_module(path, "cutlass_dense_gemm_persistent" if persistent else "cutlass_dense_gemm")
     stream = cuda_driver.CUstream(torch.cuda.current_stream().cuda_stream)
@@ -127,7 +127,7 @@ def _cutlass_candidates(path: str, dtype: str, a, b, c, log, persistent: bool = 
 
 
 def _time(candidates: dict, iters: int, rounds: int, warmup: int) -> dict:
-    from smemviz.kernel._gemm_measure import sample_interleaved
+    from smemviz.kernel.gemm._measure import sample_interleaved
 
     samples = sample_interleaved(candidates, iters=iters, rounds=rounds, warmup=warmup)
     return {name: {"median_ms": statistics.median(v), "min_ms": min(v), "max_ms": max(v)} for name, v in samples.items()}
@@ -154,8 +154,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from smemviz.kernel._gemm import prepare_gemm
-    from smemviz.kernel._gemm_common import GemmConfig, GemmProblem, gemm_layout
+    from smemviz.kernel.gemm import GemmConfig, GemmProblem, gemm_layout
+    from smemviz.kernel.gemm._host import prepare_gemm
 
     log_lines: list[str] = []
 
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     for dtype in args.dtypes.split(","):
         for size in (int(s) for s in args.sizes.split(",")):
             sel = [r for r in rows if r["dtype"] == dtype and r["m"] == size]
-            from smemviz.kernel._gemm_measure import REL_ERR_LIMIT
+            from smemviz.kernel.gemm._measure import REL_ERR_LIMIT
 
             # only a correct kernel can be the best one: rows over the error limit are left out
             correct = [r for r in sel if r["candidate"].startswith("smemviz") and r["rel_err"] < REL_ERR_LIMIT[dtype]]

@@ -32,9 +32,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from smemviz.kernel._compile import clear_cache
     from smemviz.kernel._cubin import register_counts
-    from smemviz.kernel._gemm import compile_gemm
-    from smemviz.kernel._gemm_common import gemm_layout, supported_configs
     from smemviz.kernel._ptx import gemm_plan_facts
+    from smemviz.kernel.gemm import gemm_layout, supported_configs
+    from smemviz.kernel.gemm._host import compile_gemm
 
     clear_cache()
     rows = []
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "No Blackwell GPU has been available to this project. Every configuration below was traced and "
         "compiled for sm_100a on a CPU-only machine; none has been launched, so there are no correctness "
-        "or speed results. The GPU tests (`tests/gpu/test_gemm_sm100_gpu.py`, marked `blackwell`) and "
+        "or speed results. The GPU tests (`tests/kernel/sm100/test_gemm_gpu.py`, marked `blackwell`) and "
         "`benchmarks/gemm_h200.py --arch sm_100a` are written for a B200-class GPU and have not run.",
         "",
         f"{dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds')}; nvidia-cutlass-dsl "

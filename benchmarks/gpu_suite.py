@@ -83,7 +83,8 @@ def main() -> int:
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
 
     junit = out / "junit.xml"
-    pytest_cmd = [sys.executable, "-m", "pytest", "tests/gpu", "-m", "gpu or blackwell", "--noconftest",
+    gpu_tests = sorted(str(t.relative_to(ROOT)) for t in (ROOT / "tests").rglob("test_*_gpu.py"))  # beside their areas
+    pytest_cmd = [sys.executable, "-m", "pytest", *gpu_tests, "-m", "gpu or blackwell", "--noconftest",
                   "-p", "no:cacheprovider", "-q", "-rA", f"--junitxml={junit}"]
     started = dt.datetime.now(dt.timezone.utc)
     tests_run = subprocess.run(pytest_cmd, cwd=ROOT, env=env, capture_output=True, text=True)

@@ -28,6 +28,11 @@ def _recorded_sweep() -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
+def _example_source(name: str) -> str:
+    """A file of examples/, as a notebook cell writes it out (the notebook then needs no checkout)."""
+    return (HERE.parent / "examples" / name).read_text(encoding="utf-8").rstrip("\n")
+
+
 def md(text: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_markdown_cell(textwrap.dedent(text).strip("\n"))
 
@@ -1269,12 +1274,111 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
     ])
 
 
+# ---------------------------------------------------------------------------
+# 07: any CuTe DSL kernel's SMEM, as compiled
+# ---------------------------------------------------------------------------
+
+
+def capture_kernels() -> nbformat.NotebookNode:
+    return notebook([
+        md("""
+        # Any kernel's shared memory, as compiled
+
+        Most CuTe DSL kernels (CUTLASS's examples, quack, flash-attention's cute
+        kernels) take their shared memory from the DSL's own allocator,
+        `cutlass.memory.SmemAllocator` (or the deprecated `cutlass.utils` one): a
+        `@cute.struct` storage, `allocate_tensor`, `allocate_array`. The compiler
+        places those allocations, so there is no layout in Python to hand to
+        smemviz. `capture()` watches the kernel being compiled instead: it records
+        every allocation while the kernel is traced (name, dtype, layout and
+        swizzle, alignment, the source line) and reads where the compiler puts
+        each one. Nothing in the kernel changes; no GPU is needed.
+
+        The kernel here is `examples/capture_kernel.py`: a Hopper-style tile
+        kernel with mbarriers, swizzled A/B stages in a struct and an epilogue
+        tile from `allocate_tensor`. It knows nothing about smemviz.
+        """),
+        code(r"""
+        import sys
+        from pathlib import Path
+
+        import cutlass  # the CuTe DSL: pip install "smemviz[cutlass]"
+        import smemviz
+        from smemviz import capture
+
+        Path("out").mkdir(exist_ok=True)  # the kernel's file goes there (next cell), ignored by git
+        """),
+        md("""
+        The kernel, as `examples/capture_kernel.py` has it, written to a file
+        so that its source lines are what the map shows:
+        """),
+        code("%%writefile out/capture_kernel.py\n" + _example_source("capture_kernel.py")),
+        code(r"""
+        sys.path.insert(0, "out")
+        import capture_kernel
+        """),
+        md("""
+        ## The map, the lint rules and the occupancy, in three lines
+
+        Hover a region for its CuTe layout and the line of the kernel that
+        declares it.
+        """),
+        code(r"""
+        with capture() as cap: compiled = capture_kernel.build("sm_90a")
+        smemviz.smem_figure(cap.plan).show()
+        print("lint:", cap.plan.lint().text(), "| occupancy:", cap.plan.occupancy().message())
+        """),
+        md("""
+        ## What was captured
+
+        One row per allocation, as the kernel asked for it and as the compiler
+        placed it. The struct's fields are named by their paths, the
+        `allocate_tensor` result by the variable it is assigned to.
+        """),
+        code(r"""
+        (kernel,) = cap.kernels.values()
+        print(kernel.kernel)
+        for a in kernel.allocations:
+            print(f"{a.name:8} {a.how:7} offset {a.offset:7,} size {a.size:7,} align {a.alignment:5} {a.source}")
+        for r in cap.plan.regions:
+            print(f"  {r.name:16} {r.kind:8} {r.offset:7,} {r.swizzle or '':5} {r.layout or ''}")
+        """),
+        md("""
+        ## The capture is the compiled kernel
+
+        The total is the dynamic SMEM the compiled launch asks for, read from
+        the host code the DSL generated (as the kernel bridge reads it).
+        """),
+        code(r"""
+        from smemviz.kernel._compile import dynamic_smem_from_ir
+
+        launch = dynamic_smem_from_ir(str(compiled.ir_module))
+        print(f"the launch asks for {launch} B, the capture holds {cap.plan.total} B: {launch == cap.plan.total}")
+        """),
+        md("""
+        ## In the explorer, and from the command line
+
+        A capture goes wherever a layout goes: `smemviz.explore(cap)`,
+        `smemviz.export(cap, "kernel.html")`. From a shell:
+        `smemviz capture examples/capture_kernel.py:build --out kernel.html`.
+        CUTLASS's own examples captured this way are in
+        `results/capture_examples.md`.
+        """),
+        code(r"""
+        Path("out").mkdir(exist_ok=True)
+        smemviz.export(cap, "out/capture_kernel.json")
+        print(sorted(r.name for r in smemviz.read_plans(Path("out/capture_kernel.json").read_text())[0].regions))
+        """),
+    ])
+
+
 NOTEBOOKS = {
     "01_quickstart.ipynb": quickstart,
     "02_tuning_gemm_layout.ipynb": tuning_gemm,
     "03_kernels_from_cells.ipynb": kernels_from_cells,
     "04_cutlass_allocators.ipynb": cutlass_allocators,
     "05_tuning_a_real_gemm.ipynb": tuning_real_gemm,
+    "07_capture.ipynb": capture_kernels,
 }
 
 

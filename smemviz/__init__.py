@@ -1,9 +1,27 @@
-"""smemviz: see, check and tune shared-memory and tensor-memory layouts of
+"""smemviz: see, check and tune the shared-memory and tensor-memory layouts of
 CuTe DSL kernels.
 
-The core (allocations, allocators, the layout plan, reports, hardware facts)
-needs nothing beyond Python. Figures (plotly), the notebook explorer
-(ipywidgets), exports and the kernel bridge (CuTe DSL) load on first use.
+The stable face, by the rooms the data flows through:
+
+* the model (:mod:`smemviz.layout`): ``SmemAllocation``, ``TmemAllocation``,
+  ``SmemAllocator``, ``TmemAllocator`` and the frozen ``LayoutPlan`` of ``Region``s
+  they compute, with ``CapacityCheck`` and the errors;
+* sources (:mod:`smemviz.sources`): ``plan_from_cutlass``, ``plan_from_struct``,
+  ``load_layout``, and ``as_plan`` / ``as_layouts``, the one rule for what holds a layout;
+* analyses (:mod:`smemviz.analysis`): functions of a plan (``lint``, ``occupancy``,
+  ``diff``, reports);
+* views: ``smem_figure``, ``tmem_figure``, ``bank_figure``, ``explore``, ``export``;
+* the kernel bridge (:mod:`smemviz.kernel`): ``probe`` and the compile helpers.
+
+Experimental names (their signatures may still change) are gathered in
+:mod:`smemviz.experimental`: the lifetime solver's extras (``groups_to_lifetimes``,
+``compare_layouts``, ``lifetime_figure``, ``compare_figure``), ``max_fit``, and
+``capture`` (any CuTe DSL kernel's memory as compiled); they are importable from
+here too.
+
+The core needs nothing beyond Python. Figures (plotly), the notebook explorer
+(ipywidgets), exports (kaleido) and the kernel bridge (CuTe DSL) load on first
+use, and name the extra to install when they are missing.
 """
 
 from __future__ import annotations
@@ -11,8 +29,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import hardware
+from . import analysis, experimental, hardware, layout, sources
 from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
+from ._optional import extra_for
 from ._version import __version__
 from .analysis._lint import Finding, Findings
 from .analysis._max_fit import MaxFit, max_fit
@@ -24,6 +43,7 @@ from .layout._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from .sources._cutlass import plan_from_cutlass
 from .sources._inputs import LayoutPair, as_layouts, as_plan
 from .sources._struct import plan_from_struct
+from .sources.capture import Capture, CaptureError, capture
 
 # public name -> module that defines it; imported on first access
 _LAZY: dict[str, str] = {
@@ -70,6 +90,9 @@ __all__ = [
     "DeclarationTypeError",
     "plan_from_cutlass",
     "plan_from_struct",
+    "capture",
+    "Capture",
+    "CaptureError",
     "as_plan",
     "Finding",
     "Findings",
@@ -81,17 +104,12 @@ __all__ = [
     "max_fit",
     "MaxFit",
     "hardware",
+    "layout",
+    "sources",
+    "analysis",
+    "experimental",
     "__version__",
 ]  # the lazy names stay out of __all__, so ``import *`` never needs the extras
-
-
-# lazy module -> the extra that installs what it needs
-_EXTRAS = {
-    "smemviz.figures": "viz",
-    "smemviz.explorer": "viz",
-    "smemviz._export": "export",
-    "smemviz.kernel": "cutlass",
-}
 
 
 def __getattr__(name: str) -> Any:
@@ -101,9 +119,8 @@ def __getattr__(name: str) -> Any:
     try:
         imported = importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        extra = _EXTRAS.get(module, "all")
         raise ModuleNotFoundError(
-            f"smemviz.{name} needs {exc.name or 'a missing package'}: pip install 'smemviz[{extra}]'",
+            f"smemviz.{name} needs {exc.name or 'a missing package'}: pip install 'smemviz[{extra_for(exc.name or '')}]'",
             name=exc.name,
         ) from exc
     value = getattr(imported, name)

@@ -119,7 +119,21 @@ def build_parser() -> argparse.ArgumentParser:
     common(check)
     check.add_argument("--strict", action="store_true", help="exit 1 on lint warnings too")
     occupancy_options(check)
+    capture_options(sub)
     return parser
+
+
+def capture_options(sub: Any) -> None:
+    p = sub.add_parser("capture", help="compile a kernel and show its SMEM/TMEM as the compiler lays it out",
+                       description="Call FUNCTION from FILE.py (it builds and compiles a CuTe DSL kernel, e.g. "
+                                   "with fake tensors) and capture every allocation it makes through "
+                                   "cutlass.memory's allocators; print the plan or write it to --out.",
+                       epilog="Exit status: 0 captured, 1 the kernel raised or cannot be captured, "
+                              "2 bad FILE.py:FUNCTION or arguments, 3 export failed.")
+    p.add_argument("target", metavar="FILE.py:FUNCTION", help="the function that builds and compiles the kernel")
+    p.add_argument("--out", "-o", metavar="OUT", help="write the map: .json .svg .html .png .pdf .md")
+    p.add_argument("--arch", type=_arch, help="architecture to judge capacity against (default: $CUTE_DSL_ARCH)")
+    p.add_argument("--kernel", help="which kernel, when the function compiles several (part of its symbol)")
 
 
 def occupancy_options(p: argparse.ArgumentParser) -> None:
@@ -289,9 +303,40 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def _cmd_capture(args: argparse.Namespace, out: TextIO) -> int:
+    """``smemviz capture FILE.py:FUNCTION``: its own loading (a Python file, not a layout)."""
+    from .sources.capture import CaptureError
+    from .sources.capture._cli import CaptureTargetError, capture_call, load_function, pick
+
+    try:
+        fn = load_function(args.target)
+    except CaptureTargetError as exc:
+        return _fail(str(exc), EXIT_BAD_INPUT)
+    try:
+        cap = capture_call(fn, args.arch)
+        layouts = pick(cap, args.kernel)
+    except CaptureError as exc:
+        return _fail(f"{args.target}: {exc}", EXIT_DOES_NOT_FIT)
+    except Exception as exc:  # the kernel's own error while tracing: shown as it is, no plan
+        return _fail(f"{args.target} raised {type(exc).__name__}: {exc}", EXIT_DOES_NOT_FIT)
+    if args.out is None:
+        out.write("\n".join(p.report() for p in layouts) + "\n")
+        return EXIT_OK
+    from ._export import export
+
+    written = export(layouts, Path(args.out), arch=args.arch)
+    out.write(f"wrote {written} ({written.stat().st_size:,} bytes)\n")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if args.command == "capture":
+        try:
+            return _cmd_capture(args, sys.stdout)
+        except (RuntimeError, TimeoutError, OSError) as exc:  # no browser, render timeout, unwritable output
+            return _fail(_describe_os_error(exc), EXIT_EXPORT_FAILED)
     try:
         source = _load(args.file)
         return _COMMANDS[args.command](args, source, sys.stdout)

@@ -130,6 +130,14 @@ class Arch:
     carveouts_kib: tuple[int, ...] = ()  # the shared-memory sizes an SM can be set to, KiB
     max_ctas_per_sm: int = 32  # resident blocks per SM
     max_warps_per_sm: int = 64  # resident warps per SM
+    # TMEM columns a CTA can allocate, and how many of them it may hold while others share the SM:
+    # the rest only under exclusive allocation (sm_107: 576, of which 512 shared)
+    tmem_max_columns: int = 0
+    tmem_shared_columns: int = 0
+    # SMs of the arch's datacenter part: the size of a persistent grid compiled without a GPU
+    sm_count: int | None = None
+    # the warp-group MMA the arch's GEMM kernel is written for: "wgmma" (Hopper) or "tcgen05"
+    mma: str | None = None
 
     @property
     def number(self) -> int:
@@ -142,7 +150,8 @@ class Arch:
 
     @property
     def tmem_columns(self) -> int:
-        return TMEM_COLUMNS if self.has_tmem else 0
+        """Columns a CTA's tensor memory has (0 without TMEM)."""
+        return self.tmem_max_columns if self.has_tmem else 0
 
     def __str__(self) -> str:
         return self.name
@@ -160,24 +169,37 @@ _CARVEOUTS_100 = (0, 8, 16, 32, 64, 100)
 _CARVEOUTS_228 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
 
 
-def _arch(name: str, family: str, per_block_kib: int, carveouts: tuple[int, ...], ctas: int, warps: int,
-          *, has_tmem: bool = False, arch_specific: bool = False) -> Arch:
-    return Arch(name, family, per_block_kib * KIB, has_tmem, arch_specific,
-                carveouts[-1] * KIB, carveouts, ctas, warps)
+def _arch(name: str, family: str, per_block_bytes: int, carveouts: tuple[int, ...], ctas: int, warps: int,
+          *, has_tmem: bool = False, arch_specific: bool = False, tmem_columns: int = TMEM_COLUMNS,
+          sm_count: int | None = None, mma: str | None = None) -> Arch:
+    return Arch(name, family, per_block_bytes, has_tmem, arch_specific,
+                carveouts[-1] * KIB, carveouts, ctas, warps,
+                tmem_max_columns=tmem_columns if has_tmem else 0,
+                tmem_shared_columns=min(tmem_columns, TMEM_COLUMNS) if has_tmem else 0,
+                sm_count=sm_count, mma=mma)
+
+
+# sm_107 (Rubin), as nvidia-cutlass-dsl 4.8.1 gives it: 334848 B per block
+# (cutlass.memory.get_smem_capacity_in_bytes) and 576 TMEM columns, those above
+# 512 only with an exclusive allocation (cute.arch.tmem). Its carveouts and
+# resident limits are taken as 10.0's with the larger top carveout (not checked).
+_CARVEOUTS_328 = (*_CARVEOUTS_228[:-1], 328)
 
 
 _ARCH_LIST = (
-    _arch("sm_80", "Ampere", 163, _CARVEOUTS_164, 32, 64),
-    _arch("sm_86", "Ampere", 99, _CARVEOUTS_100, 16, 48),
-    _arch("sm_87", "Ampere", 163, _CARVEOUTS_164, 16, 48),
-    _arch("sm_89", "Ada", 99, _CARVEOUTS_100, 24, 48),
-    _arch("sm_90", "Hopper", 227, _CARVEOUTS_228, 32, 64, arch_specific=True),
-    _arch("sm_100", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
-    _arch("sm_101", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
-    _arch("sm_103", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
-    _arch("sm_110", "Blackwell", 227, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True),
-    _arch("sm_120", "Blackwell (GeForce)", 99, _CARVEOUTS_100, 32, 48),
-    _arch("sm_121", "Blackwell (GeForce)", 99, _CARVEOUTS_100, 32, 48),
+    _arch("sm_80", "Ampere", 163 * KIB, _CARVEOUTS_164, 32, 64),
+    _arch("sm_86", "Ampere", 99 * KIB, _CARVEOUTS_100, 16, 48),
+    _arch("sm_87", "Ampere", 163 * KIB, _CARVEOUTS_164, 16, 48),
+    _arch("sm_89", "Ada", 99 * KIB, _CARVEOUTS_100, 24, 48),
+    _arch("sm_90", "Hopper", 227 * KIB, _CARVEOUTS_228, 32, 64, arch_specific=True, sm_count=132, mma="wgmma"),
+    _arch("sm_100", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True,
+          sm_count=148, mma="tcgen05"),
+    _arch("sm_101", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True, mma="tcgen05"),
+    _arch("sm_103", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True, mma="tcgen05"),
+    _arch("sm_107", "Rubin", 334848, _CARVEOUTS_328, 32, 64, has_tmem=True, arch_specific=True, tmem_columns=576),
+    _arch("sm_110", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True, mma="tcgen05"),
+    _arch("sm_120", "Blackwell (GeForce)", 99 * KIB, _CARVEOUTS_100, 32, 48),
+    _arch("sm_121", "Blackwell (GeForce)", 99 * KIB, _CARVEOUTS_100, 32, 48),
 )
 
 ARCHS: dict[str, Arch] = {a.name: a for a in _ARCH_LIST}
@@ -308,20 +330,25 @@ def bank_of(byte_offset: int) -> int:
     return (byte_offset // SMEM_BANK_BYTES) % SMEM_BANKS
 
 
-def tmem_alloc_columns(columns: int) -> int:
+def tmem_alloc_columns(columns: int, arch: str | int | Arch | None = None) -> int:
     """The column count to pass to ``tcgen05.alloc`` for ``columns`` used columns.
 
-    Rounds up to a power of two, at least 32; 0 when nothing is used.
-    Raises ``ValueError`` beyond the 512 columns a CTA has.
+    Rounds up to a power of two, at least 32; 0 when nothing is used. Beyond
+    512, an ``arch`` with a wider TMEM (sm_107: 576) takes it all, exclusively;
+    otherwise ``ValueError``.
     """
     if columns < 0:
         raise ValueError(f"TMEM column count must be >= 0, got {columns}")
     if columns == 0:
         return 0
     if columns > TMEM_ALLOC_MAX_COLUMNS:
+        wide = get_arch(arch) if arch is not None else None
+        if wide is not None and columns <= wide.tmem_max_columns:
+            return wide.tmem_max_columns  # the whole of a wider TMEM: an exclusive allocation
+        limit = wide.tmem_max_columns if wide is not None and wide.has_tmem else TMEM_ALLOC_MAX_COLUMNS
         raise ValueError(
-            f"{columns} TMEM columns exceed the {TMEM_ALLOC_MAX_COLUMNS} columns of a CTA "
-            f"by {columns - TMEM_ALLOC_MAX_COLUMNS}"
+            f"{columns} TMEM columns exceed the {limit} columns of a CTA by {columns - limit}"
+            + (f" on {wide.name}" if wide is not None else "")
         )
     n = TMEM_ALLOC_MIN_COLUMNS
     while n < columns:
@@ -329,14 +356,15 @@ def tmem_alloc_columns(columns: int) -> int:
     return n
 
 
-# SMs of each arch's datacenter part (H100/H200 SXM: 132; B200: 148): the default size of a
-# persistent grid when no GPU is here to ask (a launch asks the GPU it runs on)
-_SM_COUNT = {"sm_90": 132, "sm_100": 148}
-
-
 def sm_count(arch: str | int | Arch) -> int:
     """The SM count a persistent grid for ``arch`` assumes when compiling without a GPU."""
     resolved = get_arch(arch)
-    if resolved.name not in _SM_COUNT:
-        raise ValueError(f"no SM count is recorded for {resolved.name}; known: {', '.join(_SM_COUNT)}")
-    return _SM_COUNT[resolved.name]
+    if resolved.sm_count is None:
+        known = ", ".join(a.name for a in ARCHS.values() if a.sm_count is not None)
+        raise ValueError(f"no SM count is recorded for {resolved.name}; known: {known}")
+    return resolved.sm_count
+
+
+def tmem_targets() -> tuple[str, ...]:
+    """Compile targets of the archs with tensor memory whose tcgen05 kernels smemviz compiles."""
+    return tuple(a.compile_target for a in ARCHS.values() if a.mma == "tcgen05")

@@ -70,3 +70,31 @@ def test_unknown_gpus_have_no_tmem():
 
     assert not GpuInfo("Hopper", 9, 0).has_tmem and GpuInfo("Hopper", 9, 0).arch == "sm_90a"
     assert not GpuInfo("Someday", 42, 0).has_tmem
+
+
+def test_sm_107_as_the_dsl_gives_it():
+    from smemviz import TmemAllocation, TmemAllocator
+
+    rubin = hardware.get_arch("sm_107a")
+    assert rubin.smem_per_block == 334848 and rubin.tmem_columns == 576 and rubin.tmem_shared_columns == 512
+    wide = TmemAllocator(arch="sm_107")
+    wide.add(TmemAllocation("acc", 544))
+    wide.compute_layout()
+    assert wide.tcgen05_alloc_columns == 576  # above 512 only as an exclusive allocation of all 576
+    assert hardware.tmem_alloc_columns(300, "sm_107") == 512
+    with pytest.raises(ValueError, match="exceed the 512 columns"):
+        hardware.tmem_alloc_columns(544, "sm_100")
+
+
+def test_kernel_facts_are_fields_of_arch():
+    assert hardware.get_arch("sm_90a").mma == "wgmma" and hardware.get_arch("sm_100a").mma == "tcgen05"
+    assert hardware.get_arch("sm_80").mma is None
+    assert "sm_100a" in hardware.tmem_targets() and "sm_90a" not in hardware.tmem_targets()
+    assert hardware.sm_count("sm_100") == hardware.get_arch("sm_100").sm_count == 148
+
+
+def test_the_cutlass_dsl_agrees_on_sm_107():
+    memory = pytest.importorskip("cutlass.memory")
+    assert memory.get_smem_capacity_in_bytes("sm_107") == hardware.get_arch("sm_107").smem_per_block
+    for name in ("sm_90", "sm_100", "sm_120"):
+        assert memory.get_smem_capacity_in_bytes(name) == hardware.get_arch(name).smem_per_block

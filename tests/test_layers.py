@@ -38,7 +38,8 @@ ALLOWED: dict[str, set[str]] = {
     "cli": ANALYSIS | {"_compat", "figures", "_export"},
     "kernel": ANALYSIS | {"figures"},
     "__main__": {"cli"},
-    "__init__": ANALYSIS | {"figures", "explorer", "_export", "kernel"},
+    "experimental": ANALYSIS | {"figures"},
+    "__init__": ANALYSIS | {"figures", "explorer", "_export", "kernel", "experimental"},
 }
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import smemviz
 from smemviz import hardware
-from smemviz.kernel._gemm_common import GemmConfig, gemm_layout
+from smemviz.kernel.gemm import GemmConfig, gemm_layout
 
 from .helpers import NOTEBOOK_DIR, NOTEBOOKS
 
@@ -230,12 +230,24 @@ def check_real_gemm(text: str, nb) -> None:
     assert re.search(r"acc2 -> (ran|compiled only: .*(sm_100a|no CUDA GPU|PyTorch is not installed))", text)
 
 
+def check_capture(text: str, nb) -> None:
+    # the three lines: a map, the lint verdict and the occupancy of the captured kernel
+    assert "application/vnd.plotly.v1+json" in mime_types(nb), "no map is shown"
+    assert "lint: no findings | occupancy: sm_90: 1 CTA/SM (limited by shared memory)" in text
+    assert re.search(r"storage +struct +offset +0 size 132,096 align +1024 capture_kernel\.py:\d+", text)
+    assert re.search(r"sC +tensor +offset +132,096 size +32,768 align +1024 capture_kernel\.py:\d+", text)
+    assert re.search(r"sA +data +1,024 128B +S<3,4,3> o 0 o \(128,64,4\):\(64,1,8192\)", text)
+    assert "the launch asks for 164864 B, the capture holds 164864 B: True" in text
+    assert "['load_empty_mbar', 'load_full_mbar', 'sA', 'sB', 'sC']" in text
+
+
 CHECKS: dict[str, Callable[[str, object], None]] = {
     "01_quickstart.ipynb": check_quickstart,
     "02_tuning_gemm_layout.ipynb": check_tuning,
     "03_kernels_from_cells.ipynb": check_kernels,
     "04_cutlass_allocators.ipynb": check_cutlass,
     "05_tuning_a_real_gemm.ipynb": check_real_gemm,
+    "07_capture.ipynb": check_capture,
 }
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .._optional import require
 from ..sources._inputs import LayoutPair, as_layouts
 from ._atomic import write_atomic
 from ._static import (
@@ -144,7 +145,4 @@ def _is_figure(obj: Any) -> bool:
 
 
 def _require_plotly() -> None:
-    try:
-        import plotly  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(f"HTML and image exports draw with plotly ({exc}); pip install 'smemviz[viz]'") from None
+    require("plotly", "HTML and image exports draw with plotly")

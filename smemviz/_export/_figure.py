@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._optional import require
 from ..sources._inputs import LayoutPair
 
 __all__ = ["build_figure", "titled"]
@@ -12,12 +13,8 @@ __all__ = ["build_figure", "titled"]
 def build_figure(pair: LayoutPair) -> Any:
     """Both maps stacked when there are both, else the single map as the
     explorer shows it."""
-    try:
-        from .. import figures
-    except ImportError as exc:
-        raise ImportError(
-            f"HTML and image exports draw with plotly ({exc}); pip install 'smemviz[viz]'"
-        ) from None
+    require("plotly", "HTML and image exports draw with plotly")
+    from .. import figures
 
     if pair.smem is not None and pair.tmem is not None:
         return figures.layout_figure(pair.smem, pair.tmem, arch=pair.arch)

@@ -18,6 +18,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from .._compat.kaleido import fast_tab_reuse, find_chromium
+from .._optional import require
 
 __all__ = [
     "BrowserNotFoundError",
@@ -80,13 +81,7 @@ def find_browser() -> str:
 
 
 def _import_kaleido() -> Any:
-    try:
-        import kaleido
-    except ImportError:
-        raise ImportError(
-            "static export (SVG/PNG/PDF) needs kaleido: pip install 'smemviz[export]'"
-        ) from None
-    return kaleido
+    return require("kaleido", "static export (SVG/PNG/PDF) needs kaleido")
 
 
 class _Renderer:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .._compat import plotly as plotly_compat
+from ._messages import MapUpdate
 
 __all__ = ["MapFigureWidget", "map_widget_class"]  # noqa: F822 (MapFigureWidget is made on first access)
 
@@ -44,7 +45,6 @@ PLOTLY_TRAIT = "_smemviz_plotly_js"  # plotly.js source, evaluated once per page
 PLOTLY_VERSION_TRAIT = "_smemviz_plotly_version"  # which plotly.js a page has evaluated already
 
 
-UPDATE_MESSAGE = "smemviz_update"  # the custom message map_view.js applies like _py2js_update
 
 
 @lru_cache(maxsize=1)
@@ -75,8 +75,9 @@ def map_widget_class() -> type:
             the page before the redraw starts; the map view needs only the
             update. The values must be valid already (the explorer's specs
             are: the static figures validate the same specs)."""
-            self.send({UPDATE_MESSAGE: True, "style_data": plotly_compat.to_wire(restyle_data),
-                       "layout_data": relayout_data, "style_traces": trace_indexes})
+            message: MapUpdate = {"smemviz_update": True, "style_data": plotly_compat.to_wire(restyle_data),
+                                  "layout_data": relayout_data, "style_traces": trace_indexes}
+            self.send(message)
             plotly_compat.apply_update(self, restyle_data, relayout_data, trace_indexes)
 
     MapFigureWidget.__module__ = __name__

@@ -24,7 +24,8 @@ def region_label(region: Region) -> str:
 
 def region_hover(region: Region, plan: LayoutPlan) -> str:
     """Name, offset (decimal and hex), size, end, alignment, padding before,
-    dtype x count, group and phase (1-based), one per line."""
+    dtype x count, group and phase (1-based), and for a region read from a
+    kernel its layout and source line, one per line."""
     r = region
     typed = f"<br>{plain(r.dtype)} × {r.count:,}" if r.dtype else ""
     if r.shape is not None:
@@ -32,6 +33,10 @@ def region_hover(region: Region, plan: LayoutPlan) -> str:
     if r.stages:
         typed += f"<br>{r.stages} stages of {fmt_units(r.size // r.stages, plan.unit)}"
     alias = f"<br>alias group {r.group + 1}, phase {(r.phase or 0) + 1}" if r.group is not None else ""
+    if r.layout is not None:  # read from a kernel: its CuTe layout and the line that declares it
+        alias += f"<br>layout {plain(r.layout)}"
+    if r.source is not None:
+        alias += f"<br>declared at {plain(r.source)}"
     if plan.memory == "smem":
         size = f"{r.size:,} B ({r.size / 1024:.4g} KiB)" if r.size >= 1024 else f"{r.size:,} B"
         return (

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._optional import require
+
 __all__ = ["FigureSpec"]
 
 
@@ -27,8 +29,4 @@ class FigureSpec:
 
 def require_plotly() -> Any:
     """``plotly.graph_objects``, or an ImportError that says which extra installs it."""
-    try:
-        import plotly.graph_objects as go
-    except ImportError as exc:
-        raise ImportError(f"smemviz figures need plotly ({exc}); pip install 'smemviz[viz]'") from exc
-    return go
+    return require("plotly.graph_objects", "smemviz figures need plotly")

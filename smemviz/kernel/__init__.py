@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from ._compile import CompiledKernel, cache_info, clear_cache, normalise_arch
 from ._device import GpuInfo, NoGpuError, WrongGpuError, current_gpu
-from ._gemm import compile_gemm, gemm, prepare_gemm
-from ._gemm_common import (
+from ._ptx import gemm_plan_facts
+from .gemm import (
     GemmConfig,
     GemmLayout,
     GemmProblem,
@@ -30,8 +30,10 @@ from ._gemm_common import (
     gemm_layout,
     max_stages,
 )
-from ._gemm_measure import GemmMeasurement, gemm_runner, measure_gemm
-from ._pipeline import (
+from .gemm._host import compile_gemm, gemm, prepare_gemm
+from .gemm._measure import GemmMeasurement, gemm_runner, measure_gemm
+from .gemm._sweep import SweepResult, sweep
+from .probes._pipeline import (
     PipelineConfig,
     PipelineResult,
     StagedCopyResource,
@@ -39,10 +41,8 @@ from ._pipeline import (
     pipeline_layout,
     run_pipeline,
 )
-from ._probe import ProbeResult, RegionCheck, compile_probe, probe
-from ._ptx import gemm_plan_facts
-from ._sweep import SweepResult, sweep
-from ._tmem import TmemResult, compile_tmem, run_tmem, slot_allocator, tcgen05_alloc_columns_in_ptx
+from .probes._smem import ProbeResult, RegionCheck, compile_probe, probe
+from .probes._tmem import TmemResult, compile_tmem, run_tmem, slot_allocator, tcgen05_alloc_columns_in_ptx
 
 __all__ = [
     "GemmConfig",

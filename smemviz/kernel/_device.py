@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import hardware
+from .._optional import installed
 
 __all__ = ["GpuInfo", "NoGpuError", "WrongGpuError", "current_gpu", "require_gpu", "torch_or_none",
            "nvidia_device_visible", "no_gpu_reason"]
@@ -43,11 +44,7 @@ class GpuInfo:
 
 
 def torch_or_none() -> Any:
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch
+    return installed("torch")
 
 
 def nvidia_device_visible() -> bool:

@@ -218,4 +218,4 @@ class TmemAllocator(_BaseAllocator):
     @property
     def tcgen05_alloc_columns(self) -> int:
         """Columns to request from ``tcgen05.alloc``: a power of two from 32 to 512."""
-        return hardware.tmem_alloc_columns(self.total)
+        return hardware.tmem_alloc_columns(self.total, self.arch)

@@ -10,19 +10,13 @@ from dataclasses import replace
 from typing import Any
 
 from .._errors import DslUnavailableError
+from .._optional import require
 
 
 def require_cutlass():
     """Import and return ``(cutlass, cute)``, or explain how to install the DSL."""
-    try:
-        import cutlass
-        import cutlass.cute as cute
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise DslUnavailableError(
-            "this needs the CuTe DSL: pip install 'smemviz[cutlass]' "
-            f"(nvidia-cutlass-dsl 4.8.x); import failed with: {exc}"
-        ) from exc
-    return cutlass, cute
+    what = "this needs the CuTe DSL"  # nvidia-cutlass-dsl 4.8.x
+    return require("cutlass", what, DslUnavailableError), require("cutlass.cute", what, DslUnavailableError)
 
 
 def current_trace() -> Any:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..analysis._occupancy import Occupancy
 
 __all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "LIFETIME_SCHEMA_VERSION",
-           "STRUCT_SOURCE"]
+           "STRUCT_SOURCE", "CAPTURE_SOURCE", "SELF_SIZED_SOURCES"]
 
 SCHEMA = "smemviz.layout-plan"
 SCHEMA_VERSION = 1
@@ -46,6 +46,11 @@ MemoryKind = Literal["smem", "tmem"]
 _KINDS = ("data", "barrier", "tmem_ptr")
 # the source of a plan read from a @cute.struct: its barriers sit inside the data
 STRUCT_SOURCE = "cute.struct"
+# the source of a plan captured from a compiled kernel: the compiler placed every
+# allocation, barriers among them, and its total is the launch's dynamic SMEM
+CAPTURE_SOURCE = "cute.capture"
+# sources whose data total is the whole layout (no barrier block appended after it)
+SELF_SIZED_SOURCES = (STRUCT_SOURCE, CAPTURE_SOURCE)
 
 
 @dataclass(frozen=True)
@@ -284,8 +289,8 @@ class LayoutPlan:
     def unified_bytes(self) -> int:
         """SMEM: what the one unified array holds (data rounded to 8, then barriers).
         TMEM: the columns used."""
-        if self.memory == "tmem" or self.source == STRUCT_SOURCE:
-            return self.data_total  # a struct's size already holds its barriers
+        if self.memory == "tmem" or self.source in SELF_SIZED_SOURCES:
+            return self.data_total  # a struct's size (a captured kernel's total) already holds its barriers
         return align_up(self.data_total, hardware.MBARRIER_ALIGNMENT) + self.barrier_bytes
 
     @property
@@ -298,7 +303,7 @@ class LayoutPlan:
         """Columns to pass to ``tcgen05.alloc`` (power of two, >= 32); TMEM plans only."""
         if self.memory != "tmem":
             return 0
-        return hardware.tmem_alloc_columns(self.data_total)
+        return hardware.tmem_alloc_columns(self.data_total, self.arch)
 
     @cached_property
     def data_regions(self) -> tuple[Region, ...]:

@@ -22,6 +22,7 @@ from ._plan import (
     READABLE_VERSIONS,
     SCHEMA,
     SCHEMA_VERSION,
+    SELF_SIZED_SOURCES,
     STRUCT_SOURCE,
     AliasGroup,
     LayoutPlan,
@@ -285,7 +286,8 @@ def _check_struct_totals(plan: LayoutPlan) -> None:
     end = max([r.end for r in plan.regions] + [g.end for g in plan.groups] + [0])
     if plan.data_total < end:
         raise _fail("data_total", f"{plan.data_total}, but the struct's fields end at {end}")
-    if plan.data_total % plan.base_alignment:
+    # a struct's size is rounded to its alignment; a captured kernel's total is the compiler's, unrounded
+    if plan.source == STRUCT_SOURCE and plan.data_total % plan.base_alignment:
         raise _fail("data_total", f"{plan.data_total} is not a multiple of the struct's alignment {plan.base_alignment}")
     if plan.barrier_bytes:
         raise _fail("barrier_bytes", f"{plan.barrier_bytes}, but a struct's mbarriers are among its fields")
@@ -299,7 +301,7 @@ def _check_struct_totals(plan: LayoutPlan) -> None:
 
 
 def _check_totals(plan: LayoutPlan) -> None:
-    if plan.source == STRUCT_SOURCE:
+    if plan.source in SELF_SIZED_SOURCES:
         _check_struct_totals(plan)
         return
     data_end = max([r.end for r in plan.regions if r.group is None and r.kind != "barrier"]
@@ -374,7 +376,7 @@ def plan_from_dict(data: Any) -> LayoutPlan:
         source=_str(d.get("source", "smemviz"), "source") or "smemviz",
         **_lifetime_fields(d, version, regions),
     )
-    struct = plan.source == STRUCT_SOURCE
+    struct = plan.source in SELF_SIZED_SOURCES
     if plan.steps:
         _check_no_overlap_by_step(plan)
     else:

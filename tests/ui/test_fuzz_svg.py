@@ -8,8 +8,8 @@ from xml.etree import ElementTree
 import pytest
 from hypothesis import given
 
+from ..export.test_fuzz_plans_and_exports import export_text, plans_with_any_names
 from ..hostile import RAW_CONTROL, fuzz_settings
-from ..test_fuzz_plans_and_exports import export_text, plans_with_any_names
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("static_renderer")]
 

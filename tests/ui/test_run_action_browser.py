@@ -13,8 +13,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 FAKE_RUNNER_CELL = '''
 import smemviz
 from smemviz.kernel import GemmProblem, gemm_allocator, gemm_layout
-from smemviz.kernel._gemm_common import config_from_controls
-from smemviz.kernel._gemm_measure import GemmMeasurement
+from smemviz.kernel.gemm import config_from_controls
+from smemviz.kernel.gemm._measure import GemmMeasurement
 
 def fake_runner(**controls):
     layout = gemm_layout(config_from_controls(**controls))

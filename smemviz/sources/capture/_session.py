@@ -1,0 +1,363 @@
+"""The capture session: ``with smemviz.capture() as cap: cute.compile(...)``.
+
+While the block runs, the DSL's allocators are wrapped (see ``_hooks``) and a
+trace-finalize hook, scoped to this context, sees each traced module before it
+is compiled. From the module the session takes each allocation's place (the
+compiler's own layout pass, on a copy) and each kernel's total; from the
+wrappers what was asked for and where. A kernel it cannot account for entirely
+is refused with the reason, never shown in part.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from ... import hardware
+from ..._dtypes import dtype_name
+from ...layout._plan import LayoutPlan
+from .._inputs import LayoutPair
+from . import _hooks
+from ._build import smem_plan, swizzle_label, tmem_plan
+from ._compiled import raw_smem_ops, run_layout_pass, walk_allocas
+from ._hooks import Pending, PendingTmem
+from ._records import CapturedAllocation, CapturedTmem
+
+__all__ = ["Capture", "CaptureError", "KernelCapture", "capture"]
+
+
+class CaptureError(RuntimeError):
+    """A kernel whose shared memory capture cannot account for, or a capture with nothing (yet) to show."""
+
+
+@dataclass(frozen=True)
+class KernelCapture:
+    """Everything captured for one kernel: its allocations, its compiled total, its plans."""
+
+    kernel: str
+    allocations: tuple[CapturedAllocation, ...]
+    tmem: tuple[CapturedTmem, ...]
+    total: int  # the dynamic SMEM bytes the compiler gives its launch
+    plan: LayoutPlan
+    tmem_plan: LayoutPlan | None
+
+
+class Capture(_hooks.Recorder):
+    """Records the SMEM and TMEM allocations of every kernel traced while it is open."""
+
+    def __init__(self, arch: str | int | hardware.Arch | None = None) -> None:
+        self._arch = hardware.get_arch(arch).name if arch is not None else None
+        self._pending: list[tuple[Pending, Any]] = []
+        self._fields: dict[int, tuple[Pending, str]] = {}
+        self._tmem: list[PendingTmem] = []
+        self._pools: dict[int, int] = {}
+        self._kernels: dict[str, KernelCapture] = {}
+        self._refused: dict[str, str] = {}
+        self._failures: list[str] = []  # recording that went wrong (the kernels compiled regardless)
+        self._error: BaseException | None = None
+        self._stack: contextlib.ExitStack | None = None
+        self._traced_arch: str | None = None  # what the DSL compiles the current trace for
+        self._open = False
+
+    # -- the context ---------------------------------------------------------------
+
+    def __enter__(self) -> Capture:
+        if self._stack is not None:
+            raise RuntimeError("a capture records one with block and this one was already opened; "
+                               "open a new smemviz.capture() instead")
+        from cutlass.cutlass_dsl import CuTeDSL
+
+        stack = contextlib.ExitStack()
+        try:
+            _hooks.install()
+            stack.callback(_hooks.uninstall)
+            token = _hooks.ACTIVE.set(self)
+            stack.callback(_hooks.ACTIVE.reset, token)
+            stack.enter_context(CuTeDSL._get_dsl().trace_finalize_hooks(self._on_traced))
+        except BaseException:
+            stack.close()
+            raise
+        self._stack, self._open = stack, True
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        assert self._stack is not None
+        self._open = False
+        self._stack.close()
+        if exc is not None:  # tracing (or anything else) raised: keep nothing, let it propagate
+            self._error = exc
+            self._kernels.clear()
+        self._pending.clear()
+        self._fields.clear()
+        self._tmem.clear()
+
+    # -- what the wrappers call --------------------------------------------------------
+
+    def add_smem(self, pending: Pending, result: Any) -> None:
+        self._pending.append((pending, result))
+        if pending.how == "struct" and result is not None:
+            self._map_fields(pending, result, pending.struct, "")
+
+    def _map_fields(self, pending: Pending, instance: Any, dec: Any, prefix: str) -> None:
+        from cutlass.cute import struct
+
+        for name, member in dec._annotations.items():
+            inner = member.dtype if isinstance(member, struct._AlignMeta) else member
+            try:
+                value = object.__getattribute__(instance, name)
+            except AttributeError:
+                continue
+            if isinstance(inner, struct):
+                self._map_fields(pending, value, inner, prefix + name + ".")
+            elif isinstance(value, struct._MemRangeData):
+                pending.keep.append(value)
+                self._fields[id(value)] = (pending, prefix + name)
+
+    def field_of(self, obj: Any) -> tuple[Pending, str] | None:
+        return self._fields.get(id(obj))
+
+    def fail(self, why: str) -> None:
+        self._failures.append(why)
+
+    def add_tmem(self, pending: PendingTmem) -> None:
+        self._tmem.append(pending)
+
+    def map_pool(self, pool: Any, kernel: str | None) -> None:
+        blocks = [i for i, t in enumerate(self._tmem) if t.how == "block" and t.kernel == kernel]
+        if blocks:
+            self._pools[id(pool)] = sum(1 for t in self._tmem[:blocks[-1]] if t.how == "block" and t.kernel == kernel)
+
+    def pool_block(self, pool: Any) -> int | None:
+        return self._pools.get(id(pool))
+
+    # -- after tracing ---------------------------------------------------------------
+
+    def _on_traced(self, dsl: Any, module: Any, function_name: str) -> None:
+        """The DSL's trace-finalize hook: it must never fail the compile, so a problem is recorded instead."""
+        try:
+            self._collect(dsl, module)
+        except Exception as e:
+            self._failures.append(f"reading the traced module of {function_name!r} failed: {type(e).__name__}: {e}")
+
+    def _collect(self, dsl: Any, module: Any) -> None:
+        self._traced_arch = _compile_arch(dsl)
+        pending, self._pending = self._pending, []
+        tmem, self._tmem = self._tmem, []
+        self._fields.clear()
+        sites = walk_allocas(module)
+        smem_sites = [s for s in sites if s.smem]
+        kernels = sorted({s.kernel for s in smem_sites if s.kernel} | {t.kernel for t in tmem if t.kernel})
+        refused: dict[str, str] = {}
+        for kernel, op_name in raw_smem_ops(module):
+            refused.setdefault(kernel or "?", f"it takes shared memory outside cutlass.memory.SmemAllocator "
+                                              f"({op_name}), so its layout is not the allocator's")
+        by_site: dict[int, Pending] = {}
+        for p, _ in pending:
+            for s in smem_sites:
+                if p.op is not None and s.op == p.op:
+                    by_site[s.index] = p
+                    break
+        for s in smem_sites:
+            if s.index not in by_site:
+                refused.setdefault(s.kernel or "?", f"its SMEM allocation #{s.index} ({s.type_text}) was not made "
+                                                    f"through cutlass.memory.SmemAllocator")
+        result = None
+        if smem_sites:
+            try:
+                result = run_layout_pass(module, len(sites))
+            except Exception as e:  # the pass on the copy failed: say so for every kernel
+                for k in kernels:
+                    refused.setdefault(k, f"the compiler's SMEM layout pass could not run on a copy: {e}")
+        for kernel in kernels:
+            if kernel in refused:
+                self._refused[kernel] = refused[kernel]
+                continue
+            try:
+                self._kernels[kernel] = self._kernel(kernel, smem_sites, by_site, result, tmem)
+            except CaptureError as e:
+                self._refused[kernel] = str(e)
+
+    def _kernel(self, kernel: str, sites: list[Any], by_site: dict[int, Pending], result: Any,
+                tmem: list[PendingTmem]) -> KernelCapture:
+        mine = [s for s in sites if s.kernel == kernel]
+        records: list[CapturedAllocation] = []
+        views: dict[int, dict[str, str]] = {}
+        names: dict[str, int] = {}
+        for s in mine:
+            p = by_site[s.index]
+            if result is None or s.index not in result.offsets:
+                raise CaptureError(f"the compiler's layout pass gave no offset for allocation #{s.index} "
+                                   f"({s.type_text})")
+            name = _name(p)
+            seen = names.get(name, 0)
+            names[name] = seen + 1
+            if seen:
+                name = f"{name}#{seen + 1}"
+            layout = p.layout
+            dtype = dtype_name(p.dtype) if p.dtype is not None else ("u8" if p.how == "bytes" else None)
+            records.append(CapturedAllocation(
+                name=name, how=p.how, size=int(p.size or 0), alignment=int(p.alignment or 1),  # type: ignore[arg-type]
+                partition=int(p.partition if p.partition is not None else 1),
+                source=p.site.source if p.site else None, kernel=kernel, offset=result.offsets[s.index],
+                dtype=dtype, count=_count(p), layout=layout, swizzle=swizzle_label(layout), struct=p.struct,
+                via=p.site.via if p.site else None,
+            ))
+            if p.field_views:
+                views[len(records) - 1] = dict(p.field_views)
+        total = result.totals.get(kernel) if result is not None else None
+        if total is None:
+            total = max([a.end for a in records] + [0])
+        prefixes = _struct_prefixes(records)
+        arch = self._arch or self._traced_arch
+        plan = smem_plan(records, views, total, arch, prefixes)
+        tm = [t for t in tmem if t.kernel == kernel]
+        return KernelCapture(kernel, tuple(records), _tmem_records(tm, kernel), total, plan,
+                             tmem_plan(list(_tmem_records(tm, kernel)), arch) if tm else None)
+
+    # -- results -----------------------------------------------------------------
+
+    def _ready(self) -> None:
+        if self._open:
+            raise CaptureError("the capture is still open: read cap.plan after the with block")
+        if self._error is not None:
+            raise CaptureError(f"nothing captured: the block raised {type(self._error).__name__}: {self._error}") \
+                from self._error
+        if self._failures:
+            raise CaptureError("capture could not record this compile (the kernel itself is unchanged): "
+                               + "; ".join(self._failures))
+        if self._refused:
+            reasons = "; ".join(f"kernel {k!r}: {why}" for k, why in self._refused.items())
+            raise CaptureError(f"cannot capture {reasons}")
+        if not self._kernels:
+            raise CaptureError("no kernel with SMEM or TMEM allocations was traced inside the capture "
+                               "(was the kernel compiled inside the with block? a cached compile traces too)")
+
+    @property
+    def kernels(self) -> Mapping[str, KernelCapture]:
+        """Each captured kernel, by its symbol."""
+        self._ready()
+        return dict(self._kernels)
+
+    @property
+    def refused(self) -> Mapping[str, str]:
+        """Kernels that could not be captured, with the reason."""
+        return dict(self._refused)
+
+    @property
+    def plans(self) -> Mapping[str, LayoutPlan]:
+        """The SMEM plan of each kernel, by its symbol."""
+        return {k: v.plan for k, v in self.kernels.items()}
+
+    @property
+    def tmem_plans(self) -> Mapping[str, LayoutPlan]:
+        return {k: v.tmem_plan for k, v in self.kernels.items() if v.tmem_plan is not None}
+
+    def _one(self) -> KernelCapture:
+        kernels = self.kernels
+        if len(kernels) != 1:
+            raise CaptureError(f"{len(kernels)} kernels were captured ({', '.join(kernels)}); "
+                               f"pick one from cap.plans")
+        return next(iter(kernels.values()))
+
+    @property
+    def plan(self) -> LayoutPlan:
+        """The SMEM plan of the one kernel captured."""
+        return self._one().plan
+
+    @property
+    def tmem_plan(self) -> LayoutPlan | None:
+        return self._one().tmem_plan
+
+    @property
+    def layouts(self) -> tuple[LayoutPlan, ...]:
+        """The SMEM plan and, when the kernel allocates TMEM, its TMEM plan: what explore/export take."""
+        one = self._one()
+        return (one.plan,) if one.tmem_plan is None else (one.plan, one.tmem_plan)
+
+    def __smemviz_layout__(self, arch: Any = None) -> LayoutPair:
+        """What explore, export and the figures take: the one kernel's maps, titled by its symbol."""
+        one = self._one()
+        return LayoutPair(one.plan, one.tmem_plan, one.kernel, arch or one.plan.arch)
+
+    def __repr__(self) -> str:
+        if self._open:
+            return "<smemviz capture (open)>"
+        kinds = ", ".join(f"{k}: {v.total} B" for k, v in self._kernels.items()) or "nothing"
+        return f"<smemviz capture of {kinds}>"
+
+
+def _compile_arch(dsl: Any) -> str | None:
+    """The architecture the DSL compiles this trace for (``--gpu-arch`` or ``$CUTE_DSL_ARCH``), if known."""
+    try:
+        arch = dsl.get_arch_enum()
+        return hardware.get_arch(f"sm_{arch.major}{arch.minor}").name
+    except Exception:  # no arch chosen, or one smemviz does not know: plans judge capacity only when asked
+        return None
+
+
+def _name(p: Pending) -> str:
+    if p.given_name:
+        return str(p.given_name)
+    if p.site is not None and p.site.via == "cutlass.memory.tmem":
+        return "tmem_holding_buf" if p.how == "scalar" and getattr(p.dtype, "width", 0) == 32 else "tmem_dealloc_mbar"
+    if p.site is not None and p.site.assigned:
+        return p.site.assigned
+    if p.site is not None:
+        return f"{p.how}@{p.site.source}"
+    return p.how
+
+
+def _count(p: Pending) -> int | None:
+    if p.how in ("struct",):
+        return None
+    if p.how == "bytes":
+        return int(p.size or 0)
+    if p.dtype is not None and p.size is not None:
+        width = 8 if getattr(p.dtype, "__name__", "") == "Boolean" else int(getattr(p.dtype, "width", 8))
+        return p.size * 8 // width if width else None
+    return p.count if isinstance(p.count, int) else None
+
+
+def _struct_prefixes(records: list[CapturedAllocation]) -> dict[int, str]:
+    """Field paths stay bare unless two structs (or a struct and another allocation) would share a name."""
+    structs = [i for i, a in enumerate(records) if a.how == "struct"]
+    if not structs:
+        return {}
+    if len(structs) == 1:
+        fields = set(records[structs[0]].struct._annotations)
+        if not any(a.name in fields for a in records if a.how != "struct"):
+            return {}
+    return {i: f"{records[i].name}." for i in structs}
+
+
+def _tmem_records(pending: list[PendingTmem], kernel: str) -> tuple[CapturedTmem, ...]:
+    out = []
+    blocks = 0
+    for t in pending:
+        name = t.given_name or (t.site.assigned if t.site else None)
+        if t.how == "block":
+            name = name or ("tmem" if blocks == 0 else f"tmem#{blocks + 1}")
+            blocks += 1
+        else:
+            name = name or f"pool@{t.site.source if t.site else '?'}"
+        out.append(CapturedTmem(
+            name=name, columns=t.columns, offset=t.offset, source=t.site.source if t.site else None, kernel=kernel,
+            dtype=dtype_name(t.dtype) if t.dtype is not None else None, layout=t.layout,
+            pool=t.block if t.how == "pool" else None,
+        ))
+    return tuple(out)
+
+
+def capture(arch: str | int | hardware.Arch | None = None) -> Capture:
+    """Record the shared and tensor memory of every kernel compiled inside the ``with`` block.
+
+    ``with smemviz.capture() as cap: compiled = cute.compile(host, *args)``, then
+    ``cap.plan`` (one kernel) or ``cap.plans`` (by kernel symbol). ``arch`` is
+    the architecture the plans judge capacity against (default: the one the
+    DSL compiles for, ``--gpu-arch`` or ``$CUTE_DSL_ARCH``).
+    """
+    return Capture(arch)

@@ -1,0 +1,212 @@
+"""Small CuTe DSL kernels whose shared memory capture must read exactly as compiled.
+
+Each kernel stores a distinctive constant at element 0 of every allocation, so
+the PTX names the byte each allocation starts at (``st.shared.* [base+N], K``).
+"""
+
+
+
+import cutlass
+import cutlass.cute as cute
+from cutlass.memory import SmemAllocator
+
+MemRange = cute.struct.MemRange
+Align = cute.struct.Align
+
+# the constant each kernel stores into each allocation's first element
+MARKS = {"bars": 1001, "sA": 1002, "sB": 1003, "sC": 1004, "sD": 1005, "flag": 1006, "scratch.epi.acc": 1007}
+
+
+@cute.struct
+class Epi:
+    acc: Align[MemRange[cutlass.Int32, 256], 128]
+    count: cutlass.Int16
+
+
+@cute.union
+class Scratch:
+    reduce: MemRange[cutlass.Int32, 64]
+    epi: Epi
+
+
+@cute.struct
+class Storage:
+    bars: MemRange[cutlass.Int64, 4]
+    sA: Align[MemRange[cutlass.Int16, 1024], 1024]
+    scratch: Scratch
+    flag: cutlass.Int8
+
+
+@cute.kernel
+def mixed_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    st = smem.allocate(Storage)
+    sB = smem.allocate_tensor(cutlass.Int32, cute.make_layout((16, 8)), 128)
+    sC = smem.allocate_array(cutlass.Int32, 10)
+    swizzled = cute.make_composed_layout(cute.make_swizzle(3, 4, 3), 0, cute.make_layout((8, 64), stride=(64, 1)))
+    sD = smem.allocate_tensor(cutlass.Int16, swizzled, 1024)
+    st.bars[0] = cutlass.Int64(MARKS["bars"])
+    st.sA.get_tensor(cute.make_layout((32, 32), stride=(32, 1)))[0, 0] = cutlass.Int16(MARKS["sA"])
+    sB[0, 0] = cutlass.Int32(MARKS["sB"])
+    sC[0] = cutlass.Int32(MARKS["sC"])
+    sD[0, 0] = cutlass.Int16(MARKS["sD"])
+    st.flag = cutlass.Int8(MARKS["flag"] % 100)
+    st.scratch.epi.acc[0] = cutlass.Int32(MARKS["scratch.epi.acc"])
+    tidx, _, _ = cute.arch.thread_idx()
+    out[tidx] = cutlass.Int32(sB[tidx % 16, 1]) + sC[tidx % 10] + cutlass.Int32(sD[tidx % 8, 5])
+
+
+@cute.jit
+def mixed_host(out: cute.Tensor):
+    mixed_kernel(out).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+
+@cute.kernel
+def two_structs_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    first = smem.allocate(Storage)
+    second = smem.allocate(Storage)
+    first.bars[0] = cutlass.Int64(1)
+    second.bars[0] = cutlass.Int64(2)
+    tidx, _, _ = cute.arch.thread_idx()
+    out[tidx] = cutlass.Int32(first.bars[1]) + cutlass.Int32(second.bars[1])
+
+
+@cute.jit
+def two_structs_host(out: cute.Tensor):
+    two_structs_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
+
+
+@cute.kernel
+def raw_smem_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    sA = smem.allocate_array(cutlass.Int32, 32)
+    raw = cute.arch.get_dyn_smem(cutlass.Int32, alignment=16)
+    tidx, _, _ = cute.arch.thread_idx()
+    sA[tidx] = cutlass.Int32(3)
+    out[tidx] = sA[tidx] + raw.load()
+
+
+@cute.jit
+def raw_smem_host(out: cute.Tensor):
+    raw_smem_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
+
+
+@cute.kernel
+def failing_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    sA = smem.allocate_array(cutlass.Int32, 32)
+    raise ValueError("the kernel author's own error, raised while tracing")
+    out[0] = sA[0]  # never reached: the raise above is the point
+
+
+@cute.jit
+def failing_host(out: cute.Tensor):
+    failing_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
+
+
+@cute.kernel
+def named_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    bufs = [smem.allocate_array(cutlass.Int32, 16 * (i + 1), name=f"stage{i}") for i in range(3)]
+    tidx, _, _ = cute.arch.thread_idx()
+    for i in cutlass.range_constexpr(3):
+        bufs[i][tidx] = cutlass.Int32(i)
+    out[tidx] = bufs[0][tidx] + bufs[2][tidx]
+
+
+@cute.jit
+def named_host(out: cute.Tensor):
+    named_kernel(out).launch(grid=(1, 1, 1), block=(16, 1, 1))
+
+
+@cute.kernel
+def commented_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    a = smem.allocate_array(cutlass.Int32, 32)  # smemviz: scratch
+    more = [smem.allocate_array(cutlass.Int32, 8) for _ in range(2)]  # smemviz: staging
+    tidx, _, _ = cute.arch.thread_idx()
+    a[tidx] = cutlass.Int32(1)
+    out[tidx] = a[tidx] + more[0][tidx % 8] + more[1][tidx % 8]
+
+
+@cute.jit
+def commented_host(out: cute.Tensor):
+    commented_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
+
+
+def tmem_host_and_kernel():
+    """A Blackwell kernel that takes 128 TMEM columns through cutlass.memory.TmemAllocator."""
+    from cutlass.memory import TmemAllocator
+    from cutlass.pipeline import NamedBarrier
+
+    @cute.kernel
+    def tmem_kernel(out: cute.Tensor):
+        smem = SmemAllocator()
+        sA = smem.allocate_array(cutlass.Int32, 64, byte_alignment=128)
+        tmem = TmemAllocator(barrier_for_retrieve=NamedBarrier(barrier_id=1, num_threads=128), arch="sm_100")
+        tmem.allocate(128)
+        tmem.wait_for_alloc()
+        acc = tmem.retrieve_ptr(cutlass.Float32)
+        tidx, _, _ = cute.arch.thread_idx()
+        sA[tidx % 64] = cutlass.Int32(MARKS["sA"])
+        tmem.relinquish_alloc_permit()
+        tmem.free(acc)
+        out[tidx] = sA[tidx % 64]
+
+    @cute.jit
+    def tmem_host(out: cute.Tensor):
+        tmem_kernel(out).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+    return tmem_host
+
+
+def fake_out(n: int = 128):
+    return cute.runtime.make_fake_tensor(cutlass.Int32, (n,), stride=(1,))
+
+
+def tmem_pool_host_and_kernel():
+    """A Blackwell kernel that reserves 256 TMEM columns and shares them out through a TmemBufferPool."""
+    from cutlass.memory import TmemAllocator
+    from cutlass.pipeline import NamedBarrier
+
+    @cute.kernel
+    def tmem_pool_kernel(out: cute.Tensor):
+        tmem = TmemAllocator(barrier_for_retrieve=NamedBarrier(barrier_id=1, num_threads=128), arch="sm_100")
+        pool = tmem.reserve(256)
+        acc = pool.allocate(128, cutlass.Float32)
+        scales = pool.allocate(64, cutlass.Float32)
+        tidx, _, _ = cute.arch.thread_idx()
+        tmem.relinquish_alloc_permit()
+        tmem.free(acc)
+        out[tidx] = cutlass.Int32(scales.dtype.width)
+
+    @cute.jit
+    def tmem_pool_host(out: cute.Tensor):
+        tmem_pool_kernel(out).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+    return tmem_pool_host
+
+
+@cute.kernel
+def shim_kernel(out: cute.Tensor):
+    import warnings
+
+    from cutlass.utils import SmemAllocator as DeprecatedAllocator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        smem = DeprecatedAllocator()
+    tile = smem.allocate_tensor(
+        cutlass.Int32,
+        cute.make_layout((8, 4), stride=(4, 1)),
+        byte_alignment=256,
+    )
+    tidx, _, _ = cute.arch.thread_idx()
+    tile[tidx % 8, 0] = cutlass.Int32(MARKS["sB"])
+    out[tidx] = tile[tidx % 8, 1]
+
+
+@cute.jit
+def shim_host(out: cute.Tensor):
+    shim_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
