@@ -218,9 +218,13 @@ class LifetimeView(widgets.VBox):
         finally:
             self._busy = False
 
-    def _draw(self) -> None:
+    def _draw(self, step_first: bool = False) -> None:
+        """Redraw the tab; ``step_first`` when only the step changed: the step's
+        map is what was asked for, so its update goes out (and is drawn, the
+        view draws one map per frame) before the lifetime map's moved outline."""
         plan, step = self.shown, self.step
-        self._map.show(marked_lifetime_spec(plan, step, self.arch))
+        if not step_first:
+            self._map.show(marked_lifetime_spec(plan, step, self.arch))
         live = self._step_maps.get(plan.memory)
         if live is None:  # the tab now shows the other memory: its map kind has other traces
             live = self._step_maps[plan.memory] = LiveFigure(step_spec(plan, step, self.arch), legend=False)
@@ -230,6 +234,8 @@ class LifetimeView(widgets.VBox):
             live.show(step_spec(plan, step, self.arch))
         if self._step_box.children != (live.widget,):
             self._step_box.children = (live.widget,)
+        if step_first:
+            self._map.show(marked_lifetime_spec(plan, step, self.arch))
         if self._totals is not None and self._compared is not None:
             self._totals.show(comparison_spec(self._compared, self._choice_name()))
 
@@ -273,7 +279,7 @@ class LifetimeView(widgets.VBox):
 
     def _on_step(self, change: dict[str, Any]) -> None:
         if not self._busy:
-            self._draw()
+            self._draw(step_first=True)
 
     def _on_compare(self, change: dict[str, Any]) -> None:
         if change["new"]:
