@@ -232,7 +232,7 @@ def lifetime_figure(obj: Any, arch: Any = None) -> Any:
     """The lifetime map of an allocator or plan solved from lifetimes
     (a ``plotly.graph_objects.Figure``). Export it with
     ``smemviz.export(plan, "map.svg", figure=lifetime_figure(plan))``; the
-    byte map of one step is ``smem_figure(plan.at_step(step))``."""
+    byte map of one step is ``step_figure(plan, step)`` (padding and bytes not live told apart)."""
     return lifetime_spec(as_plan(obj, arch=arch), arch).to_figure()
 
 
