@@ -9,8 +9,9 @@ The stable face, by the rooms the data flows through:
 * sources (:mod:`smemviz.sources`): ``plan_from_cutlass``, ``plan_from_struct``,
   ``load_layout``, and ``as_plan`` / ``as_layouts``, the one rule for what holds a layout;
 * analyses (:mod:`smemviz.analysis`): functions of a plan (``lint``, ``occupancy``,
-  ``diff``, reports);
-* views: ``smem_figure``, ``tmem_figure``, ``bank_figure``, ``explore``, ``export``;
+  ``diff``, reports) and bank conflicts (``bank_conflicts`` for one warp's access as
+  the H200 counts it, ``analyze_access`` for a region's tile, ``advise`` for the fix);
+* views: ``smem_figure``, ``tmem_figure``, ``bank_conflict_figure``, ``explore``, ``export``;
 * the kernel bridge (:mod:`smemviz.kernel`): ``probe`` and the compile helpers.
 
 Experimental names (their signatures may still change) are gathered in
@@ -36,6 +37,7 @@ from ._version import __version__
 from .analysis._lint import Finding, Findings
 from .analysis._max_fit import MaxFit, max_fit
 from .analysis._occupancy import Occupancy, occupancy
+from .analysis.banks import AccessReport, Advice, BankConflicts, advise, analyze_access, bank_conflicts
 from .hardware import get_arch
 from .layout._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from .layout._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to_lifetimes
@@ -51,6 +53,8 @@ _LAZY: dict[str, str] = {
     "smem_figure": "smemviz.figures",
     "tmem_figure": "smemviz.figures",
     "bank_figure": "smemviz.figures",
+    "bank_conflict_figure": "smemviz.figures",
+    "conflict_strip_figure": "smemviz.figures",
     "lifetime_figure": "smemviz.figures",
     "compare_figure": "smemviz.figures",
     # notebook explorer (ipywidgets + plotly)
@@ -96,6 +100,12 @@ __all__ = [
     "as_plan",
     "Finding",
     "Findings",
+    "bank_conflicts",
+    "BankConflicts",
+    "analyze_access",
+    "AccessReport",
+    "advise",
+    "Advice",
     "Occupancy",
     "occupancy",
     "as_layouts",

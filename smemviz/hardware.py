@@ -53,6 +53,8 @@ __all__ = [
     "TMA_ALIGNMENT",
     "SWIZZLE_128B_ALIGNMENT",
     "SWIZZLE_ATOM_BYTES",
+    "SWIZZLE_MODE_BITS",
+    "MATRIX_ROW_BYTES",
     "SMEM_RESERVED_PER_CTA",
     "SMEM_ALLOC_GRANULARITY",
     "REGISTERS_PER_SM",
@@ -95,6 +97,10 @@ TMA_ALIGNMENT = 128
 # swizzle mode -> bytes of one swizzle atom (8 rows x the swizzle width); a swizzled
 # buffer and each of its stages start on a multiple of it (CUTLASS aligns them so)
 SWIZZLE_ATOM_BYTES: dict[str, int] = {"32B": 256, "64B": 512, "128B": 1024}
+# the TMA/WGMMA/UMMA swizzle modes as CuTe's Swizzle<B, M, S> on byte addresses: the
+# 16-byte chunk index (M = 4 bits up) XORed with B bits of the 128-byte row index (S = 3 above)
+SWIZZLE_MODE_BITS: dict[str, tuple[int, int, int]] = {"32B": (1, 4, 3), "64B": (2, 4, 3), "128B": (3, 4, 3)}
+MATRIX_ROW_BYTES = 16  # ldmatrix/stmatrix: each lane's row address reaches 8 b16 elements
 SWIZZLE_128B_ALIGNMENT = SWIZZLE_ATOM_BYTES["128B"]
 
 # Programming Guide, "Shared Memory" (8.x and later): 1 KB of shared memory per

@@ -230,6 +230,15 @@ def check_real_gemm(text: str, nb) -> None:
     assert re.search(r"acc2 -> (ran|compiled only: .*(sm_100a|no CUDA GPU|PyTorch is not installed))", text)
 
 
+def check_bank_conflicts(text: str, nb) -> None:
+    assert text.count("model agrees") == 8
+    assert "gemm.c_staging: stmatrix.x4 over (128,32):(32,1) bf16 at" in text
+    assert "16 instructions, 256 wavefronts (ideal 64), 192 conflicts; 4-way" in text
+    assert "a 64B swizzle, with the region on a 512-byte boundary" in text and "K_SW64" in text
+    assert text.count("16 instructions, 64 wavefronts (ideal 64), 0 conflicts; conflict-free") >= 2
+    assert "4x the ideal wavefronts" in text
+
+
 def check_capture(text: str, nb) -> None:
     # the three lines: a map, the lint verdict and the occupancy of the captured kernel
     assert "application/vnd.plotly.v1+json" in mime_types(nb), "no map is shown"
@@ -247,6 +256,7 @@ CHECKS: dict[str, Callable[[str, object], None]] = {
     "03_kernels_from_cells.ipynb": check_kernels,
     "04_cutlass_allocators.ipynb": check_cutlass,
     "05_tuning_a_real_gemm.ipynb": check_real_gemm,
+    "06_bank_conflicts.ipynb": check_bank_conflicts,
     "07_capture.ipynb": check_capture,
 }
 

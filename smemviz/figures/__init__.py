@@ -10,6 +10,7 @@ the explorer uses them to update its widgets in place.
 from __future__ import annotations
 
 from ._bank import bank_figure, bank_spec
+from ._bank_conflicts import bank_conflict_figure, bank_conflict_spec, conflict_strip_figure
 from ._bars import TRACE_NAMES
 from ._combined import layout_figure
 from ._compare import compare_figure
@@ -24,6 +25,9 @@ __all__ = [
     "smem_figure",
     "tmem_figure",
     "bank_figure",
+    "bank_conflict_figure",
+    "bank_conflict_spec",
+    "conflict_strip_figure",
     "layout_figure",
     "lifetime_figure",
     "lifetime_spec",

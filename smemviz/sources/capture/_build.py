@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ... import hardware
 from ..._dtypes import dtype_name
 from ...layout._plan import CAPTURE_SOURCE, AliasGroup, LayoutPlan, Region, RegionKind
 from .._struct import plan_from_struct
@@ -21,8 +22,8 @@ __all__ = ["smem_plan", "tmem_plan", "swizzle_label"]
 _BARRIER_NAME = re.compile(r"mbar|barrier|pipeline|(^|_)bars?($|_)", re.IGNORECASE)
 _TMEM_NAME = re.compile(r"tmem", re.IGNORECASE)
 _SWIZZLE = re.compile(r"^S<(\d+),(\d+),(\d+)>")
-# a swizzle on byte addresses: 16-byte chunks (M = 4) XORed with 128-byte rows (S = 3)
-_SWIZZLE_BYTES = {1: "32B", 2: "64B", 3: "128B"}
+# the hardware swizzle modes, by their CuTe Swizzle<B, M, S> on byte addresses
+_SWIZZLE_MODES = {bits: mode for mode, bits in hardware.SWIZZLE_MODE_BITS.items()}
 
 
 def swizzle_label(layout: str | None) -> str | None:
@@ -33,7 +34,7 @@ def swizzle_label(layout: str | None) -> str | None:
     if m is None:
         return None
     b, mm, s = (int(g) for g in m.groups())
-    return _SWIZZLE_BYTES.get(b) if (mm, s) == (4, 3) else None
+    return _SWIZZLE_MODES.get((b, mm, s))
 
 
 def _kind(a: CapturedAllocation) -> RegionKind:

@@ -1,0 +1,29 @@
+"""Bank conflicts: how one warp's shared-memory access hits the 32 banks, as the H200 counts it.
+
+``bank_conflicts(instruction, addresses)`` is the model (pure Python, calibrated
+with Nsight Compute on an H200); ``analyze_access`` derives a CTA's accesses of a
+plan region from its tile layout, swizzle and access atom; ``advise`` finds the
+swizzle and alignment that remove the conflicts.
+"""
+
+from ._access import AccessSpec, access_from_dict, bank_findings
+from ._advice import Advice, advise
+from ._instructions import INSTRUCTIONS, InstructionSpec, instruction_names
+from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, Layout, Swizzle, parse_layout, parse_swizzle
+from ._model import BankConflicts, LaneWord, bank_conflicts
+from ._patterns import (
+    AccessAtom,
+    AccessReport,
+    analyze_access,
+    cp_async_atom,
+    ldmatrix_atom,
+    stmatrix_atom,
+    vector_atom,
+)
+
+__all__ = [
+    "AccessAtom", "AccessReport", "AccessSpec", "Advice", "BankConflicts", "INSTRUCTIONS", "InstructionSpec", "LaneWord",
+    "Layout", "SWIZZLE_ALIGNMENT", "SWIZZLE_MODES", "Swizzle", "access_from_dict", "advise", "analyze_access", "bank_conflicts", "bank_findings",
+    "cp_async_atom", "instruction_names", "ldmatrix_atom", "parse_layout", "parse_swizzle", "stmatrix_atom",
+    "vector_atom",
+]

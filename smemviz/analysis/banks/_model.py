@@ -1,0 +1,250 @@
+"""``bank_conflicts(instruction, addresses)``: one warp's access, as the H200 counts it.
+
+Pure Python, no GPU and no CuTe DSL. The rules are those of
+:mod:`._instructions` (calibrated with Nsight Compute); the result also carries
+which lane's bytes land in which bank in which wavefront, for the bank picture.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from ... import hardware
+from ._instructions import WARP, WORD, InstructionSpec, lookup
+
+__all__ = ["BankConflicts", "LaneWord", "bank_conflicts", "max_smem_bytes"]
+
+BANKS = hardware.SMEM_BANKS
+
+
+def max_smem_bytes() -> tuple[int, str]:
+    """The largest shared memory of any architecture smemviz knows, and which one has it."""
+    best = max(hardware.ARCHS.values(), key=lambda a: (a.smem_per_sm, a.smem_per_block))
+    return max(best.smem_per_sm, best.smem_per_block), best.name
+
+
+_MAX_SMEM, _MAX_ARCH = max_smem_bytes()
+
+
+@dataclass(frozen=True)
+class LaneWord:
+    """One 4-byte bank word a lane touches, and the wavefront that serves it."""
+
+    lane: int
+    wavefront: int
+    bank: int
+    word: int  # byte address of the word (a multiple of 4)
+    first_byte: int  # first byte of the word the lane uses (0..3)
+    nbytes: int  # bytes of the word the lane uses
+
+
+@dataclass(frozen=True)
+class BankConflicts:
+    """One execution of ``instruction`` by one warp: wavefronts and conflicts as ncu counts them.
+
+    ``wavefronts`` is ncu's per-instruction count (``smsp__sass_..._wavefronts_...``, an
+    instruction-level metric collected by patching the SASS); ``l1tex_wavefronts`` the
+    L1TEX unit's own counter (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st``;
+    ``None`` for cp.async, not recorded), which differs from it for some 8/16-byte loads
+    whose lanes pair up;
+    ``conflicts`` is ncu's conflict counter, the L1TEX wavefronts less the phases the L1TEX
+    serves. ``ideal`` is the fewest wavefronts the same instruction could take with no bank
+    shared (its phases, merged where the lanes pair up).
+    """
+
+    instruction: str
+    addresses: tuple[int | None, ...]
+    wavefronts: int
+    conflicts: int
+    ideal: int
+    phases: tuple[tuple[int, ...], ...]  # lanes of each phase as served (a merged pair is one)
+    phase_wavefronts: tuple[int, ...]
+    l1tex_wavefronts: int | None = None
+
+    @property
+    def replays(self) -> int:
+        """Wavefronts beyond the ideal: what the conflicts cost."""
+        return self.wavefronts - self.ideal
+
+    @property
+    def n_way(self) -> int:
+        """The worst phase's wavefronts: an n-way conflict in the textbook sense."""
+        return max(self.phase_wavefronts)
+
+    @property
+    def conflict_free(self) -> bool:
+        return self.wavefronts == self.ideal
+
+    @cached_property
+    def lane_words(self) -> tuple[LaneWord, ...]:
+        """Every (lane, word) the access touches with its wavefront, lanes in order."""
+        spec = lookup(self.instruction)
+        out: list[LaneWord] = []
+        first = 0
+        for lanes, count in zip(self.phases, self.phase_wavefronts):
+            rank: dict[int, dict[int, int]] = {}  # bank -> word (or serial) -> rank
+            for lane in lanes:
+                addr = self.addresses[lane]
+                assert addr is not None
+                for word, lo, n in _words(addr, spec.width):
+                    bank = (word // WORD) % BANKS
+                    ranks = rank.setdefault(bank, {})
+                    key = word if spec.words_merge else len(ranks)
+                    r = ranks.setdefault(key, len(ranks))
+                    out.append(LaneWord(lane, first + r, bank, word, lo, n))
+            first += count
+        return tuple(out)
+
+    def grid(self) -> list[list[tuple[int, ...]]]:
+        """``grid[w][b]``: the lanes served by bank ``b`` in wavefront ``w``."""
+        cells: list[list[list[int]]] = [[[] for _ in range(BANKS)] for _ in range(self.wavefronts)]
+        for lw in self.lane_words:
+            cell = cells[lw.wavefront][lw.bank]
+            if lw.lane not in cell:
+                cell.append(lw.lane)
+        return [[tuple(c) for c in row] for row in cells]
+
+
+def _words(addr: int, width: int) -> list[tuple[int, int, int]]:
+    """The bank words ``[addr, addr + width)`` covers: (word address, first byte, bytes)."""
+    if width <= WORD:
+        word = addr - addr % WORD
+        return [(word, addr - word, width)]
+    return [(addr + k, 0, WORD) for k in range(0, width, WORD)]
+
+
+def _check_addresses(spec: InstructionSpec, addresses: object) -> tuple[int | None, ...]:
+    if isinstance(addresses, (str, bytes)) or not hasattr(addresses, "__len__") \
+            or not hasattr(addresses, "__getitem__"):
+        raise TypeError(f"addresses must be a sequence of {WARP} byte offsets, one per lane, "
+                        f"not {type(addresses).__name__}")
+    seq: Sequence[object] = addresses  # type: ignore[assignment]
+    n = len(seq)
+    if n != WARP:
+        raise ValueError(f"{spec.name} takes {WARP} addresses, one per lane; got {n}")
+    out: list[int | None] = []
+    for lane in range(WARP):
+        value = seq[lane]
+        if type(value) is int and lane < spec.lanes and 0 <= value \
+                and value + spec.width <= _MAX_SMEM and not value % spec.alignment:
+            out.append(value)  # the common case, checked in one go
+            continue
+        if value is None and lane >= spec.lanes:
+            out.append(None)  # a lane the instruction does not read
+            continue
+        if isinstance(value, bool) or isinstance(value, float):
+            raise TypeError(f"lane {lane}: address {value!r} is not an integer byte offset")
+        try:
+            addr = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(f"lane {lane}: address {value!r} is not an integer byte offset") from None
+        if lane >= spec.lanes:
+            out.append(addr)  # ignored by the instruction: not checked further
+            continue
+        if addr < 0:
+            raise ValueError(f"lane {lane}: address {addr} is negative")
+        if addr + spec.width > _MAX_SMEM:
+            raise ValueError(f"lane {lane}: address {addr} (+{spec.width} B) is past the largest shared "
+                             f"memory of any architecture ({_MAX_SMEM} B, {_MAX_ARCH})")
+        if addr % spec.alignment:
+            what = "row address" if spec.kind in ("ldmatrix", "stmatrix") else "address"
+            raise ValueError(f"lane {lane}: {what} {addr} is misaligned for {spec.name}, which needs "
+                             f"{spec.alignment}-byte alignment ({addr % spec.alignment} B over)")
+        out.append(addr)
+    return tuple(out)
+
+
+def _phase_wavefronts(addrs: tuple[int | None, ...], lanes: range, spec: InstructionSpec) -> int:
+    """Wavefronts one phase takes: the most distinct words (or lane writes) in one bank."""
+    width = spec.width
+    counts = [0] * BANKS
+    if spec.words_merge:
+        if width <= WORD:
+            words = {addrs[lane] >> 2 for lane in lanes}  # type: ignore[operator]
+        else:
+            n = width >> 2
+            words = set()
+            for lane in lanes:
+                first = addrs[lane] >> 2  # type: ignore[operator]
+                words.update(range(first, first + n))
+        for w in words:
+            counts[w & 31] += 1
+        return max(counts)
+    for lane in lanes:
+        a = addrs[lane]
+        assert a is not None
+        for k in range(a >> 2, (a + width + 3) >> 2):
+            counts[k & 31] += 1
+    return max(counts)
+
+
+def _lane_pattern(addrs: tuple[int | None, ...], lanes: range) -> int:
+    """1 when every lane reads what lane i^1 reads, 2 when (only) what lane i^2 reads, else 0."""
+    if all(addrs[i] == addrs[i ^ 1] for i in lanes):
+        return 1
+    if all(addrs[i] == addrs[i ^ 2] for i in lanes):
+        return 2
+    return 0
+
+
+def _check_cp_async_overlap(spec: InstructionSpec, addrs: tuple[int | None, ...]) -> None:
+    seen: dict[int, int] = {}
+    for lane, a in enumerate(addrs):
+        assert a is not None
+        for word in range(a >> 2, (a + spec.width + 3) >> 2):
+            other = seen.setdefault(word, lane)
+            if other != lane:
+                raise ValueError(f"lanes {other} and {lane} of {spec.name} both write bytes of word "
+                                 f"{word * WORD}: overlapping {spec.name} destinations are not modelled "
+                                 f"(the H200's counts for them fit no rule tried; cp.async.ca.16's did)")
+
+
+def bank_conflicts(instruction: str, addresses: Sequence[int | None]) -> BankConflicts:
+    """Wavefronts and bank conflicts of one warp executing ``instruction`` once.
+
+    ``addresses`` are 32 byte offsets into shared memory, one per lane. For
+    ldmatrix/stmatrix, lanes 8j..8j+7 give the row addresses of matrix j; lanes the
+    instruction does not read are ignored (and may be ``None``). Raises TypeError
+    or ValueError naming the lane and the limit for a bad instruction or address.
+    """
+    spec = lookup(instruction)
+    addrs = _check_addresses(spec, addresses)
+    if spec.kind == "cp.async" and spec.width < 16:
+        _check_cp_async_overlap(spec, addrs)  # 16-byte copies onto shared words calibrated; 4-byte ones not
+    phases: list[tuple[int, ...]] = []
+    counts: list[int] = []
+    ideal = 0
+    step = spec.merge_lanes or spec.phase_lanes
+    for start in range(0, spec.lanes, step):
+        unit = range(start, start + step)
+        pattern = _lane_pattern(addrs, unit) if spec.merge_lanes else 0
+        if pattern and _phase_wavefronts(addrs, unit, spec) == 1:
+            phases.append(tuple(unit))
+            counts.append(1)
+            ideal += 1
+            continue
+        ideal += 1 if pattern else step // spec.phase_lanes
+        for s in range(start, start + step, spec.phase_lanes):
+            lanes = range(s, s + spec.phase_lanes)
+            phases.append(tuple(lanes))
+            counts.append(_phase_wavefronts(addrs, lanes, spec))
+    wavefronts = sum(counts)
+    l1tex: int | None = wavefronts
+    if spec.merge_lanes and _lane_pattern(addrs, range(WARP)):
+        # the L1TEX serves each unit of a warp whose lanes all pair up as one phase, conflicts and all
+        units = [_phase_wavefronts(addrs, range(s, s + step), spec) for s in range(0, WARP, step)]
+        l1tex, conflicts = sum(units), sum(units) - len(units)
+    else:
+        conflicts = wavefronts - len(phases)
+        if spec.merge_lanes:
+            l1tex = sum(_phase_wavefronts(addrs, range(s, s + spec.phase_lanes), spec)
+                        for s in range(0, WARP, spec.phase_lanes))
+            conflicts = l1tex - WARP // spec.phase_lanes
+    if spec.kind == "cp.async":
+        # ncu counts a cp.async's conflicts against the warp's bytes over 128, not its phases
+        conflicts = wavefronts - max(1, spec.bytes_per_warp // 128)
+        l1tex = None
+    return BankConflicts(spec.name, addrs, wavefronts, conflicts, ideal, tuple(phases), tuple(counts), l1tex)
