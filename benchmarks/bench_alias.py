@@ -20,12 +20,21 @@
    and a time limit per file (the one place a wall clock ends a search). Targets: never worse than the
    best greedy; fits the capacity on at least 8 of 11 within 60 s each.
 
+   With ``--public DIR`` the same files go through the public API instead,
+   read from their CSVs as they are (``read_minimalloc``: time values
+   untouched, alignment 1) and solved by ``compute_layout(fit=capacity)``
+   (the capacity from the file name) with the default node budget and no
+   clock anywhere. Target: 11 / 11 fit, each within 5 s. With
+   ``--public-default`` also ``compute_layout()`` alone: the default search,
+   minimising, with its gap and whether it is proven (target: within 10 s).
+
 3. With ``--figure N``: the lifetime map of an N-buffer layout, building its
    figure and exporting SVG warm. Targets: redraw <= 150 ms at 200 regions
    (the browser's part is not measured here), SVG export <= 0.5 s warm.
 
     python benchmarks/bench_alias.py [--instances 200] [--seed 0 | --seeds 0-14]
                                      [--challenging DIR] [--time-limit 60]
+                                     [--public DIR [--public-default]]
                                      [--figure 200]
 """
 
@@ -41,9 +50,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from smemviz._aliasing import Problem, solve_problem  # noqa: E402
-from smemviz._aliasing._exact import core_kind  # noqa: E402
-from smemviz._aliasing._greedy import ORDERS, best_greedy, first_fit, ordered  # noqa: E402
+from smemviz.solver import Problem, solve_problem  # noqa: E402
+from smemviz.solver._exact import core_kind  # noqa: E402
+from smemviz.solver._greedy import ORDERS, best_greedy, first_fit, ordered  # noqa: E402
 
 CAPACITY = 1048576
 
@@ -151,6 +160,44 @@ def challenging(directory: Path, time_limit: float) -> None:
     print(f"  fits {CAPACITY}: {fits} / {len(files)}; never worse than best greedy: {never_worse} / {len(files)}")
 
 
+def public_api(directory: Path, minimise: bool) -> None:
+    """MiniMalloc's files through the public API: read as they are, fit to their capacity."""
+    from smemviz.sources._minimalloc import parse_minimalloc, read_minimalloc
+
+    files = sorted(directory.glob("*.csv"))
+    if not files:
+        raise SystemExit(f"no .csv files in {directory}")
+    for fit in [True] + ([False] if minimise else []):
+        print(f"MiniMalloc challenging through the public API: {len(files)} files from {directory}, "
+              + ("compute_layout(fit=capacity)" if fit else "compute_layout() (default search, minimising)"))
+        print(f"  {'file':<16} {'buffers':>7} {'stretches':>9} {'LOAD':>8} {'total':>8} {'fits':>4} "
+              f"{'proven':>6} {'gap':>7} {'time s':>7} {'cpu s':>6}")
+        fits, worst = 0, 0.0
+        for path in files:
+            capacity = int(path.name.split(".")[1])
+            start, cpu = time.perf_counter(), time.process_time()
+            s = read_minimalloc(path)
+            s.compute_layout(**({"fit": capacity} if fit else {}))
+            elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+            plan = s.plan
+            rows = {b.id: b for b in parse_minimalloc(path.read_text())}
+            placed = sorted(((rows[r.name].lower, r) for r in plan.regions), key=lambda pair: pair[0])
+            for k, (_, r) in enumerate(placed):  # checked from the CSV itself: live together, no shared byte
+                a = rows[r.name]
+                for _, q in placed[k + 1:]:
+                    b = rows[q.name]
+                    if b.lower >= a.upper:
+                        break
+                    assert r.offset + r.size <= q.offset or q.offset + q.size <= r.offset, (path, r.name, q.name)
+            load = max(plan.live_profile)
+            fits += plan.data_total <= capacity
+            worst = max(worst, elapsed)
+            print(f"  {path.name:<16} {len(rows):>7} {len(plan.steps):>9} {load:>8} {plan.data_total:>8} "
+                  f"{'yes' if plan.data_total <= capacity else 'no':>4} {'yes' if plan.optimal else 'no':>6} "
+                  f"{plan.data_total - plan.lower_bound:>7} {elapsed:>7.2f} {cpu:>6.2f}")
+        print(f"  fits its capacity: {fits} / {len(files)}; slowest {worst:.2f} s")
+
+
 def figure_speed(regions: int, repeats: int = 5) -> None:
     """The lifetime map of a ``regions``-buffer plan: building its figure data,
     and a warm SVG export (kaleido; the first export starts the browser)."""
@@ -195,6 +242,8 @@ def main() -> None:
     ap.add_argument("--seeds", metavar="FIRST-LAST", help="every seed in this range, then all instances together")
     ap.add_argument("--challenging", type=Path, help="directory with MiniMalloc's challenging CSVs")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per challenging file")
+    ap.add_argument("--public", type=Path, metavar="DIR", help="MiniMalloc's CSVs through the public API")
+    ap.add_argument("--public-default", action="store_true", help="with --public: also the default search")
     ap.add_argument("--skip-kernel", action="store_true")
     ap.add_argument("--figure", type=int, metavar="REGIONS", help="also time the lifetime map at this many regions")
     args = ap.parse_args()
@@ -208,6 +257,8 @@ def main() -> None:
         kernel_sized(args.instances, args.seed)
     if args.challenging:
         challenging(args.challenging, args.time_limit)
+    if args.public:
+        public_api(args.public, args.public_default)
     if args.figure:
         figure_speed(args.figure)
 

@@ -14,7 +14,7 @@ STAMP=.venv/.smemviz-bootstrap
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-kernel_sources=$(ls smemviz/_aliasing/*.py smemviz/solver/*.py 2>/dev/null || true)
+kernel_sources=$(find smemviz/solver smemviz/_aliasing -name '*.py' 2>/dev/null | sort || true)
 want="$(cat pyproject.toml $kernel_sources | sha256sum | cut -d' ' -f1) $(.venv/bin/python -c 'import sys; print(sys.version.split()[0])') $PWD"
 fresh=1
 if [ -z "${SMEMVIZ_REINSTALL:-}" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] \
@@ -26,7 +26,7 @@ if [ "$fresh" = 1 ]; then
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
   .venv/bin/python -m pip install -q -e ".[dev]"
   # compile the lifetime solver's search kernel now (numba keeps it), not at the first solve
-  .venv/bin/python -c "from smemviz._aliasing._loader import core_kind; core_kind()"
+  .venv/bin/python -c "from smemviz.solver._loader import core_kind; core_kind()"
   echo "$want" > "$STAMP"
 fi
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then

@@ -7,7 +7,8 @@ The stable face, by the rooms the data flows through:
   ``SmemAllocator``, ``TmemAllocator`` and the frozen ``LayoutPlan`` of ``Region``s
   they compute, with ``CapacityCheck`` and the errors;
 * sources (:mod:`smemviz.sources`): ``plan_from_cutlass``, ``plan_from_struct``,
-  ``load_layout``, and ``as_plan`` / ``as_layouts``, the one rule for what holds a layout;
+  ``load_layout``, ``read_minimalloc`` (MiniMalloc's CSV files), and ``as_plan`` /
+  ``as_layouts``, the one rule for what holds a layout;
 * analyses (:mod:`smemviz.analysis`): functions of a plan (``lint``, ``occupancy``,
   ``diff``, reports) and bank conflicts (``bank_conflicts`` for one warp's access as
   the H200 counts it, ``analyze_access`` for a region's tile, ``advise`` for the fix);
@@ -44,6 +45,7 @@ from .layout._allocator import SmemAllocator, TmemAllocator, compare_layouts, gr
 from .layout._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
 from .sources._cutlass import plan_from_cutlass
 from .sources._inputs import LayoutPair, as_layouts, as_plan
+from .sources._minimalloc import MiniMallocFormatError, read_minimalloc
 from .sources._struct import plan_from_struct
 from .sources.capture import Capture, CaptureError, capture
 
@@ -94,6 +96,8 @@ __all__ = [
     "DeclarationTypeError",
     "plan_from_cutlass",
     "plan_from_struct",
+    "read_minimalloc",
+    "MiniMallocFormatError",
     "capture",
     "Capture",
     "CaptureError",

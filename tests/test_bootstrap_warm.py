@@ -32,8 +32,8 @@ def checkout(tmp_path):
     (repo / "scripts").mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "bootstrap.sh", repo / "scripts" / "bootstrap.sh")
     shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
-    (repo / "smemviz" / "_aliasing").mkdir(parents=True)
-    (repo / "smemviz" / "_aliasing" / "_core.py").write_text("# the search kernel\n")
+    (repo / "smemviz" / "solver").mkdir(parents=True)
+    (repo / "smemviz" / "solver" / "_core.py").write_text("# the search kernel\n")
     base = tmp_path / "base-python"
     base.write_text(FAKE_PYTHON)
     base.chmod(0o755)
@@ -74,7 +74,7 @@ def test_a_change_that_matters_installs_again(checkout, change, monkeypatch):
         with open(repo / "pyproject.toml", "a") as f:
             f.write("\n# a new dependency\n")
     elif change == "kernel":
-        (repo / "smemviz" / "_aliasing" / "_core.py").write_text("# the search kernel, changed\n")
+        (repo / "smemviz" / "solver" / "_core.py").write_text("# the search kernel, changed\n")
     elif change == "stamp":
         (repo / ".venv" / ".smemviz-bootstrap").unlink()
     else:

@@ -19,15 +19,14 @@ PACKAGE = ROOT / "smemviz"
 # room -> the rooms it may import (itself always); the data flow reads top to bottom:
 # base facts -> solver -> layout (the model) -> sources -> analysis -> views -> kernel
 BASE = {"hardware", "_units", "_errors", "_dtypes", "_version", "_names", "_optional"}
-SOLVER = {"_aliasing", "_lifetimes"}
+SOLVER = {"solver"}
 MODEL = BASE | SOLVER | {"layout"}
 SOURCES = MODEL | {"sources"}
 ANALYSIS = SOURCES | {"analysis"}
 ALLOWED: dict[str, set[str]] = {
     "hardware": set(),
     **{m: {"hardware", "_units", "_errors", "_dtypes"} for m in BASE - {"hardware"}},
-    "_aliasing": BASE,
-    "_lifetimes": BASE,  # step names follow the name rule
+    "solver": BASE,  # step names follow the name rule
     "layout": BASE | SOLVER,
     "sources": MODEL,
     "analysis": SOURCES,

@@ -14,11 +14,11 @@ from contextvars import ContextVar
 from typing import Any, Literal
 
 from .. import hardware
-from .._aliasing import DEFAULT_NODE_BUDGET, SOLVERS
 from .._errors import DeclarationError, LayoutStateError
-from .._lifetimes import check_steps, read_live
+from ..solver import SOLVERS, Times, check_steps, describe_live, read_live
 from ._allocation import _is_int
 from ._build import Lifetimes, build_plan
+from ._fit import check_fit, data_room, refuse_over_fit
 from ._packing import Placed, member_offsets, pack_blocks
 from ._plan import LayoutPlan
 from ._solve import solve_placement
@@ -59,7 +59,7 @@ class _BaseAllocator:
     def __init__(self, arch: str | int | hardware.Arch | None = None, steps: Any = None) -> None:
         self._arch = hardware.get_arch(arch) if arch is not None else None
         self._steps = check_steps(steps)
-        self._live: dict[int, frozenset[int]] = {}  # id(allocation) -> steps it is live in
+        self._live: dict[int, frozenset[int] | Times] = {}  # id(allocation) -> steps (or time values) it is live in
         self._lifetimes: Lifetimes | None = None  # set when the layout was solved from lifetimes
         self._allocations: list[Any] = []
         self._added: set[int] = set()
@@ -69,6 +69,7 @@ class _BaseAllocator:
         self._total = 0
         self._plan: LayoutPlan | None = None
         self._fixed: dict[int, tuple[int, int, int]] = {}  # id -> (offset, size, alignment) as computed
+        self._layout_to_beat: dict[int, int] = {}  # id -> offset of a known valid layout (groups_to_lifetimes)
 
     # -- hooks ---------------------------------------------------------------
 
@@ -124,7 +125,7 @@ class _BaseAllocator:
         self._live.update(lives)
         return alloc
 
-    def _read_lives(self, allocs: Sequence[Any], live: Any, owner: str = "") -> dict[int, frozenset[int]]:
+    def _read_lives(self, allocs: Sequence[Any], live: Any, owner: str = "") -> dict[int, frozenset[int] | Times]:
         """Check ``live=`` for ``allocs`` without changing anything; id -> steps.
 
         A resource that declares no allocations has its ``live=`` checked all the
@@ -145,8 +146,8 @@ class _BaseAllocator:
             if id(a) in self._added and self._live.get(id(a)) != steps:
                 raise ValueError(
                     f"allocation {_label(a)!r} was already added "
-                    + ("live in every step" if id(a) not in self._live else f"with live steps {sorted(self._live[id(a)])}")
-                    + f"; cannot add it again live in {sorted(steps)}"
+                    + ("live in every step" if id(a) not in self._live else f"with live steps {describe_live(self._live[id(a)])}")
+                    + f"; cannot add it again live in {describe_live(steps)}"
                 )
             out[id(a)] = steps
         if out and self._alias_groups:
@@ -158,7 +159,7 @@ class _BaseAllocator:
             )
         return out
 
-    def _add_many(self, allocs: Sequence[Any], lives: dict[int, frozenset[int]] | None = None) -> None:
+    def _add_many(self, allocs: Sequence[Any], lives: dict[int, frozenset[int] | Times] | None = None) -> None:
         for a in allocs:
             if id(a) not in self._added:
                 self._allocations.append(a)
@@ -240,7 +241,9 @@ class _BaseAllocator:
 
     # -- layout ----------------------------------------------------------------
 
-    def compute_layout(self, solver: str | None = None, node_budget: int = DEFAULT_NODE_BUDGET) -> None:
+    def compute_layout(
+        self, solver: str | None = None, node_budget: int | Literal["auto"] = "auto", fit: int | None = None
+    ) -> None:
         """Give every allocation its ``offset`` and fix the layout.
 
         Without lifetimes, blocks are packed as CUTLASS packs them. With ``live=``
@@ -250,15 +253,22 @@ class _BaseAllocator:
         ``"greedy"`` only first fit. Alias groups are then read as lifetimes
         (see :func:`groups_to_lifetimes`) and the hand-written layout is the one
         to beat. Nothing changes when this raises (bad field, over capacity).
+
+        ``node_budget="auto"`` is 2,000,000 nodes, fewer for large layouts
+        (the same few seconds of search; it depends on the declarations only,
+        so the layout is the same on any machine). ``fit`` is a capacity in
+        units (bytes, TMEM columns) with no arch to name: a layout over it is
+        refused, and the solver stops at the first layout within it.
         """
         if self._layout_computed:
             raise LayoutStateError("compute_layout() already called")
         if solver is not None and solver not in SOLVERS:
             raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
-        if not _is_int(node_budget):
-            raise TypeError(f"node_budget must be an int >= 0, got {type(node_budget).__name__} {node_budget!r}")
-        if node_budget < 0:
-            raise ValueError(f"node_budget must be an int >= 0, got {node_budget!r}")
+        if node_budget != "auto" and not _is_int(node_budget):
+            raise TypeError(f"node_budget must be an int >= 0 or 'auto', got {type(node_budget).__name__} {node_budget!r}")
+        if node_budget != "auto" and node_budget < 0:
+            raise ValueError(f"node_budget must be an int >= 0 or 'auto', got {node_budget!r}")
+        fit = check_fit(fit)
         for a in self.allocations:
             self._recheck(a)
         self._refuse_duplicate_names()
@@ -266,9 +276,11 @@ class _BaseAllocator:
         if solver is None and not self._live:
             if _CAPACITY_CHECKS.get():
                 self._check_capacity_before_commit(total)
+                if fit is not None:
+                    refuse_over_fit(self, total, fit, getattr(self, "_barrier_bytes", 0), solved=False)
             self._commit(placed, total)
             return
-        self._solve_lifetimes(solver or "auto", node_budget, placed)
+        self._solve_lifetimes(solver or "auto", None if node_budget == "auto" else node_budget, placed, fit)
 
     def _recheck(self, a: Any) -> None:  # allocations are mutable: check them again
         if type(a) is self._own_type:
@@ -295,15 +307,22 @@ class _BaseAllocator:
         self._total = total
         self._layout_computed = True
 
-    def _solve_lifetimes(self, solver: str, node_budget: int, packed: list[Placed]) -> None:
+    def _solve_lifetimes(self, solver: str, node_budget: int | None, packed: list[Placed], fit: int | None) -> None:
         allocs = list(self.allocations)
+        barriers = getattr(self, "_barrier_bytes", 0)
+        room = data_room(self._memory, fit, barriers) if fit is not None else None
+        capacity = self._data_capacity()
         offsets, total, lifetimes = solve_placement(
             allocs, self._size, self._align, dict(self._live), self._alias_groups, self._steps,
             {id(a): o for a, o, _, _ in self._member_offsets(packed)},
-            solver=solver, node_budget=node_budget, target=self._data_capacity(),
+            also=self._layout_to_beat, solver=solver, node_budget=node_budget,
+            target=min((c for c in (capacity, room) if c is not None), default=None),
+            enough=room,
         )
         if _CAPACITY_CHECKS.get():
             self._check_capacity_before_commit(total)
+            if fit is not None:
+                refuse_over_fit(self, total, fit, barriers, solved=True)
         self._fixed = {}
         for a, o in zip(allocs, offsets):
             a.offset = o

@@ -4,10 +4,9 @@ hand-written against greedy against optimal."""
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Literal
 
-from .._aliasing import DEFAULT_NODE_BUDGET
-from .._lifetimes import phase_lifetimes
+from ..solver import phase_lifetimes
 from ._base import _BaseAllocator, capacity_checks_deferred
 from ._plan import LayoutPlan
 
@@ -27,13 +26,17 @@ def groups_to_lifetimes(allocator: _BaseAllocator) -> Any:
     if not isinstance(allocator, _BaseAllocator):
         raise TypeError(f"expected an SmemAllocator or TmemAllocator, got {type(allocator).__name__}")
     steps, live = phase_lifetimes(allocator._alias_groups)
+    placed, _ = allocator._packed_layout()
     new = copy.copy(allocator)
+    # the hand-written layout, handed to the solver as one to beat (the new allocator's
+    # own packing knows no groups, so it would not share a byte)
+    new._layout_to_beat = {id(a): o for a, o, _, _ in allocator._member_offsets(placed)}
     new._allocations = list(allocator.allocations)
     new._added = {id(a) for a in new._allocations}
     new._alias_groups = []
     new._aliased = set()
     new._steps = steps
-    new._live = live
+    new._live = dict(live)
     new._lifetimes = None
     new._layout_computed = False
     new._total = 0
@@ -63,7 +66,7 @@ def _clone(allocator: _BaseAllocator) -> Any:
     return new
 
 
-def compare_layouts(allocator: _BaseAllocator, node_budget: int = DEFAULT_NODE_BUDGET) -> dict[str, LayoutPlan]:
+def compare_layouts(allocator: _BaseAllocator, node_budget: int | Literal["auto"] = "auto") -> dict[str, LayoutPlan]:
     """Plans of the same declarations laid out three ways, for comparison:
 
     * ``"hand-written"`` (alias groups as declared) or ``"no aliasing"`` (when

@@ -262,7 +262,7 @@ class LayoutPlan:
         step (a lifetime with a gap makes these), and their least total: they
         stack all the same, so the data total cannot go below it. (0, ()) when
         no such set needs more than the most crowded step."""
-        from .._aliasing import stacked_beyond_steps
+        from ..solver import stacked_beyond_steps
 
         regions = [r for r in self.data_regions if r.size]
         everywhere = range(len(self.steps))
@@ -522,10 +522,10 @@ class LayoutPlan:
 
 @lru_cache(maxsize=4096)
 def _packed_bound(buffers: tuple[tuple[int, int], ...]) -> int:
-    """:func:`~smemviz._aliasing.packed_bound` of (size, alignment) pairs, kept:
+    """:func:`~smemviz.solver.packed_bound` of (size, alignment) pairs, kept:
     a layout rebuilt from a control (the explorer) mostly keeps the buffers
     live at each step, and the exact packing is the costly part of its map."""
-    from .._aliasing import packed_bound
+    from ..solver import packed_bound
 
     return packed_bound([size for size, _ in buffers], [align for _, align in buffers])
 

@@ -14,8 +14,8 @@ from dataclasses import fields
 from typing import Any
 
 from .. import hardware
-from .._lifetimes import MAX_STEPS
 from .._units import align_up
+from ..solver import MAX_STEPS
 from ._plan import (
     _KINDS,
     LIFETIME_SCHEMA_VERSION,

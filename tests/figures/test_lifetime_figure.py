@@ -171,7 +171,7 @@ def test_gap_bars_cover_each_steps_unused_stretches_once_merged_across_steps(see
 def test_step_bounds_are_each_steps_exact_packing_whatever_was_computed_before(instance):
     """The per-step bounds are kept by buffer set across plans: a plan must
     still get its own steps' packing, as computed from scratch."""
-    from smemviz._aliasing import packed_bound
+    from smemviz.solver import packed_bound
 
     sizes, aligns, lives = instance
     steps = max(max(live) for live in lives) + 1

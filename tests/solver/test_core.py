@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import smemviz._aliasing._exact as exact
-from smemviz._aliasing import Problem, solve, solve_problem
+import smemviz.solver._exact as exact
+from smemviz.solver import Problem, solve, solve_problem
 
 from ..strategies import lifetime_instances
 from .test_solve import brute_force_peak, overlaps
@@ -62,18 +62,18 @@ def test_a_longer_search_resumes_where_the_last_one_stopped(compiled_core):
         lives.append(set(range(first, rng.randint(first + 1, 8))))
     p = Problem.build(sizes, aligns, lives)
     comp = p.components()[0]
-    c = exact._Component(p, comp)
+    c = exact._Component(p, comp, compiled_core)
     rank = list(range(len(comp)))
     cap = p.lower_bound - 1  # below the bound: the search must exhaust
     limit, used = 8, 0
     while True:
-        status, nodes, _, _ = c.run(compiled_core, 0, rank, cap, limit)
+        status, nodes, _, _ = c.run(0, rank, cap, limit)
         used += nodes
         if status != compiled_core.OUT_OF_NODES:
             break
         limit *= 2
-    fresh = exact._Component(p, comp)
-    status_once, alone, _, _ = fresh.run(compiled_core, 0, rank, cap, 10**9)
+    fresh = exact._Component(p, comp, compiled_core)
+    status_once, alone, _, _ = fresh.run(0, rank, cap, 10**9)
     assert status == status_once == compiled_core.EXHAUSTED
     assert used <= 4 * alone  # restarts without the table would cost about log2(alone) times as much
 
@@ -113,7 +113,7 @@ def test_both_forms_agree_where_the_search_does_real_work(compiled_core):
 @given(st.lists(st.tuples(st.integers(1, 5000), st.sampled_from([1, 16, 128, 1024])), min_size=0, max_size=18))
 def test_the_step_packing_agrees_with_its_plain_python_reference(buffers):
     # the kernel's packing search against the reference, also where either gives up at the node cap
-    from smemviz._aliasing._problem import packed_bound, packed_bound_reference
+    from smemviz.solver._problem import packed_bound, packed_bound_reference
 
     sizes = [s for s, _ in buffers]
     aligns = [a for _, a in buffers]
@@ -121,7 +121,7 @@ def test_the_step_packing_agrees_with_its_plain_python_reference(buffers):
 
 
 def test_the_step_packing_beats_the_simple_bound_where_alignment_wastes_bytes():
-    from smemviz._aliasing._problem import packed_bound, step_bound
+    from smemviz.solver._problem import packed_bound, step_bound
 
     # two 1024-aligned buffers of 608 B and a 512 B one: the 416 B gap after the first
     # holds nothing, so the least end is 1024 + 608 + 512 = 2144, not the 1728 B they add up to
@@ -131,7 +131,7 @@ def test_the_step_packing_beats_the_simple_bound_where_alignment_wastes_bytes():
 
 
 def test_the_first_compile_on_a_machine_says_so(compiled_core, capsys):
-    from smemviz._aliasing import _loader
+    from smemviz.solver import _loader
 
     assert _loader._cached(compiled_core)  # compiled above: numba keeps it beside the source
     with pytest.MonkeyPatch.context() as m:
@@ -190,8 +190,8 @@ def test_without_numba_the_same_layouts_come_from_plain_python():
 def test_a_steps_packing_is_the_least_end_over_every_order(buffers):
     import itertools
 
-    from smemviz._aliasing._problem import packed_bound
     from smemviz._units import align_up
+    from smemviz.solver._problem import packed_bound
 
     def bump(order):
         end = 0

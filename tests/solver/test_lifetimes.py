@@ -229,14 +229,21 @@ def test_live_is_checked_on_a_resource_that_declares_nothing():
     assert s.barrier_smem_bytes == 2 * 16
 
 
-def test_unnamed_steps_stop_at_the_step_limit():
+def test_unnamed_steps_are_time_values_up_to_the_time_limit():
+    # without named steps, ints are time values (clock values, ...) up to 2**62: beyond it they are refused
     s = SmemAllocator()
-    s.add(SmemAllocation("last", 8), live=4095)
-    for live in (4096, 10**7, range(4000, 5000)):
-        with pytest.raises(ValueError, match=r"allocation 'x': live=.*\(0..4095\)"):
+    for live in (2**62, range(4000, 2**62 + 1), [5, 2**63]):
+        with pytest.raises(ValueError, match=r"allocation 'x': live=.*\(0..4611686018427387903\)"):
             s.add(SmemAllocation("x", 8), live=live)
+    s.add(SmemAllocation("last", 8), live=4095)
     s.compute_layout()
-    assert len(s.plan.steps) == 4096
+    assert len(s.plan.steps) == 4096  # below 4096 they are steps, as always
+    t = SmemAllocator()
+    for k, live in enumerate((4096, 10**7, range(4000, 5000))):  # beyond, stretches between start and end points
+        t.add(SmemAllocation(f"x{k}", 8, 8), live=live)
+    t.compute_layout()
+    assert t.plan.steps == ("4000", "4096", "4097", "5000", "10000000")
+    assert t.plan.data_total == 16  # x0 meets x2; x1 meets nobody
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smemviz._aliasing import Problem, solve
-from smemviz._aliasing._greedy import ORDERS, first_fit, ordered
+from smemviz.solver import Problem, solve
+from smemviz.solver._greedy import ORDERS, first_fit, ordered
 
 from ..strategies import lifetime_instances
 
@@ -146,7 +146,7 @@ def test_bad_arguments():
 def test_sets_that_stack_beyond_the_steps_are_looked_for_within_caps():
     # every pair meets at a step of its own except partners 2k, 2k+1: 2**12 sets of
     # buffers meet pairwise (one of each pair), far more than are kept
-    from smemviz._aliasing import _problem
+    from smemviz.solver import _problem
 
     n = 24
     lives: list[set[int]] = [set() for _ in range(n)]
@@ -165,7 +165,7 @@ def test_sets_that_stack_beyond_the_steps_are_looked_for_within_caps():
 
 
 def test_a_long_search_says_so_once_and_finds_the_same_layout(monkeypatch, capsys):
-    import smemviz._aliasing as aliasing
+    import smemviz.solver._solve as aliasing
 
     sizes, aligns = [10] * 5, [1] * 5
     lives = [{k, (k + 1) % 5} for k in range(5)]  # the ring above: the search has work to do

@@ -11,9 +11,9 @@ from functools import partial
 from typing import Any
 
 from ... import hardware
-from ..._lifetimes import check_steps, read_live
 from ..._names import first_unprintable
 from ...layout._allocator import SmemAllocator, TmemAllocator
+from ...solver import check_steps, read_live
 from ._error import HugeInt, KeyPath, LayoutFileError, key_text
 from ._schema import (
     ALIAS_KEYS,

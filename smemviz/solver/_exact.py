@@ -34,76 +34,59 @@ _MAX_MEMO_POOL = 1 << 23
 
 
 class _Component:
-    """One component in the flat arrays the kernel reads (local indices)."""
+    """One component in the arrays the kernel reads (local indices), and the table
+    of searched states its searches share."""
 
-    def __init__(self, p: Problem, comp: Sequence[int]) -> None:
-        import numpy as np
-
+    def __init__(self, p: Problem, comp: Sequence[int], core: ModuleType) -> None:
         local = {g: k for k, g in enumerate(comp)}
         self.n = len(comp)
-        self.size = np.array([p.sizes[g] for g in comp], np.int64)
-        self.span = np.array([p.spans[g] for g in comp], np.int64)
-        self.align = np.array([p.alignments[g] for g in comp], np.int64)
-        self.nbr_ptr, self.nbr_idx = _csr([[local[j] for j in p.neighbours[g]] for g in comp])
+        self.core = core
+        self.sizes = [p.sizes[g] for g in comp]
+        self.aligns = [p.alignments[g] for g in comp]
         section_ids = sorted({s for g in comp for s in p.buffer_sections[g]})
         sec_local = {s: k for k, s in enumerate(section_ids)}
-        self.sec_ptr, self.sec_idx = _csr([[sec_local[s] for s in p.buffer_sections[g]] for g in comp])
-        self.mem_ptr, self.mem_idx = _csr([[local[g] for g in p.sections[s]] for s in section_ids])
-
-    memo: Any = None  # the table of searched states, made by the first run and kept across searches
+        arr = core.as_array
+        self.graph = core.Graph(
+            arr(self.sizes), arr(self.aligns), arr([p.spans[g] for g in comp]),
+            *_csr([[local[j] for j in p.neighbours[g]] for g in comp], arr),
+            *_csr([[sec_local[s] for s in p.buffer_sections[g]] for g in comp], arr),
+            *_csr([[local[g] for g in p.sections[s]] for s in section_ids], arr),
+        )
+        self.memo = core.new_memo()
 
     def fits_kernel_keys(self) -> bool:
         """The kernel packs (offset, rank) into one int64: ranks below 2**20, offsets below 2**42."""
-        highest = int(self.size.sum()) + int(self.align.max(initial=1))
+        highest = sum(self.sizes) + max(self.aligns, default=1)
         return self.n < 1 << 20 and highest < 1 << 42
 
-    def start_memo(self, core: ModuleType) -> None:
-        """A fresh, small table of searched states; :meth:`run` grows it as searches get longer."""
-        import numpy as np
-
-        self.memo = np.zeros((1024, core.MEMO_COLUMNS), np.int64)
-        self.memo_info = np.zeros(2, np.int64)  # entries, pool numbers used
-        self.pool = np.empty(1024, np.int64)
-
-    def _make_room(self, core: ModuleType, limit: int) -> None:
+    def _make_room(self, limit: int) -> None:
         """Room for what a search of ``limit`` more nodes may remember, within the caps."""
-        import numpy as np
-
-        entries, used = int(self.memo_info[0]), int(self.memo_info[1])
-        slots = self.memo.shape[0]
+        table, info, pool = self.memo
+        entries, used = int(info[0]), int(info[1])
+        slots = len(table)
         want = min(_MAX_MEMO_SLOTS, 2 * (entries + limit))
         if slots < want:
             while slots < want:
                 slots *= 2
-            self.memo = core.regrow(self.memo, slots)
+            table = self.core.regrow(table, slots)
         want = min(_MAX_MEMO_POOL, used + 3 * self.n * limit)
-        if self.pool.shape[0] < want:
-            pool = np.empty(want, np.int64)
-            pool[:used] = self.pool[:used]
-            self.pool = pool
+        if len(pool) < want:
+            pool = self.core.grown(pool, used, want)
+        self.memo = self.core.Memo(table, info, pool)
 
-    def run(self, core: ModuleType, order_id: int, rank: Sequence[int], cap: int, limit: int
-            ) -> tuple[int, int, int, list[int]]:
-        import numpy as np
-
-        if self.memo is None:
-            self.start_memo(core)
-        self._make_room(core, limit)
-        status, nodes, pruned, off = core.run(
-            self.size, self.align, self.span, np.asarray(rank, np.int64), order_id, self.nbr_ptr, self.nbr_idx, self.sec_ptr,
-            self.sec_idx, self.mem_ptr, self.mem_idx, cap, limit, self.memo, self.memo_info, self.pool,
-        )
+    def run(self, order_id: int, rank: Sequence[int], cap: int, limit: int) -> tuple[int, int, int, list[int]]:
+        """One search of the kernel (see ``_core.run``): (status, nodes, least pruned bound, offsets)."""
+        self._make_room(limit)
+        status, nodes, pruned, off = self.core.run(self.graph, self.core.as_array(rank), order_id, cap, limit, self.memo)
         return int(status), int(nodes), int(pruned), [int(x) for x in off]
 
 
-def _csr(rows: list[list[int]]) -> tuple[Any, Any]:
-    import numpy as np
-
-    ptr = np.zeros(len(rows) + 1, np.int64)
-    for k, row in enumerate(rows):
-        ptr[k + 1] = ptr[k] + len(row)
-    flat = np.array([x for row in rows for x in row], np.int64)
-    return ptr, flat
+def _csr(rows: list[list[int]], arr: Callable[[list[int]], Any]) -> tuple[Any, Any]:
+    """Rows of ints as (row starts, the rows one after another)."""
+    ptr = [0]
+    for row in rows:
+        ptr.append(ptr[-1] + len(row))
+    return arr(ptr), arr([x for row in rows for x in row])
 
 
 def search(
@@ -118,6 +101,7 @@ def search(
     enough: int = 0,
     stop: Callable[[], bool] | None = None,
     compiled: bool | None = None,
+    progress: Callable[[int, int, int], object] | None = None,
 ) -> ExactResult:
     """Best layout of ``comp`` found within ``node_budget`` nodes.
 
@@ -136,12 +120,13 @@ def search(
     The search ends once a layout within ``enough`` is found.
     ``stop`` (checked between searches) ends early; it is for benchmarks with a
     time limit, as it makes the result depend on the machine. ``compiled``
-    picks the kernel's form (default: compiled when numba can).
+    picks the kernel's form (default: compiled when numba can). ``progress``
+    is told (nodes used, best peak, proven bound) after each search; it only watches.
     """
-    c = _Component(p, comp)
+    core = load_core(compiled if compiled is not None else core_kind() == "compiled")
+    c = _Component(p, comp, core)
     if not c.fits_kernel_keys():  # beyond what the kernel's packed keys hold: keep the layout known
         return ExactResult(list(incumbent), incumbent_peak, incumbent_peak <= lower_bound, 0, lower_bound)
-    core = load_core(compiled if compiled is not None else core_kind() == "compiled")
     best_peak, best_offsets = incumbent_peak, list(incumbent)
     proven_lo = lower_bound  # no layout has a lower peak
     used = 0
@@ -154,14 +139,16 @@ def search(
                 if proven_lo >= best_peak or best_peak <= enough or used >= node_budget:
                     break
                 allowance = min(max(64, limit >> (2 * order_id)), node_budget - used)
-                status, nodes, pruned_at, offsets = c.run(core, order_id, rank, cap, allowance)
+                status, nodes, pruned_at, offsets = c.run(order_id, rank, cap, allowance)
                 used += nodes
                 if status == core.FOUND:
-                    best_peak = max(o + s for o, s in zip(offsets, c.size.tolist()))
+                    best_peak = max(o + s for o, s in zip(offsets, c.sizes))
                     best_offsets = offsets
                 elif status == core.EXHAUSTED:  # none within cap: not even below the least pruned bound
                     proven_lo = max(proven_lo, min(pruned_at, best_peak))
                     probing.discard(cap)  # the bound creeps up from here: leave it to the search below the best
+                if progress is not None:
+                    progress(used, best_peak, proven_lo)
             if proven_lo >= best_peak or best_peak <= enough or used >= node_budget or (stop is not None and stop()):
                 break
         if stop is not None and stop():

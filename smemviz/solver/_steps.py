@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._errors import DeclarationError, DeclarationTypeError
-from ._names import first_unprintable
+from .._errors import DeclarationError, DeclarationTypeError
+from .._names import first_unprintable
+from ._times import MAX_POINTS, MAX_TIME, Times
 
-__all__ = ["Steps", "check_steps", "read_live", "phase_lifetimes", "MAX_STEPS"]
+__all__ = ["Steps", "check_steps", "read_live", "describe_live", "phase_lifetimes", "MAX_STEPS"]
 
 # a kernel's program has a handful of steps; far more is a mistake (and every
 # step is a column of the lifetime map), so more than this is refused up front
@@ -72,25 +73,36 @@ def _mistyped(label: str, message: str) -> DeclarationTypeError:
     return DeclarationTypeError(message, allocation=label, field="live")
 
 
-def read_live(live: Any, steps: Steps | None, label: str, what: str = "allocation") -> frozenset[int]:
-    """The step indices ``live`` names, for the allocation (or ``what``) called ``label``.
+def read_live(live: Any, steps: Steps | None, label: str, what: str = "allocation") -> frozenset[int] | Times:
+    """The steps ``live`` names, for the allocation (or ``what``) called ``label``.
 
     Accepts a step name, an int step, ``range(first, stop)`` (half-open), or a
     set/list/tuple of names and ints. Raises naming the allocation and the steps.
+
+    Without named steps the ints are time values in any unit (clock values,
+    instruction indices), from 0 to 2**62: a range is taken as it is, however
+    long. Below :data:`MAX_STEPS` they are read as steps (a frozenset, as
+    always); beyond, as :class:`~._times.Times`, which the solver cuts into
+    stretches where lifetimes start and end.
     """
     where = f"{what} {label!r}: live="
-    top = MAX_STEPS if steps is None else len(steps)  # steps run from 0 to top - 1
+    top = MAX_TIME if steps is None else len(steps)  # steps run from 0 to top - 1
     if isinstance(live, range):
         if live.step != 1:
             raise _refused(label, f"{where}{live!r} must be a range with step 1 (half-open [first, stop))")
         if not live:
             raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
         if live.start < 0 or live.stop > top:
-            raise _refused(label, f"{where}{live!r} reaches outside the steps (0..{top - 1})")
+            raise _refused(label, f"{where}{live!r} reaches outside the {_domain(steps)} (0..{top - 1})")
+        if live.stop > MAX_STEPS:
+            return Times(((live.start, live.stop),))
         items: list[Any] = list(live)
     elif isinstance(live, (str, int)) and not isinstance(live, bool):
         items = [live]
     elif isinstance(live, (set, frozenset, list, tuple)):
+        if len(live) > MAX_POINTS:
+            raise _refused(label, f"{where} names {len(live):,} steps, at most {MAX_POINTS:,}; "
+                                  "give a range(first, stop) for a long stretch")
         items = list(live)
         if not items:
             raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
@@ -112,7 +124,18 @@ def read_live(live: Any, steps: Steps | None, label: str, what: str = "allocatio
             out.add(item)
         else:
             raise _mistyped(label, f"{where} steps must be names or ints, got {type(item).__name__} {item!r}")
+    if out and max(out) >= MAX_STEPS:
+        return Times.of_points(out)
     return frozenset(out)
+
+
+def _domain(steps: Steps | None) -> str:
+    return "time values" if steps is None else "steps"
+
+
+def describe_live(live: frozenset[int] | Times) -> str:
+    """Live steps as an error message shows them."""
+    return str(live) if isinstance(live, Times) else str(sorted(live))
 
 
 def phase_lifetimes(groups: Sequence[Sequence[Sequence[Any]]]) -> tuple[Steps, dict[int, frozenset[int]]]:

@@ -57,11 +57,10 @@ def packed_bound(sizes: Sequence[int], alignments: Sequence[int]) -> int:
         return simple
     if len(sz) >= 63 or first >= 1 << 62:
         return packed_bound_reference(sizes, alignments)
-    import numpy as np
-
     from ._loader import core
 
-    kernel, sizes_, aligns_ = core(), np.array(sz, np.int64), np.array(al, np.int64)
+    kernel = core()
+    sizes_, aligns_ = kernel.as_array(sz), kernel.as_array(al)
     if len(sz) <= PACK_ALL_SUBSETS:
         return int(kernel.pack_subsets(sizes_, aligns_))
     return int(kernel.pack(sizes_, aligns_, first, simple, _PACK_NODES))
@@ -253,11 +252,18 @@ class Problem:
 
     @classmethod
     def build(
-        cls, sizes: Sequence[int], alignments: Sequence[int], lives: Sequence[Iterable[int]]
+        cls, sizes: Sequence[int], alignments: Sequence[int], lives: Sequence[Iterable[int]],
+        step_lengths: Sequence[int] | None = None,
     ) -> Problem:
-        spans = tuple(len(set(live)) for live in lives)
-        masks = _step_masks(sizes, lives)
-        masks |= _stacked_masks(sizes, lives, masks)
+        """``lives[i]``: the steps buffer ``i`` is live in; ``step_lengths``: how long each
+        step lasts (stretches of time, see :func:`._times.timeline`; default 1 each)."""
+        sets = [set(live) for live in lives]
+        if step_lengths is None:
+            spans = tuple(len(live) for live in sets)
+        else:
+            spans = tuple(sum(step_lengths[t] for t in live) for live in sets)
+        masks = _step_masks(sizes, sets)
+        masks |= _stacked_masks(sizes, sets, masks)
         return cls._from_masks(tuple(sizes), tuple(alignments), len(sizes), masks, spans)
 
     @classmethod
@@ -306,6 +312,11 @@ class Problem:
         return cls(
             sizes, alignments, sections, tuple(tuple(b) for b in buffer_sections), neighbours, bounds, spans, crowding
         )
+
+    @property
+    def membership(self) -> int:
+        """Buffers summed over sections: what one search node's work grows with."""
+        return sum(len(s) for s in self.sections)
 
     @property
     def count(self) -> int:

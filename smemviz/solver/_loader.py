@@ -9,7 +9,9 @@ import sys
 import warnings
 from types import ModuleType
 
-__all__ = ["load_core", "core_kind", "core"]
+from .._optional import extra_for
+
+__all__ = ["load_core", "core_kind", "core", "FAST_EXTRA"]
 
 
 @functools.cache
@@ -30,27 +32,46 @@ def load_core(compiled: bool) -> ModuleType:
     return module
 
 
+# what to install for the compiled form (the extra that brings numba and numpy)
+FAST_EXTRA = f"pip install 'smemviz[{extra_for('numba')}]'"
+
+
 @functools.cache
 def core_kind() -> str:
     """"compiled" when numba compiles the kernel here, else "python" (said once, as a warning).
 
     The first call on a machine compiles (seconds); numba caches the result beside the source.
     """
+    if _numba_missing():
+        warnings.warn(
+            f"smemviz: the lifetime solver runs as plain Python (the same layouts, node for node; 10-25x slower); "
+            f"{FAST_EXTRA} compiles its search kernel with numba",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return "python"
     try:
         kernel = load_core(True)
         if not _cached(kernel):
             print("smemviz: compiling the lifetime solver's search kernel with numba "
-                  "(once: numba keeps it for later sessions; about 10 s)...", file=sys.stderr, flush=True)
+                  "(once: numba keeps it for later sessions; 20-40 s)...", file=sys.stderr, flush=True)
         _warm_up(kernel)
-    except Exception as exc:  # numba missing, or too old or too new for this numpy
+    except Exception as exc:  # numba too old or too new for this numpy, or broken
         warnings.warn(
-            f"smemviz: the lifetime solver runs as plain Python (same layouts, about 50x slower) because numba "
-            f"could not compile it: {type(exc).__name__}: {exc}",
+            f"smemviz: the lifetime solver runs as plain Python (the same layouts; 10-25x slower) because numba "
+            f"could not compile it: {type(exc).__name__}: {exc}. {FAST_EXTRA} installs versions that work",
             RuntimeWarning,
             stacklevel=3,
         )
         return "python"
     return "compiled"
+
+
+def _numba_missing() -> bool:
+    try:
+        return importlib.util.find_spec("numba") is None
+    except (ImportError, ValueError):  # a broken install, or an import hook that refuses it
+        return True
 
 
 def core() -> ModuleType:
@@ -67,15 +88,12 @@ def _cached(kernel: ModuleType) -> bool:
 
 
 def _warm_up(kernel: ModuleType) -> None:
-    """Compile every entry point on a one-buffer problem."""
-    import numpy as np
-
-    one = np.ones(1, np.int64)
-    ptr = np.array([0, 0], np.int64)
-    none = np.zeros(0, np.int64)
-    sec = np.array([0, 1], np.int64)
-    zero = np.zeros(1, np.int64)
-    kernel.run(one, one, one, zero, 0, ptr, none, sec, zero, sec, zero, 1, 8,
-               np.zeros((1024, kernel.MEMO_COLUMNS), np.int64), np.zeros(2, np.int64), np.empty(64, np.int64))
-    kernel.pack(np.array([1, 1], np.int64), np.array([1, 1], np.int64), 2, 2, 8)
-    kernel.pack_subsets(np.array([1, 1], np.int64), np.array([1, 1], np.int64))
+    """Compile every entry point on a one-buffer problem (the argument types of real calls)."""
+    arr = kernel.as_array
+    one, ptr, sec = arr([1]), arr([0, 0]), arr([0, 1])
+    graph = kernel.Graph(one, one, one, ptr, arr([]), sec, arr([0]), sec, arr([0]))
+    memo = kernel.new_memo()
+    kernel.run(graph, arr([0]), 0, 1, 8, memo)
+    kernel.regrow(memo.table, 2048)
+    kernel.pack(arr([1, 1]), arr([1, 1]), 2, 2, 8)
+    kernel.pack_subsets(arr([1, 1]), arr([1, 1]))

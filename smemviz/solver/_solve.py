@@ -1,35 +1,39 @@
-"""Lifetime-based aliasing: place buffers so that no two live at the same
-step share a byte, with the smallest peak.
-
-:func:`solve` is the entry point; the allocators call it when allocations
-carry ``live=`` steps. The search kernel is compiled by numba when it can be
-(``_loader.core_kind()``), else run as plain Python with the same results.
-"""
+"""The solver's driver: greedy layouts first, then the exact search on each
+group of buffers that meet, within one node budget for the whole layout."""
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from ._exact import search
 from ._greedy import ORDERS, best_greedy
-from ._problem import Problem, align_up, packed_bound, stacked_beyond_steps, step_bound
+from ._problem import Problem
+from ._progress import Progress
 
-__all__ = ["Solution", "SolverName", "solve", "solve_problem", "Problem", "step_bound", "packed_bound",
-           "stacked_beyond_steps", "DEFAULT_NODE_BUDGET"]
+__all__ = ["Solution", "SolverName", "SOLVERS", "solve", "solve_problem", "DEFAULT_NODE_BUDGET", "DEFAULT_WORK",
+           "NOTICE_AFTER_S", "default_node_budget"]
 
 SolverName = Literal["auto", "exact", "greedy"]
 SOLVERS = ("auto", "exact", "greedy")
 
-# search nodes per layout (a few us each compiled): kernel-sized layouts mostly need a few hundred,
+# search nodes per layout at most (a few us each compiled): kernel-sized layouts mostly need a few hundred,
 # the hardest of 3000 random ones about 0.3 million (benchmarks/bench_alias.py --seeds 0-14)
 DEFAULT_NODE_BUDGET = 2_000_000
+# a node's work grows with the buffers summed over the sections (Problem.membership): the default
+# budget is this much work, so a large layout gets fewer nodes and the same few seconds (some 20 ns a
+# unit compiled here: about 4 s of search; a kernel-sized layout keeps the whole DEFAULT_NODE_BUDGET)
+DEFAULT_WORK = 200_000_000
 
 # static orders the exact search restarts with, in turn
 _SEARCH_ORDERS = ("crowding", "lifetime", "area", "size", "alignment", "area-time")
+
+
+def default_node_budget(p: Problem) -> int:
+    """The node budget when none is given: :data:`DEFAULT_NODE_BUDGET`, less for layouts
+    whose nodes cost more (it depends on the problem only, never on the machine)."""
+    return max(1_000, min(DEFAULT_NODE_BUDGET, DEFAULT_WORK // max(1, p.membership)))
 
 
 @dataclass(frozen=True)
@@ -56,19 +60,24 @@ def solve(
     lives: Sequence[Iterable[int]],
     *,
     solver: SolverName = "auto",
-    node_budget: int = DEFAULT_NODE_BUDGET,
+    node_budget: int | None = None,
     incumbents: Iterable[Sequence[int]] = (),
     target: int | None = None,
+    enough: int | None = None,
+    step_lengths: Sequence[int] | None = None,
 ) -> Solution:
     """Offsets minimising the peak, so that buffers live at a common step never overlap.
 
-    ``lives[i]`` are the steps buffer ``i`` is live in (any ints). ``incumbents``
+    ``lives[i]`` are the steps buffer ``i`` is live in (any ints); ``step_lengths``
+    how long each step lasts, when steps are stretches of time. ``incumbents``
     are known valid layouts (e.g. a hand-written one) the result must not be worse than.
-    ``target`` is a peak the caller must meet, e.g. a capacity.
+    ``target`` is a peak the caller must meet, e.g. a capacity; ``enough`` a peak
+    at which to stop looking for smaller ones (see :func:`solve_problem`).
+    ``node_budget`` defaults to :func:`default_node_budget`.
     """
     return solve_problem(
-        Problem.build(sizes, alignments, [set(live) for live in lives]),
-        solver=solver, node_budget=node_budget, incumbents=incumbents, target=target,
+        Problem.build(sizes, alignments, lives, step_lengths),
+        solver=solver, node_budget=node_budget, incumbents=incumbents, target=target, enough=enough,
     )
 
 
@@ -76,7 +85,7 @@ def solve_problem(
     p: Problem,
     *,
     solver: SolverName = "auto",
-    node_budget: int = DEFAULT_NODE_BUDGET,
+    node_budget: int | None = None,
     incumbents: Iterable[Sequence[int]] = (),
     target: int | None = None,
     enough: int | None = None,
@@ -92,13 +101,16 @@ def solve_problem(
 
     Groups of buffers that never meet are solved apart, the one with the
     highest bound first: a group whose layout already ends below another's
-    peak cannot change the result, so its search stops there.
+    peak cannot change the result, so its search stops there. A search that
+    runs a while shows its progress (:mod:`._progress`).
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
+    if node_budget is None:
+        node_budget = default_node_budget(p)
     if node_budget < 0:
         raise ValueError(f"node_budget must be >= 0, got {node_budget}")
-    stop = _SlowSearchNotice(p.count, node_budget, stop)
+    progress = Progress(p.count, node_budget, notice_after_s=NOTICE_AFTER_S, stop=stop)
     offsets = [0] * p.count
     lower = p.lower_bound
     comps = sorted(p.components(), key=lambda comp: -p.section_bounds_of(comp))
@@ -122,7 +134,9 @@ def solve_problem(
         budget = (node_budget - nodes) // (len(comps) - k)
         if solver != "greedy" and best_peak > max(comp_lower, good_enough) and budget > 0:
             ranks = [_ranks(p, comp, order) for order in _SEARCH_ORDERS]
-            result = search(p, comp, ranks, best, best_peak, comp_lower, budget, target, good_enough, stop)
+            progress.done_before = nodes
+            result = search(p, comp, ranks, best, best_peak, comp_lower, budget, target, good_enough,
+                            progress.should_stop, progress=progress.update)
             nodes += result.nodes
             comp_lower = result.lower_bound
             if result.peak < best_peak:
@@ -136,33 +150,14 @@ def solve_problem(
             offsets[i] = o
     peak = p.peak(offsets)
     label = "exact" if improved else ",".join(sorted({n if n == "given" else f"greedy:{n}" for n in names})) or "none"
+    progress.finish(nodes, peak, min(lower, peak), peak <= lower)
     # proven optimal when some group's proven bound reaches the peak
     return Solution(tuple(offsets), peak, min(lower, peak), peak <= lower, label, nodes, greedy_peak_all)
 
 
-# seconds of exact search after which the user is told it is still going, and how to get an answer sooner
-NOTICE_AFTER_S = 3.0
-
-
-class _SlowSearchNotice:
-    """Checked between searches: says once, on stderr, that a long search is
-    still going (the answer does not depend on time, so a notice is all a
-    clock may do here); passes the caller's ``stop`` through."""
-
-    def __init__(self, buffers: int, budget: int, stop: Callable[[], bool] | None) -> None:
-        self._clock = time.monotonic
-        self._start = self._clock()
-        self._buffers, self._budget, self._stop = buffers, budget, stop
-        self._said = False
-
-    def __call__(self) -> bool:
-        if not self._said and self._clock() - self._start > NOTICE_AFTER_S:
-            self._said = True
-            print(f"smemviz: still searching for the smallest layout of {self._buffers} buffers "
-                  f"(node budget {self._budget:,}; the same declarations always give the same layout). "
-                  "compute_layout(solver='greedy') or a smaller node_budget answers sooner.",
-                  file=sys.stderr, flush=True)
-        return self._stop is not None and self._stop()
+# seconds of search after which its progress is shown (the answer does not depend on time,
+# so showing it is all a clock may do here)
+NOTICE_AFTER_S = 1.0
 
 
 def _ranks(p: Problem, comp: Sequence[int], order: str) -> list[int]:
@@ -174,5 +169,3 @@ def _ranks(p: Problem, comp: Sequence[int], order: str) -> list[int]:
         rank[i] = pos
     return rank
 
-
-__all__ += ["align_up"]
