@@ -58,6 +58,7 @@ _LAZY: dict[str, str] = {
     "bank_conflict_figure": "smemviz.figures",
     "conflict_strip_figure": "smemviz.figures",
     "lifetime_figure": "smemviz.figures",
+    "step_figure": "smemviz.figures",
     "compare_figure": "smemviz.figures",
     # notebook explorer (ipywidgets + plotly)
     "explore": "smemviz.explorer",

@@ -114,7 +114,7 @@ def check_quickstart(text: str, nb) -> None:
     assert f"unified SMEM:      {total} B" in text
     # A + B side by side (2 x 64 KiB) reuse with C (32 KiB): 32 KiB saved
     assert f"saved by aliasing: {128 * 128 * 2} B" in text
-    assert f"exceeds the sm_120 per-block limit of {hardware.get_arch('sm_120').smem_per_block} B" in text
+    assert f"exceeds the sm_120 per-block limit of {hardware.get_arch('sm_120').smem_per_block:,} B" in text
     assert "CapacityError: SMEM layout needs" in text
     assert "columns for tcgen05.alloc: 256" in text
     assert "reads back equal: True" in text
@@ -200,7 +200,7 @@ def check_cutlass(text: str, nb) -> None:
     assert re.search(r"struct: 230400 B, allocator: (\d+) B, difference (\d+) B", text)
     assert "as written: no findings" in text
     assert "error[swizzle-align] sB (128B swizzle)" in text
-    assert "sm_90: 1 CTA/SM (limited by shared memory); 2 CTAs/SM need <= 115712 B per CTA" in text
+    assert "sm_90: 1 CTA/SM (limited by shared memory); 2 CTAs/SM need <= 115,712 B per CTA" in text
     assert re.search(r"3 stages: +\d+ B -> 2 CTA\(s\)/SM", text)
 
 

@@ -26,8 +26,10 @@ from ._static import (
     BrowserNotFoundError,
     ExportTimeoutError,
     find_browser,
+    in_jupyter_kernel,
     start_renderer,
     stop_renderer,
+    warm_renderer,
 )
 from ._text import read_plans
 
@@ -41,7 +43,11 @@ __all__ = [
     "start_renderer",
     "stop_renderer",
     "read_plans",
+    "warm_renderer",
 ]
+
+if in_jupyter_kernel():  # a notebook that imports export is likely to write an image soon
+    warm_renderer()
 
 # extension -> what it holds
 FORMATS: dict[str, str] = {
@@ -93,6 +99,11 @@ def export(
         raise ValueError(f"cannot export to {str(out)!r}: unknown extension {ext or '(none)'!r}; supported: {supported}")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"cannot export to {str(out)!r}: folder {str(out.parent)!r} does not exist")
+    if _is_figure(obj):
+        raise TypeError(
+            f"export() takes the layout first and the figure as figure=: got a {type(obj).__name__} as the layout; "
+            f"write export(layout, {str(out)!r}, figure=fig) (e.g. figure=compare_figure(a, b), with a as the layout)"
+        )
     pair = as_layouts(obj, which=which, arch=arch)
     if title is not None:
         pair = LayoutPair(pair.smem, pair.tmem, title, pair.arch)
@@ -144,6 +155,11 @@ def export(
 
     data = render_image(figure, ext[1:], width=width, height=height, scale=scale, timeout=timeout)
     return write_atomic(out, data)
+
+
+def _is_figure(obj: Any) -> bool:
+    """A plotly figure (or FigureWidget), told apart without importing plotly."""
+    return callable(getattr(obj, "to_plotly_json", None)) and hasattr(obj, "layout") and hasattr(obj, "data")
 
 
 def _require_plotly() -> None:

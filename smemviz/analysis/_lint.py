@@ -45,7 +45,7 @@ def _swizzle_align(ctx: _Context) -> list[Finding]:
         if atom and r.offset % atom:
             out.append(Finding(
                 "swizzle-align", "error", (r.name,),
-                f"{shown(r.name)} ({r.swizzle} swizzle) starts at {r.offset}, not a multiple of its {atom} B swizzle atom",
+                f"{shown(r.name)} ({r.swizzle} swizzle) starts at {r.offset:,}, not a multiple of its {atom:,} B swizzle atom",
                 f"align {shown(r.name)} to {atom} (alignment={atom})",
                 f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
             ))
@@ -61,17 +61,17 @@ def _swizzle_stage(ctx: _Context) -> list[Finding]:
         if r.size % r.stages:
             out.append(Finding(
                 "swizzle-stage", "error", (r.name,),
-                f"{shown(r.name)} ({r.size} B) does not split into {r.stages} equal stages",
-                f"make {shown(r.name)} {r.stages} x a multiple of {atom} B",
+                f"{shown(r.name)} ({r.size:,} B) does not split into {r.stages} equal stages",
+                f"make {shown(r.name)} {r.stages} x a multiple of {atom:,} B",
                 f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
             ))
         elif (r.size // r.stages) % atom:
             stage = r.size // r.stages
             out.append(Finding(
                 "swizzle-stage", "error", (r.name,),
-                f"{shown(r.name)}: each of its {r.stages} stages is {stage} B, not a multiple of the "
-                f"{atom} B {r.swizzle} swizzle atom, so stages after the first start off the atom",
-                f"pad each stage of {shown(r.name)} to {-(-stage // atom) * atom} B or change the tile",
+                f"{shown(r.name)}: each of its {r.stages} stages is {stage:,} B, not a multiple of the "
+                f"{atom:,} B {r.swizzle} swizzle atom, so stages after the first start off the atom",
+                f"pad each stage of {shown(r.name)} to {-(-stage // atom) * atom:,} B or change the tile",
                 f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
             ))
     return out
@@ -84,7 +84,7 @@ def _tma_align(ctx: _Context) -> list[Finding]:
         if (r.tma or r.swizzle) and r.offset % need:
             out.append(Finding(
                 "tma-align", "error", (r.name,),
-                f"{shown(r.name)} is a TMA destination at offset {r.offset}, not {need} B aligned",
+                f"{shown(r.name)} is a TMA destination at offset {r.offset:,}, not {need:,} B aligned",
                 f"align {shown(r.name)} to {need} (alignment={need})",
                 f"hardware.TMA_ALIGNMENT = {need}",
             ))
@@ -96,7 +96,7 @@ def _misaligned(ctx: _Context, kind: str, rule: str, what: str, need: int, field
     return [
         Finding(
             rule, "error", (r.name,),
-            f"{what} {shown(r.name)} at offset {r.offset} is not {need} B aligned",
+            f"{what} {shown(r.name)} at offset {r.offset:,} is not {need:,} B aligned",
             f"align {shown(r.name)} to {need} ({field} or alignment={need})",
             f"{fact} = {need}",
         )
@@ -126,7 +126,7 @@ def _capacity(ctx: _Context) -> list[Finding]:
     fact = ("hardware.Arch.smem_per_block" if ctx.plan.memory == "smem" else "hardware.TMEM_COLUMNS")
     return [Finding(
         "capacity", "error", tuple(label for label, _, _ in cap.contributors), cap.message(),
-        f"cut {cap.overshoot} {cap.unit} (fewer stages, smaller tiles, or alias buffers that are not live together)",
+        f"cut {cap.overshoot:,} {cap.unit} (fewer stages, smaller tiles, or alias buffers that are not live together)",
         f"{fact} = {cap.limit} on {cap.arch}",
     )]
 
@@ -143,7 +143,7 @@ def _padding_share(ctx: _Context) -> list[Finding]:
     names = tuple(r.name for r in worst if r.padding_before)
     return [Finding(
         "padding-share", "warning", names,
-        f"padding is {plan.padding} B, {100 * share:.1f}% of the {total} B layout "
+        f"padding is {plan.padding:,} B, {100 * share:.1f}% of the {total:,} B layout "
         f"(largest gaps before {', '.join(shown(n) for n in names) or 'the end'})",
         "declare the most-aligned buffers first, or relax alignments the hardware does not need",
         "hardware.Arch.smem_per_block (padding spends the same capacity)",

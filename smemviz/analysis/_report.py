@@ -65,11 +65,11 @@ def some_names(names: Sequence[str], most: int = 6) -> str:
 
 def lifetime_summary(plan: LayoutPlan) -> str:
     """One line on a layout solved from lifetimes: steps, bound, optimality."""
-    proof = "optimal (proven)" if plan.optimal else f"within {plan.gap} {plan.unit} of optimal"
+    proof = "optimal (proven)" if plan.optimal else f"within {fmt_units(plan.gap or 0, plan.unit)} of optimal"
     _, stacked = plan.pairwise_bound
     why = f" ({some_names(stacked)} stack: they meet pairwise at different steps)" if stacked else ""
     return (
-        f"Lifetimes over {len(plan.steps)} steps: lower bound {plan.lower_bound} {plan.unit}{why}, "
+        f"Lifetimes over {len(plan.steps)} steps: lower bound {fmt_units(plan.lower_bound or 0, plan.unit)}{why}, "
         f"{proof} [{plan.solver}]"
     )
 

@@ -164,6 +164,7 @@ class Explorer(widgets.VBox):
         self.details.observe(self._on_tab, names="selected_index")
         if self._fitter is not None:
             self._fitter.observe(self._on_width, names="width")
+        _warm_static_export()
 
     # -- public ------------------------------------------------------------------
 
@@ -492,6 +493,17 @@ def _run_panel(runner: Any, values: Any) -> Any:
     from ._run import RunPanel
 
     return RunPanel(runner, values)
+
+
+def _warm_static_export() -> None:
+    """In a Jupyter kernel, start the static-export browser now, in the
+    background: the explorer's SVG/PNG/PDF buttons then answer at once."""
+    try:
+        from .._export._static import in_jupyter_kernel, warm_renderer
+    except ImportError:  # exports not installed: the buttons say so when pressed
+        return
+    if in_jupyter_kernel():
+        warm_renderer()
 
 
 def explore(target: Any, /, arch: Any = None, run: Any = None, **controls: Any) -> Explorer:

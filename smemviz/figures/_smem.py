@@ -90,6 +90,10 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
     }}
     if cap.arch is None:  # no capacity line or label to shorten
         meta["narrow"] = {"title.subtitle.text": meta["narrow"]["title.subtitle.text"]}
+    elif len(annotations) > 1:  # the occupancy label, short
+        occ = plan.occupancy(cap.arch)
+        if occ is not None and occ.next_smem_per_cta is not None:
+            meta["narrow"]["annotations[1].text"] = f"{occ.ctas + 1} CTAs: {_kib(occ.next_smem_per_cta)}"
     findings = findings_beyond_capacity(plan, arch)  # capacity has its own line
     return FigureSpec(region_traces(plan, 1.0, highlight, span, findings, colors), layout, meta)
 
@@ -104,9 +108,11 @@ def _mark_next_occupancy(plan: LayoutPlan, arch: str, shapes: list, annotations:
         "type": "line", "xref": "x", "yref": "y domain", "x0": x, "x1": x, "y0": 0, "y1": 1,
         "line": {"color": KIND_COLORS["occupancy"], "width": 1, "dash": "dot"},
     })
+    # inside the plot, at the top beside the line: under the axis it would sit on the tick labels
     annotations.append({
-        "xref": "x", "yref": "y domain", "x": x, "y": 0.0, "yanchor": "top", "xanchor": "center",
+        "xref": "x", "yref": "y domain", "x": x, "y": 1.0, "yanchor": "top", "xanchor": "left", "xshift": 3,
         "showarrow": False, "font": {"color": KIND_COLORS["occupancy"], "size": 11},
+        "bgcolor": "rgba(255,255,255,0.8)",
         "text": f"{occ.ctas + 1} CTAs/SM: <= {fmt_units(x, 'B')}",
     })
 

@@ -19,6 +19,19 @@ from ._access import SmemAccess, accesses_of
 __all__ = ["SmemAllocation", "TmemAllocation", "ResourceContext"]
 
 
+# The largest size, count, alignment or column count taken: 64-bit signed, the
+# limit layout files hold integers to, so the Python API refuses what a file
+# could not say (2**70 B is no shared memory, and its arithmetic would be slow).
+INT_MAX = 2**63 - 1
+
+
+def _too_big(kind: str, name: Any, field: str, value: int) -> DeclarationError:
+    return DeclarationError(
+        f"{kind} allocation {name!r}: {field} {value:,} ({value.bit_length()} bits) does not fit in 64 bits "
+        f"(at most {INT_MAX:,})", allocation=name, field=field,
+    )
+
+
 def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -41,13 +54,13 @@ def check_smem_fields(alloc: SmemAllocation) -> None:
         and type(size) is int
         and type(align) is int
         and type(name) is str
-        and size > 0
-        and align > 0
+        and 0 < size <= INT_MAX
+        and 0 < align <= INT_MAX
         and not align & (align - 1)
         and name
         and name.isprintable()
         and type(alloc.count) is int
-        and alloc.count > 0
+        and 0 < alloc.count <= INT_MAX
     ):
         return
     _check_smem_fields_slowly(alloc)
@@ -82,6 +95,10 @@ def _check_smem_fields_slowly(alloc: SmemAllocation) -> None:
         raise DeclarationError(
             f"SMEM allocation {name!r}: count must be >= 1, got {alloc.count}", allocation=name, field="count"
         )
+    for what in ("count", "size_bytes", "alignment"):
+        value = getattr(alloc, what)
+        if value > INT_MAX:
+            raise _too_big("SMEM", name, what, value)
     if alloc.dtype is None:
         if alloc.size_bytes == 0:
             raise DeclarationError(
@@ -97,7 +114,7 @@ def _check_smem_fields_slowly(alloc: SmemAllocation) -> None:
     if alloc.size_bytes < needed:
         raise DeclarationError(
             f"SMEM allocation {name!r}: size_bytes {alloc.size_bytes} is smaller than "
-            f"{alloc.count} x {dtype_name(alloc.dtype)} = {needed} B",
+            f"{alloc.count} x {dtype_name(alloc.dtype)} = {needed:,} B",
             allocation=name,
             field="size_bytes",
         )
@@ -247,7 +264,7 @@ def declared_accesses(alloc: Any) -> tuple[SmemAccess, ...]:
 
 def check_tmem_fields(alloc: TmemAllocation) -> None:
     name = alloc.name
-    if type(alloc.num_columns) is int and alloc.num_columns > 0 and type(name) is str and name and name.isprintable():
+    if type(alloc.num_columns) is int and 0 < alloc.num_columns <= INT_MAX and type(name) is str and name and name.isprintable():
         return
     check_name(name, "TMEM allocation")
     if not _is_int(alloc.num_columns):
@@ -260,6 +277,8 @@ def check_tmem_fields(alloc: TmemAllocation) -> None:
         raise DeclarationError(
             f"TMEM allocation {name!r}: num_columns must be >= 1, got {alloc.num_columns}", allocation=name, field="num_columns"
         )
+    if alloc.num_columns > INT_MAX:
+        raise _too_big("TMEM", name, "num_columns", alloc.num_columns)
 
 
 @dataclass(eq=False, init=False)

@@ -169,20 +169,20 @@ class CapacityCheck:
         """The one wording of a capacity verdict, used by every error, report and view."""
         what = "SMEM" if self.memory == "smem" else "TMEM"
         unit = "B" if self.memory == "smem" else "columns"
-        head = f"{what} layout needs {self.used} {unit}"
+        head = f"{what} layout needs {self.used:,} {unit}"
         if self.breakdown:
             head += f" ({self.breakdown})"
         if not self.judged:
             return f"{head}; no arch given, so no capacity checked (pass arch=, e.g. 'sm_90a')"
         if self.limit == 0:
-            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
-        limit = (f"the {self.arch} per-block limit of {self.limit} B" if self.memory == "smem"
-                 else f"the {self.limit} columns of a CTA on {self.arch}")
+            return f"{self.arch} has no {what}, but the layout needs {self.used:,} {unit}"
+        limit = (f"the {self.arch} per-block limit of {self.limit:,} B" if self.memory == "smem"
+                 else f"the {self.limit:,} columns of a CTA on {self.arch}")
         if self.fits:
             return f"{head}: fits {limit} ({self.percent:.1f}%)"
-        top = ", ".join(f"{shown(label)} ({size} {unit}" + (f", align {al})" if al > 1 else ")")
+        top = ", ".join(f"{shown(label)} ({size:,} {unit}" + (f", align {al})" if al > 1 else ")")
                         for label, size, al in self.contributors)
-        return f"{head}, which exceeds {limit} by {self.overshoot} {unit}; largest: {top}"
+        return f"{head}, which exceeds {limit} by {self.overshoot:,} {unit}; largest: {top}"
 
 
 @dataclass(frozen=True)
