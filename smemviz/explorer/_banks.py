@@ -6,7 +6,7 @@ the swizzle (as declared, none, 32B, 64B, 128B): the 32-banks-by-wavefronts grid
 of its worst instruction and the numbers (instructions, wavefronts, ideal,
 conflicts, n-way, the advice) follow. The grid is HTML (``_bank_grid``): a toggle
 replaces its cells, which the browser draws in a few milliseconds; the analysis
-itself takes a few milliseconds and is kept per (plan, access, swizzle).
+itself takes a few milliseconds and is kept per (access, swizzle) of the plan shown.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ NO_ACCESSES = ("This layout declares no accesses. Say how the warps touch a buff
                "SmemAllocation(\"epi_c\", ..., access={\"instruction\": \"stmatrix.x4\", "
                "\"layout\": \"(128,32):(32,1)\", \"warps\": (8, 1)}), or an access key in a layout file, "
                "and this tab draws its banks.")
-MAX_KEPT = 256  # analysed (plan, access, swizzle) results kept
 
 
 class BankView(widgets.VBox):
@@ -42,7 +41,7 @@ class BankView(widgets.VBox):
 
     def __init__(self) -> None:
         self.plan: LayoutPlan | None = None
-        self._kept: dict[tuple[int, int, str], AccessReport | str] = {}
+        self._kept: dict[tuple[int, str], AccessReport | str] = {}  # (access index, swizzle) on self.plan
         self._quiet = False
         self.region = widgets.Dropdown(description="region", options=[], layout=widgets.Layout(width="260px"))
         self.access = widgets.Dropdown(description="access", options=[], layout=widgets.Layout(width="360px"))
@@ -70,6 +69,8 @@ class BankView(widgets.VBox):
 
     def show(self, plan: LayoutPlan | None) -> None:
         """Show ``plan``'s accesses, keeping the region, access and swizzle picked where they remain."""
+        if plan is not self.plan:
+            self._kept.clear()  # analyses of the plan shown before
         self.plan = plan
         accesses = plan.accesses if plan is not None else ()
         if not accesses:
@@ -156,16 +157,15 @@ class BankView(widgets.VBox):
     # -- drawing ------------------------------------------------------------------------
 
     def _analysed(self, plan: LayoutPlan, index: int, acc: SmemAccess, swizzle: str) -> AccessReport | str:
-        key = (id(plan), index, swizzle)
-        found = self._kept.get(key)
+        key = (index, swizzle)
+        found = self._kept.get(key) if plan is self.plan else None
         if found is None:
             try:
                 found = analyze_declared(plan, acc, swizzle=None if swizzle == DECLARED else swizzle)
             except (TypeError, ValueError, KeyError) as exc:
                 found = str(exc).strip("\"'")
-            if len(self._kept) >= MAX_KEPT:
-                self._kept.clear()
-            self._kept[key] = found
+            if plan is self.plan:
+                self._kept[key] = found
         return found
 
     def _rows_for(self, acc: SmemAccess) -> int:

@@ -63,7 +63,7 @@ def step_map_bases(fig) -> list[int]:
 def test_no_lifetimes_no_tab():
     ex = explore(build, stages=(1, 6), lifetimes=False)
     assert ex.lifetimes is None
-    assert [ex.details.get_title(i) for i in range(len(ex.details.children))] == ["Usage table", "Bank view", "Tried"]
+    assert [ex.details.get_title(i) for i in range(len(ex.details.children))] == ["Usage table", "Banks", "Tried"]
     plain = SmemAllocator()
     plain.add(SmemAllocation("x", 1024))
     plain.compute_layout()
