@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis._report import findings_beyond_capacity, summary_parts
 from ..sources._inputs import as_plan
+from ._bank_strip import strip_shapes
 from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
@@ -64,6 +65,7 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
         shapes, annotations = [], []
     else:
         _mark_next_occupancy(plan, cap.arch, shapes, annotations)
+    shapes += strip_shapes(plan)  # the conflict strip, where the plan carries accesses
     layout: dict[str, Any] = {
         **map_layout(title, subtitle, margin_left=30, color=None if cap.fits else KIND_COLORS["capacity"]),
         "xaxis": {

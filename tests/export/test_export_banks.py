@@ -100,3 +100,19 @@ def test_an_svg_of_the_bank_pictures(plan, tmp_path):
         pytest.skip("no Chromium: static images cannot be drawn here")
     svg = smemviz.export(plan, tmp_path / "banks.svg", banks=True).read_text()
     assert svg.startswith("<svg") and "Conflict strip" in svg and "stmatrix.x4" in svg
+
+
+def test_the_byte_map_has_a_conflict_strip_where_accesses_exist(plan):
+    from smemviz.figures import smem_spec
+    from smemviz.figures._bank_strip import STRIP_Y
+
+    strip = [s for s in smem_spec(plan).layout["shapes"] if str(s.get("name", "")).startswith("banks: ")]
+    by_region = {s["name"].removeprefix("banks: "): s for s in strip}
+    assert set(by_region) == {"sA", "epi_c", "epi_c_sw64"}
+    epi = plan.region("epi_c")
+    assert (by_region["epi_c"]["x0"], by_region["epi_c"]["x1"]) == (epi.offset, epi.end)
+    assert (by_region["epi_c"]["y0"], by_region["epi_c"]["y1"]) == STRIP_Y
+    assert by_region["sA"]["fillcolor"] == by_region["epi_c_sw64"]["fillcolor"] == "rgb(46,125,50)"  # 1x
+    assert by_region["epi_c"]["fillcolor"] != "rgb(46,125,50)"  # 4x the ideal
+    plain = smemviz.load_layout(EXAMPLES / "gemm_sm100.toml").plans()[0]
+    assert not [s for s in smem_spec(plain).layout["shapes"] if str(s.get("name", "")).startswith("banks: ")]
