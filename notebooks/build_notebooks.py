@@ -1406,6 +1406,23 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         print(epi.plan.report())
         """),
         md("""
+        ## 7. The explorer's Banks tab
+
+        The explorer draws the same accesses: pick a region and an access, toggle
+        the swizzle (as declared, none, 32B, 64B, 128B) and the 32-banks-by-wavefronts
+        grid and its numbers follow; the byte map carries a conflict strip under
+        each region with an access (green conflict-free, red the worst). Here it
+        opens on the plain buffer drawn with the 64B swizzle the advice gives:
+        """),
+        code("""
+        import smemviz
+
+        ex = smemviz.explore(epi)
+        ex.show_banks("c_plain", swizzle="64B")
+        print(ex.banks.title)
+        ex
+        """),
+        md("""
         What is measured and what is predicted: the probe cases above are H200
         measurements; the GEMM epilogue's numbers are the model's prediction at
         the plan's real offsets. Profiling the GEMM's own `stmatrix` with ncu,

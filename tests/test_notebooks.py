@@ -241,6 +241,8 @@ def check_bank_conflicts(text: str, nb) -> None:
     assert "warning[bank-conflict] stmatrix.x4 on 'c_plain' is 4-way: 256 wavefronts where 64 would do" in text
     assert "bank-conflict] stmatrix.x4 on 'c_sw64'" not in text
     assert re.search(r"c_sw64 +stmatrix\.x4 +64B +8x1 +16 +64 +64 +0 +1 \(conflict-free\)", text)
+    # the explorer's Banks tab, opened on the plain buffer with the 64B swizzle toggled on
+    assert "c_plain: stmatrix.x4: 4 wavefronts (ideal 4), 0 conflicts; conflict-free (worst of 16 instructions)" in text
 
 
 def check_capture(text: str, nb) -> None:
