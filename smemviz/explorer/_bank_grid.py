@@ -25,7 +25,7 @@ IDLE = "#f1f3f4"
 
 # put on the page once per explorer (a <style> in every update would restyle the page)
 GRID_CSS = (
-    "<style>.smemviz-bank-grid table{border-collapse:separate;border-spacing:1px;table-layout:fixed;"
+    "<style>.smemviz-bank-grid{overflow-x:auto;max-width:100%}.smemviz-bank-grid table{border-collapse:separate;border-spacing:1px;table-layout:fixed;"
     "font-family:monospace;font-size:10px;line-height:14px}"
     ".smemviz-bank-grid td{width:22px;height:14px;padding:0;text-align:center;overflow:hidden}"
     ".smemviz-bank-grid th{font-weight:normal;color:#546e7a;padding:0 4px;text-align:right;white-space:nowrap}"
