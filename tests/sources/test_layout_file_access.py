@@ -110,3 +110,20 @@ def test_check_fails_on_an_access_the_region_cannot_hold(capsys, tmp_path):
     code, _, err = _check(capsys, tmp_path, CONFLICTING.replace("count = 4096", "count = 1024"))
     assert code == 1
     assert "error[bank-access] stmatrix.x4 on 'epi_c' cannot be analysed" in err and "past its 2048 B" in err
+
+
+def test_render_banks_needs_accesses(capsys, tmp_path):
+    path = tmp_path / "plain.toml"
+    path.write_text('[[smem]]\nname = "a"\nsize = 1024\n')
+    code = main(["render", str(path), "-o", str(tmp_path / "x.svg"), "--banks"])
+    _, err = capsys.readouterr()
+    assert code == 2 and "--banks needs an SMEM layout with access keys" in err
+
+
+@pytest.mark.browser
+def test_render_banks_draws_the_bank_pictures(capsys, tmp_path):
+    pytest.importorskip("kaleido")
+    out = tmp_path / "banks.svg"
+    code = main(["render", str(EXAMPLE), "-o", str(out), "--banks"])
+    capsys.readouterr()
+    assert code == 0 and "Conflict strip" in out.read_text() and "epi_c: stmatrix.x4" in out.read_text()
