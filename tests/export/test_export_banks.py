@@ -90,14 +90,19 @@ def test_the_stacked_bank_figure(plan):
         access_bank_figure(plan, "nowhere")
 
 
-@pytest.mark.browser
-def test_an_svg_of_the_bank_pictures(plan, tmp_path):
-    from smemviz._export import find_browser
+@pytest.fixture
+def renderer_stopped_after():
+    """The warm browser a static export starts is stopped after the test (later tests expect
+    none running)."""
+    from smemviz._export import stop_renderer
 
-    try:
-        find_browser()
-    except smemviz._export.BrowserNotFoundError:
-        pytest.skip("no Chromium: static images cannot be drawn here")
+    yield
+    stop_renderer()
+
+
+@pytest.mark.browser
+def test_an_svg_of_the_bank_pictures(plan, tmp_path, renderer_stopped_after):
+    pytest.importorskip("kaleido")
     svg = smemviz.export(plan, tmp_path / "banks.svg", banks=True).read_text()
     assert svg.startswith("<svg") and "Conflict strip" in svg and "stmatrix.x4" in svg
 

@@ -123,7 +123,12 @@ def test_render_banks_needs_accesses(capsys, tmp_path):
 @pytest.mark.browser
 def test_render_banks_draws_the_bank_pictures(capsys, tmp_path):
     pytest.importorskip("kaleido")
+    from smemviz._export import stop_renderer
+
     out = tmp_path / "banks.svg"
-    code = main(["render", str(EXAMPLE), "-o", str(out), "--banks"])
+    try:
+        code = main(["render", str(EXAMPLE), "-o", str(out), "--banks"])
+    finally:
+        stop_renderer()  # later tests expect no warm browser
     capsys.readouterr()
     assert code == 0 and "Conflict strip" in out.read_text() and "epi_c: stmatrix.x4" in out.read_text()
