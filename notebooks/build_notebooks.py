@@ -1114,16 +1114,25 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         ## Explore it, and run it from the explorer
 
         The sliders rebuild the layout (a stage count that does not fit shows the
-        error with the numbers); `stages=0` means the most that fit. **Run on GPU**
+        error with the numbers); "most that fit" (`stages=0`) picks the most stages that fit. **Run on GPU**
         compiles the kernel for the current controls, launches it on a 4096^3
         problem, checks it against `torch` and keeps every run in the history
         table and plot. Without a GPU it still compiles and reports the requested
         dynamic SMEM and the registers per thread, and says why it did not run.
         """),
         code("""
+        import ipywidgets as widgets
+
+
+        def stage_slider():  # stages 2..8, and 0 read as what it means: the most that fit
+            return widgets.SelectionSlider(options=[("most that fit", 0), *((str(k), k) for k in range(2, 9))],
+                                           index=0, description="stages")
+
+
         ex = smemviz.explore(
             gemm_allocator, run=gemm_runner(GemmProblem(4096, 4096, 4096)),
-            dtype=["f16", "bf16", "f8e4m3"], tile_n=[128, 256], cluster_m=[1, 2], stages=(0, 8), alias_epilogue=True,
+            dtype=["f16", "bf16", "f8e4m3"], tile_n=[128, 256], cluster_m=[1, 2], stages=stage_slider(),
+            alias_epilogue=True,
         )
         ex.controls["tile_n"].value = 128
         ex
@@ -1221,7 +1230,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         code("""
         bw = smemviz.explore(
             blackwell_gemm_allocators, run=gemm_runner(GemmProblem(4096, 4096, 4096), arch="sm_100a"),
-            dtype=["f16", "bf16"], tile_n=[128, 256], stages=(0, 8), alias_epilogue=False, acc_stages=[1, 2],
+            dtype=["f16", "bf16"], tile_n=[128, 256], stages=stage_slider(), alias_epilogue=False, acc_stages=[1, 2],
         )
         bw_row = bw.run_panel.run()
         print(bw_row["label"], "->", "ran" if bw_row["ran"] else "compiled only:", bw_row["reason"])
@@ -1374,6 +1383,44 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         print(bank_report_text([plain, fixed[0]], [advice]))
         for seg in conflict_strip(plan, [plain]):
             print(seg.region, seg.offset, seg.end, f"{seg.excess_ratio:.0f}x the ideal wavefronts")
+        """),
+        md("""
+        ## 6. The access as part of the layout
+
+        An allocation can say how the warps touch it: `access=` on
+        `SmemAllocation` (or an `access` key in a layout file). The plan keeps
+        it, so `plan.lint()` (and `smemviz check` in CI) reports the conflict
+        with its fix, and the usage report carries the table. Here the plain C
+        staging buffer and its fixed twin, side by side:
+        """),
+        code("""
+        from smemviz import SmemAllocation, SmemAllocator
+
+        EPI = {"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": (8, 1)}
+        epi = SmemAllocator(arch="sm_90a")
+        epi.add(SmemAllocation("c_plain", dtype="bf16", count=128 * 32, access=EPI))
+        epi.add(SmemAllocation("c_sw64", dtype="bf16", count=128 * 32, alignment=512, swizzle="64B", access=EPI))
+        epi.compute_layout()
+        for finding in epi.plan.lint():
+            print(finding.line())
+        print(epi.plan.report())
+        """),
+        md("""
+        ## 7. The explorer's Banks tab
+
+        The explorer draws the same accesses: pick a region and an access, toggle
+        the swizzle (as declared, none, 32B, 64B, 128B) and the 32-banks-by-wavefronts
+        grid and its numbers follow; the byte map carries a conflict strip under
+        each region with an access (green conflict-free, red the worst). Here it
+        opens on the plain buffer drawn with the 64B swizzle the advice gives:
+        """),
+        code("""
+        import smemviz
+
+        ex = smemviz.explore(epi)
+        ex.show_banks("c_plain", swizzle="64B")
+        print(ex.banks.title)
+        ex
         """),
         md("""
         What is measured and what is predicted: the probe cases above are H200

@@ -40,6 +40,7 @@ from .analysis._max_fit import MaxFit, max_fit
 from .analysis._occupancy import Occupancy, occupancy
 from .analysis.banks import AccessReport, Advice, BankConflicts, advise, analyze_access, bank_conflicts
 from .hardware import get_arch
+from .layout._access import SmemAccess
 from .layout._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from .layout._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to_lifetimes
 from .layout._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
@@ -58,6 +59,7 @@ _LAZY: dict[str, str] = {
     "bank_conflict_figure": "smemviz.figures",
     "conflict_strip_figure": "smemviz.figures",
     "lifetime_figure": "smemviz.figures",
+    "step_figure": "smemviz.figures",
     "compare_figure": "smemviz.figures",
     # notebook explorer (ipywidgets + plotly)
     "explore": "smemviz.explorer",
@@ -79,6 +81,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "SmemAllocation",
+    "SmemAccess",
     "TmemAllocation",
     "ResourceContext",
     "SmemAllocator",

@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--title", help="heading of the page (default: the file's 'name')")
     render.add_argument("--lifetimes", action="store_true",
                         help="draw the lifetime map (steps x addresses) of a layout with steps and live keys")
+    render.add_argument("--banks", action="store_true",
+                        help="draw the bank pictures of the layout's access keys (static images; an HTML page "
+                             "adds them under the map anyway)")
 
     report = sub.add_parser("report", help="print the usage table", epilog=_EPILOG)
     common(report)
@@ -224,9 +227,13 @@ def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
         )
     pair = _plans(source, args)  # usage errors before any slow work
     figure = _lifetime_figure(pair, args) if args.lifetimes else None
+    if args.banks and (args.lifetimes or pair.smem is None or not pair.smem.accesses):
+        raise _UsageError(f"{args.file}: --banks needs an SMEM layout with access keys"
+                          + (", and not --lifetimes" if args.lifetimes else ""))
     written = export(
         source, target, arch=args.arch, which=args.which, width=args.width,
         height=args.height, scale=args.scale, title=args.title, figure=figure,
+        banks=True if args.banks else None,
     )
     out.write(f"wrote {written} ({written.stat().st_size:,} bytes)\n")
     return EXIT_OK

@@ -34,7 +34,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_check_fits(capsys):
     code, out, err = run(capsys, "check", GEMM, "--arch", "sm_100a")
     assert code == 0 and err == ""
-    assert "SMEM layout needs 196776 B: fits the sm_100" in out
+    assert "SMEM layout needs 196,776 B: fits the sm_100" in out
     assert "TMEM layout needs 512 columns: fits" in out
 
 
@@ -46,7 +46,7 @@ def test_check_uses_the_files_arch_by_default(capsys):
 def test_check_does_not_fit_exits_1_with_the_overshoot(capsys):
     code, out, err = run(capsys, "check", GEMM, "--arch", "sm_120")
     assert code == 1
-    assert "exceeds the sm_120 per-block limit of 101376 B by 95400 B" in err
+    assert "exceeds the sm_120 per-block limit of 101,376 B by 95,400 B" in err
     assert "sm_120 has no TMEM, but the layout needs 512 columns" in err
     assert err.startswith("smemviz: error: ")
 
@@ -78,7 +78,7 @@ def test_check_reads_an_exported_plan(tmp_path, capsys):
     assert json.loads(out.read_text())["schema"] == "smemviz.layout-plan"
     assert run(capsys, "check", str(out), "--arch", "sm_90a")[0] == 0
     code, _, err = run(capsys, "check", str(out), "--arch", "sm_89")
-    assert code == 1 and "by 63536 B" in err
+    assert code == 1 and "by 63,536 B" in err
 
 
 # -- report ----------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ def test_report_markdown_and_json(capsys):
 
 def test_report_arch_override(capsys):
     _, out, _ = run(capsys, "report", ATTN, "--arch", "sm_80")
-    assert "sm_80 per-block limit of 166912 B" in out
+    assert "sm_80 per-block limit of 166,912 B" in out
 
 
 # -- render ---------------------------------------------------------------------------------------

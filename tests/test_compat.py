@@ -32,7 +32,8 @@ def test_plotly_js_comes_from_the_public_api():
 
     js = plotly_compat.plotly_js()
     assert js == get_plotlyjs() and len(js) > 1_000_000
-    assert js in _map_widget.view_module()
+    assert js == _map_widget.map_widget_class()._smemviz_plotly_js.default_value
+    assert js not in _map_widget.view_module()  # evaluated once per page, not inside every widget's module
 
 
 def test_undefined_travels_in_plotlys_wire_form():

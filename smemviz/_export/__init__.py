@@ -26,8 +26,10 @@ from ._static import (
     BrowserNotFoundError,
     ExportTimeoutError,
     find_browser,
+    in_jupyter_kernel,
     start_renderer,
     stop_renderer,
+    warm_renderer,
 )
 from ._text import read_plans
 
@@ -41,7 +43,11 @@ __all__ = [
     "start_renderer",
     "stop_renderer",
     "read_plans",
+    "warm_renderer",
 ]
+
+if in_jupyter_kernel():  # a notebook that imports export is likely to write an image soon
+    warm_renderer()
 
 # extension -> what it holds
 FORMATS: dict[str, str] = {
@@ -69,6 +75,7 @@ def export(
     figure: Any = None,
     timeout: float = RENDER_TIMEOUT_S,
     plotlyjs: str = "inline",
+    banks: bool | None = None,
 ) -> Path:
     """Write ``obj``'s layout to ``path`` in the format its extension names.
 
@@ -80,6 +87,9 @@ def export(
     replaces the default diagram (e.g. the one tuned in the explorer).
     ``plotlyjs`` ("inline" or "cdn") is for HTML: plotly.js inside the page
     (opens offline, ~4.8 MB) or referenced from plotly's CDN (small).
+    ``banks`` is for a plan that carries accesses (``SmemAllocation(..., access=...)``):
+    an HTML page adds each access's bank picture under the map unless ``banks=False``;
+    an image draws the bank pictures instead of the map with ``banks=True``.
     The file is written atomically; the written path is returned.
     """
     out = Path(path)
@@ -89,6 +99,11 @@ def export(
         raise ValueError(f"cannot export to {str(out)!r}: unknown extension {ext or '(none)'!r}; supported: {supported}")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"cannot export to {str(out)!r}: folder {str(out.parent)!r} does not exist")
+    if _is_figure(obj):
+        raise TypeError(
+            f"export() takes the layout first and the figure as figure=: got a {type(obj).__name__} as the layout; "
+            f"write export(layout, {str(out)!r}, figure=fig) (e.g. figure=compare_figure(a, b), with a as the layout)"
+        )
     pair = as_layouts(obj, which=which, arch=arch)
     if title is not None:
         pair = LayoutPair(pair.smem, pair.tmem, title, pair.arch)
@@ -109,10 +124,19 @@ def export(
 
         _import_kaleido()
         find_browser()
+    with_accesses = pair.smem is not None and bool(pair.smem.accesses)
+    if banks and not with_accesses:
+        raise ValueError(f"cannot draw the bank pictures into {str(out)!r}: the SMEM plan carries no accesses "
+                         f"(declare them with SmemAllocation(..., access=...))")
     if figure is None:
         from ._figure import build_figure
 
-        figure = build_figure(pair)
+        if ext in _STATIC and banks:
+            from ..figures._bank_plan import plan_bank_figure
+
+            figure = plan_bank_figure(pair.smem)
+        else:
+            figure = build_figure(pair)
     if ext in _STATIC and pair.title:
         from ._figure import titled
 
@@ -121,11 +145,21 @@ def export(
         from .. import __version__
         from ._html import to_html
 
-        return write_atomic(out, to_html(pair, figure, version=__version__, plotlyjs=plotlyjs))
+        extra = []
+        if with_accesses and banks is not False:
+            from ..figures._bank_plan import plan_bank_figures
+
+            extra = plan_bank_figures(pair.smem)
+        return write_atomic(out, to_html(pair, figure, version=__version__, plotlyjs=plotlyjs, extra=extra))
     from ._static import render_image
 
     data = render_image(figure, ext[1:], width=width, height=height, scale=scale, timeout=timeout)
     return write_atomic(out, data)
+
+
+def _is_figure(obj: Any) -> bool:
+    """A plotly figure (or FigureWidget), told apart without importing plotly."""
+    return callable(getattr(obj, "to_plotly_json", None)) and hasattr(obj, "layout") and hasattr(obj, "data")
 
 
 def _require_plotly() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
@@ -29,6 +30,7 @@ PLOTLYJS = ("inline", "cdn")
 _STYLE = """
 body { font-family: Inter, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #263238; }
 h1 { font-size: 20px; margin: 0 0 4px 0; }
+h2.smemviz-extra { font-size: 14px; margin: 16px 0 0 0; }
 .smemviz-meta { color: #607d8b; font-size: 12px; margin: 0 0 16px 0; }
 .smemviz-report { margin: 0 0 16px 0; }
 .smemviz-report td, .smemviz-report th { padding: 1px 8px; text-align: right; border-bottom: 1px solid #eceff1; }
@@ -50,9 +52,10 @@ def _csp(fragment: str) -> str:
 
 
 def to_html(pair: LayoutPair, figure: Any, *, title: str | None = None, version: str = "",
-            plotlyjs: str = "inline") -> str:
+            plotlyjs: str = "inline", extra: Sequence[tuple[str, Any]] = ()) -> str:
     """The page as text. ``figure`` is a plotly figure (built by the caller);
-    ``plotlyjs`` is ``"inline"`` (offline) or ``"cdn"`` (small, needs the network)."""
+    ``plotlyjs`` is ``"inline"`` (offline) or ``"cdn"`` (small, needs the network);
+    ``extra`` are (heading, figure) drawn under it (the bank pictures of a plan's accesses)."""
     import plotly.io as pio
 
     if plotlyjs not in PLOTLYJS:
@@ -67,6 +70,10 @@ def to_html(pair: LayoutPair, figure: Any, *, title: str | None = None, version:
         div_id="smemviz-figure",
         config={"displaylogo": False, "responsive": True},
     )
+    for i, (heading_text, extra_figure) in enumerate(extra):
+        fragment += f"\n<h2 class=\"smemviz-extra\">{escape(shown(heading_text))}</h2>\n" + pio.to_html(
+            extra_figure, full_html=False, include_plotlyjs=False, include_mathjax=False,
+            div_id=f"smemviz-figure-{i + 1}", config={"displaylogo": False, "responsive": True})
     meta = [f"smemviz {version}".strip()]
     if pair.arch:
         meta.append(pair.arch)

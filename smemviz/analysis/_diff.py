@@ -77,7 +77,7 @@ class PlanDiff:
         for c in self.moved:
             lines.append(f"  > {shown(c.name)}: at {c.before.offset:,} -> {c.after.offset:,} ({c.moved_by:+,} {u})")
         if self.unchanged:
-            lines.append(f"  {self.unchanged} regions unchanged")
+            lines.append(f"  {self.unchanged:,} {'region' if self.unchanged == 1 else 'regions'} unchanged")
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -9,85 +9,23 @@ capacity); warnings cost space.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
 from .. import hardware
 from .._names import shown
+from ._finding import SEVERITIES as _SEVERITIES
+from ._finding import Finding, Findings, Severity
 
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan
 
 __all__ = ["Finding", "Findings", "RULES", "lint", "PADDING_SHARE", "PADDING_MIN_BYTES"]
 
-Severity = Literal["error", "warning", "info"]
-_SEVERITIES = ("error", "warning", "info")
-
 # padding is worth a warning when it is at least this share of the total and this many bytes
 PADDING_SHARE = 0.10
 PADDING_MIN_BYTES = 1024
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One broken rule: which, how bad, where, and what to do."""
-
-    rule: str
-    severity: Severity
-    regions: tuple[str, ...]
-    message: str
-    fix: str
-    fact: str  # the hardware fact the rule rests on, e.g. "hardware.TMA_ALIGNMENT = 128"
-
-    def line(self) -> str:
-        return f"{self.severity}[{self.rule}] {self.message}; fix: {self.fix}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "severity": self.severity, "regions": list(self.regions),
-                "message": self.message, "fix": self.fix, "fact": self.fact}
-
-
-@dataclass(frozen=True)
-class Findings:
-    """The findings of one lint run, errors first."""
-
-    items: tuple[Finding, ...]
-    arch: str | None
-
-    def __iter__(self) -> Iterator[Finding]:
-        return iter(self.items)
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def __bool__(self) -> bool:
-        return bool(self.items)
-
-    def of(self, severity: Severity) -> tuple[Finding, ...]:
-        return tuple(f for f in self.items if f.severity == severity)
-
-    @property
-    def errors(self) -> tuple[Finding, ...]:
-        return self.of("error")
-
-    @property
-    def warnings(self) -> tuple[Finding, ...]:
-        return self.of("warning")
-
-    def rules(self) -> set[str]:
-        return {f.rule for f in self.items}
-
-    def text(self) -> str:
-        if not self.items:
-            return "no findings"
-        return "\n".join(f.line() for f in self.items)
-
-    def to_list(self) -> list[dict[str, Any]]:
-        return [f.to_dict() for f in self.items]
-
-    def __repr__(self) -> str:
-        return f"Findings({len(self.errors)} errors, {len(self.warnings)} warnings, {len(self.items)} in all)"
 
 
 @dataclass(frozen=True)
@@ -107,7 +45,7 @@ def _swizzle_align(ctx: _Context) -> list[Finding]:
         if atom and r.offset % atom:
             out.append(Finding(
                 "swizzle-align", "error", (r.name,),
-                f"{shown(r.name)} ({r.swizzle} swizzle) starts at {r.offset}, not a multiple of its {atom} B swizzle atom",
+                f"{shown(r.name)} ({r.swizzle} swizzle) starts at {r.offset:,}, not a multiple of its {atom:,} B swizzle atom",
                 f"align {shown(r.name)} to {atom} (alignment={atom})",
                 f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
             ))
@@ -123,17 +61,17 @@ def _swizzle_stage(ctx: _Context) -> list[Finding]:
         if r.size % r.stages:
             out.append(Finding(
                 "swizzle-stage", "error", (r.name,),
-                f"{shown(r.name)} ({r.size} B) does not split into {r.stages} equal stages",
-                f"make {shown(r.name)} {r.stages} x a multiple of {atom} B",
+                f"{shown(r.name)} ({r.size:,} B) does not split into {r.stages} equal stages",
+                f"make {shown(r.name)} {r.stages} x a multiple of {atom:,} B",
                 f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
             ))
         elif (r.size // r.stages) % atom:
             stage = r.size // r.stages
             out.append(Finding(
                 "swizzle-stage", "error", (r.name,),
-                f"{shown(r.name)}: each of its {r.stages} stages is {stage} B, not a multiple of the "
-                f"{atom} B {r.swizzle} swizzle atom, so stages after the first start off the atom",
-                f"pad each stage of {shown(r.name)} to {-(-stage // atom) * atom} B or change the tile",
+                f"{shown(r.name)}: each of its {r.stages} stages is {stage:,} B, not a multiple of the "
+                f"{atom:,} B {r.swizzle} swizzle atom, so stages after the first start off the atom",
+                f"pad each stage of {shown(r.name)} to {-(-stage // atom) * atom:,} B or change the tile",
                 f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
             ))
     return out
@@ -146,7 +84,7 @@ def _tma_align(ctx: _Context) -> list[Finding]:
         if (r.tma or r.swizzle) and r.offset % need:
             out.append(Finding(
                 "tma-align", "error", (r.name,),
-                f"{shown(r.name)} is a TMA destination at offset {r.offset}, not {need} B aligned",
+                f"{shown(r.name)} is a TMA destination at offset {r.offset:,}, not {need:,} B aligned",
                 f"align {shown(r.name)} to {need} (alignment={need})",
                 f"hardware.TMA_ALIGNMENT = {need}",
             ))
@@ -158,7 +96,7 @@ def _misaligned(ctx: _Context, kind: str, rule: str, what: str, need: int, field
     return [
         Finding(
             rule, "error", (r.name,),
-            f"{what} {shown(r.name)} at offset {r.offset} is not {need} B aligned",
+            f"{what} {shown(r.name)} at offset {r.offset:,} is not {need:,} B aligned",
             f"align {shown(r.name)} to {need} ({field} or alignment={need})",
             f"{fact} = {need}",
         )
@@ -188,7 +126,7 @@ def _capacity(ctx: _Context) -> list[Finding]:
     fact = ("hardware.Arch.smem_per_block" if ctx.plan.memory == "smem" else "hardware.TMEM_COLUMNS")
     return [Finding(
         "capacity", "error", tuple(label for label, _, _ in cap.contributors), cap.message(),
-        f"cut {cap.overshoot} {cap.unit} (fewer stages, smaller tiles, or alias buffers that are not live together)",
+        f"cut {cap.overshoot:,} {cap.unit} (fewer stages, smaller tiles, or alias buffers that are not live together)",
         f"{fact} = {cap.limit} on {cap.arch}",
     )]
 
@@ -205,7 +143,7 @@ def _padding_share(ctx: _Context) -> list[Finding]:
     names = tuple(r.name for r in worst if r.padding_before)
     return [Finding(
         "padding-share", "warning", names,
-        f"padding is {plan.padding} B, {100 * share:.1f}% of the {total} B layout "
+        f"padding is {plan.padding:,} B, {100 * share:.1f}% of the {total:,} B layout "
         f"(largest gaps before {', '.join(shown(n) for n in names) or 'the end'})",
         "declare the most-aligned buffers first, or relax alignments the hardware does not need",
         "hardware.Arch.smem_per_block (padding spends the same capacity)",
@@ -229,6 +167,22 @@ def _tmem_rounding(ctx: _Context) -> list[Finding]:
     )]
 
 
+def _bank_conflict(ctx: _Context) -> list[Finding]:
+    if not ctx.plan.accesses:
+        return []
+    from .banks._access import conflict_findings
+
+    return conflict_findings(ctx.plan)
+
+
+def _bank_access(ctx: _Context) -> list[Finding]:
+    if not ctx.plan.accesses:
+        return []
+    from .banks._access import unanalysable_findings
+
+    return unanalysable_findings(ctx.plan)
+
+
 # rule id -> (severity it reports at, the check); the order is the report's order
 RULES: dict[str, tuple[Severity, Rule]] = {
     "capacity": ("error", _capacity),
@@ -237,8 +191,10 @@ RULES: dict[str, tuple[Severity, Rule]] = {
     "tma-align": ("error", _tma_align),
     "mbarrier-align": ("error", _mbarrier_align),
     "tmem-ptr-align": ("error", _tmem_ptr_align),
+    "bank-access": ("error", _bank_access),
     "padding-share": ("warning", _padding_share),
     "tmem-rounding": ("warning", _tmem_rounding),
+    "bank-conflict": ("warning", _bank_conflict),
 }
 
 

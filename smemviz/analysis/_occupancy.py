@@ -63,12 +63,12 @@ class Occupancy:
 
     def message(self) -> str:
         if self.by_smem == 0:
-            return f"{self.arch}: no CTA fits ({self.smem_per_cta} B is over the per-block limit)"
+            return f"{self.arch}: no CTA fits ({self.smem_per_cta:,} B is over the per-block limit)"
         plural = "s" if self.ctas != 1 else ""
         text = f"{self.arch}: {self.ctas} CTA{plural}/SM (limited by {self.limiter})"
         if self.next_smem_per_cta is not None:
-            text += (f"; {self.ctas + 1} CTAs/SM need <= {self.next_smem_per_cta} B per CTA "
-                     f"({self.smem_to_save} B less)")
+            text += (f"; {self.ctas + 1} CTAs/SM need <= {self.next_smem_per_cta:,} B per CTA "
+                     f"({self.smem_to_save:,} B less)")
         return text
 
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan, Region
     from ._lint import Finding
 
-__all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_cells",
+__all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_columns", "region_cells",
            "lifetime_summary"]
 
 # the region table, as every view shows it: (heading, right-aligned?)
@@ -28,12 +28,22 @@ REGION_COLUMNS: tuple[tuple[str, bool], ...] = (
 _KIND_WORD = {"data": "", "barrier": "mbarriers", "tmem_ptr": "TMEM ptr"}
 
 
-def region_cells(r: Region) -> tuple[str, ...]:
+SOURCE_COLUMN = ("declared at", False)  # shown when a region knows its kernel's source line (a captured kernel)
+
+
+def region_columns(plan: LayoutPlan) -> tuple[tuple[str, bool], ...]:
+    """The table's columns for ``plan``: :data:`REGION_COLUMNS`, and where its regions were
+    read from a kernel, the line that declares each one."""
+    return REGION_COLUMNS + ((SOURCE_COLUMN,) if any(r.source for r in plan.regions) else ())
+
+
+def region_cells(r: Region, with_source: bool = False) -> tuple[str, ...]:
     """One region's row of the table, raw text (escape it for HTML/Markdown)."""
     where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
     typed = f"{shown(r.dtype)} × {r.count:,}" if r.dtype else ""
-    return (shown(r.name), _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
-            f"{r.end:,}", str(r.alignment), f"{r.padding_before:,}", where, typed)
+    cells = (shown(r.name), _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
+             f"{r.end:,}", str(r.alignment), f"{r.padding_before:,}", where, typed)
+    return cells + ((shown(r.source or ""),) if with_source else ())
 
 
 def summary_parts(plan: LayoutPlan) -> list[str]:
@@ -65,11 +75,11 @@ def some_names(names: Sequence[str], most: int = 6) -> str:
 
 def lifetime_summary(plan: LayoutPlan) -> str:
     """One line on a layout solved from lifetimes: steps, bound, optimality."""
-    proof = "optimal (proven)" if plan.optimal else f"within {plan.gap} {plan.unit} of optimal"
+    proof = "optimal (proven)" if plan.optimal else f"within {fmt_units(plan.gap or 0, plan.unit)} of optimal"
     _, stacked = plan.pairwise_bound
     why = f" ({some_names(stacked)} stack: they meet pairwise at different steps)" if stacked else ""
     return (
-        f"Lifetimes over {len(plan.steps)} steps: lower bound {plan.lower_bound} {plan.unit}{why}, "
+        f"Lifetimes over {len(plan.steps)} steps: lower bound {fmt_units(plan.lower_bound or 0, plan.unit)}{why}, "
         f"{proof} [{plan.solver}]"
     )
 
@@ -130,11 +140,21 @@ def text_report(plan: LayoutPlan) -> str:
     occ = plan.occupancy()
     if occ is not None:
         lines.append(f"  Occupancy {occ.message()}")
+    if plan.accesses:
+        lines.append(rule)
+        lines += _banks().bank_text(plan)
     findings = findings_beyond_capacity(plan)
     if findings:
         lines.append(rule)
         lines += [f"  {f.line()}" for f in findings]
     return "\n".join(lines) + "\n"
+
+
+def _banks() -> Any:
+    """The bank table's module, imported when a plan carries accesses (the analysis is the heavy part)."""
+    from .banks import _plan_report
+
+    return _plan_report
 
 
 def findings_beyond_capacity(plan: LayoutPlan, arch: Any = None) -> list[Finding]:
@@ -151,16 +171,20 @@ def markdown_report(plan: LayoutPlan) -> str:
         return escape(shown(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
-    heads = [h if h != "size" else f"size ({unit})" for h, _ in REGION_COLUMNS]
+    columns = region_columns(plan)
+    sourced = len(columns) > len(REGION_COLUMNS)
+    heads = [h if h != "size" else f"size ({unit})" for h, _ in columns]
     out = [
         f"### {title}",
         "",
         "| " + " | ".join(heads) + " |",
-        "|" + "|".join("---:" if right else "---" for _, right in REGION_COLUMNS) + "|",
+        "|" + "|".join("---:" if right else "---" for _, right in columns) + "|",
     ]
     for r in plan.regions:
-        out.append("| " + " | ".join(cell(c) for c in region_cells(r)) + " |")
+        out.append("| " + " | ".join(cell(c) for c in region_cells(r, sourced)) + " |")
     out += ["", _summary(plan), ""]
+    if plan.accesses:
+        out += _banks().bank_markdown(plan)
     findings = findings_beyond_capacity(plan)
     if findings:
         out += ["Lint findings:", ""]
@@ -179,14 +203,16 @@ def _summary(plan: LayoutPlan) -> str:
 def html_report(plan: LayoutPlan) -> str:
     """A compact HTML table for notebooks; every name is escaped."""
     unit = plan.unit
-    align = ["right" if right else "left" for _, right in REGION_COLUMNS]
+    columns = region_columns(plan)
+    sourced = len(columns) > len(REGION_COLUMNS)
+    align = ["right" if right else "left" for _, right in columns]
     rows = [
         "<tr>" + "".join(f"<td style='text-align:{a};white-space:nowrap'>{escape(c)}</td>"
-                         for c, a in zip(region_cells(r), align)) + "</tr>"
+                         for c, a in zip(region_cells(r, sourced), align)) + "</tr>"
         for r in plan.regions
     ]
     heads = "".join(f"<th style='text-align:{a}'>{escape(h if h != 'size' else f'size ({unit})')}</th>"
-                    for (h, _), a in zip(REGION_COLUMNS, align))
+                    for (h, _), a in zip(columns, align))
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"
@@ -203,6 +229,7 @@ def html_report(plan: LayoutPlan) -> str:
         f"<thead><tr>{heads}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<div style='font-size:12px'>{escape(_summary(plan))}</div>"
+        + (_banks().bank_html(plan) if plan.accesses else "")
         + (f"<ul class='smemviz-findings' style='font-size:12px'>{findings}</ul>" if findings else "")
         + "</div>"
     )

@@ -18,10 +18,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..figures import smem_spec, tmem_spec
 from ..figures._lifetime import STEP_WIDTH, comparison_spec, lifetime_spec
 from ..figures._spec import FigureSpec
-from ..figures._style import region_colors
+from ..figures._step import step_map_spec
 from ..layout._allocator import _BaseAllocator, compare_layouts
 from ..layout._plan import LayoutPlan
 from ._exports import export_row
@@ -69,17 +68,9 @@ def marked_lifetime_spec(plan: LayoutPlan, step: int, arch: Any = None) -> Figur
 
 
 def step_spec(plan: LayoutPlan, step: int, arch: Any = None) -> FigureSpec:
-    """The byte (or column) map of what is live at ``step``, titled with the step."""
-    at = plan.at_step(step)
-    # coloured as on the lifetime map, which colours the whole layout's data regions
-    colors = region_colors(r.name for r in plan.regions if r.kind == "data")
-    spec = smem_spec(at, arch, colors=colors) if plan.memory == "smem" else tmem_spec(at, colors=colors)
-    where = f"At step {plan.steps[step]!r} ({step + 1} of {len(plan.steps)}), {len(at.data_regions)} live · "
-    title = {**spec.layout["title"], "text": where + spec.layout["title"]["text"]}
-    meta = dict(spec.meta)
-    if "narrow" in meta and "title.text" in meta["narrow"]:
-        meta["narrow"] = {**meta["narrow"], "title.text": f"{plan.steps[step]} · " + meta["narrow"]["title.text"]}
-    return FigureSpec(spec.traces, {**spec.layout, "title": title}, {**meta, "live": at.regions})
+    """The byte (or column) map of what is live at ``step``, titled with the step
+    (see :func:`smemviz.figures._step.step_map_spec`)."""
+    return step_map_spec(plan, step, arch)
 
 
 def with_lifetimes_of(plan: LayoutPlan, solved: LayoutPlan) -> LayoutPlan:
@@ -227,9 +218,13 @@ class LifetimeView(widgets.VBox):
         finally:
             self._busy = False
 
-    def _draw(self) -> None:
+    def _draw(self, step_first: bool = False) -> None:
+        """Redraw the tab; ``step_first`` when only the step changed: the step's
+        map is what was asked for, so its update goes out (and is drawn, the
+        view draws one map per frame) before the lifetime map's moved outline."""
         plan, step = self.shown, self.step
-        self._map.show(marked_lifetime_spec(plan, step, self.arch))
+        if not step_first:
+            self._map.show(marked_lifetime_spec(plan, step, self.arch))
         live = self._step_maps.get(plan.memory)
         if live is None:  # the tab now shows the other memory: its map kind has other traces
             live = self._step_maps[plan.memory] = LiveFigure(step_spec(plan, step, self.arch), legend=False)
@@ -239,6 +234,8 @@ class LifetimeView(widgets.VBox):
             live.show(step_spec(plan, step, self.arch))
         if self._step_box.children != (live.widget,):
             self._step_box.children = (live.widget,)
+        if step_first:
+            self._map.show(marked_lifetime_spec(plan, step, self.arch))
         if self._totals is not None and self._compared is not None:
             self._totals.show(comparison_spec(self._compared, self._choice_name()))
 
@@ -282,7 +279,7 @@ class LifetimeView(widgets.VBox):
 
     def _on_step(self, change: dict[str, Any]) -> None:
         if not self._busy:
-            self._draw()
+            self._draw(step_first=True)
 
     def _on_compare(self, change: dict[str, Any]) -> None:
         if change["new"]:

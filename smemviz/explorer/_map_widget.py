@@ -8,11 +8,18 @@ drawn figure after every redraw and sends plotly's defaults back to Python;
 for a map of a few hundred bars that is a sizeable share of each redraw,
 paid before the frame shows, and none of it is needed here.
 
-The view's module is plotly.js itself (the copy shipped with the plotly
-package, so the same version plotly's own widget bundles) followed by the
-view code: like plotly's widget it needs no network. It relies on plotly
-internals (see :mod:`smemviz._compat.plotly`); on plotly versions the tests
-do not cover, :func:`map_widget_class` is plotly's own ``FigureWidget``.
+The view's module is small; plotly.js (the copy shipped with the plotly
+package, so the same version plotly's own widget bundles) travels beside it
+as a widget trait and is evaluated once per page, shared by every map. Kept
+inside the module, 4.8 MB of it were evaluated once per map widget (an
+explorer has three or more) before each widget could start, and anywidget
+gives a widget two seconds to start: on a busy machine a map missed that,
+anywidget then dropped every later message to it, the figure's data
+included (plotly sends it just after the widget opens), and the map stayed
+an empty grid with "[anywidget] Failed to initialize model." in the console.
+Like plotly's widget it needs no network. It relies on plotly internals
+(see :mod:`smemviz._compat.plotly`); on plotly versions the tests do not
+cover, :func:`map_widget_class` is plotly's own ``FigureWidget``.
 """
 
 from __future__ import annotations
@@ -30,14 +37,12 @@ _VIEW = Path(__file__).with_name("map_view.js")
 
 
 def view_module() -> str:
-    """plotly.js, bound to ``Plotly`` without a global, then the view."""
-    return "\n".join([
-        "// plotly.js as a CommonJS module, so it is bound here rather than found globally",
-        "const module = { exports: {} };",
-        plotly_compat.plotly_js(),
-        "const Plotly = module.exports;",
-        _VIEW.read_text(encoding="utf-8"),
-    ])
+    """The view's code (plotly.js comes as the :data:`PLOTLY_TRAIT` trait)."""
+    return _VIEW.read_text(encoding="utf-8")
+
+
+PLOTLY_TRAIT = "_smemviz_plotly_js"  # plotly.js source, evaluated once per page by the view
+PLOTLY_VERSION_TRAIT = "_smemviz_plotly_version"  # which plotly.js a page has evaluated already
 
 
 
@@ -46,7 +51,9 @@ def view_module() -> str:
 def map_widget_class() -> type:
     """The widget class, made on first use (plotly is imported only then):
     plotly's own ``FigureWidget`` where smemviz's view is not known to work."""
+    import plotly
     import plotly.graph_objects as go
+    from traitlets import Unicode
 
     if not plotly_compat.internals_available():
         return go.FigureWidget
@@ -55,6 +62,9 @@ def map_widget_class() -> type:
         """A plotly ``FigureWidget`` drawn by smemviz's map view."""
 
         _esm = view_module()
+        # defaults, so they travel in the state the widget opens with
+        _smemviz_plotly_js = Unicode(plotly_compat.plotly_js()).tag(sync=True)
+        _smemviz_plotly_version = Unicode(plotly.__version__).tag(sync=True)
 
         def update_browser_first(self, restyle_data: dict, relayout_data: dict, trace_indexes: list[int]) -> None:
             """``plotly_update``, with the change sent to the browser first, as

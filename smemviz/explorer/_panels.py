@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .. import hardware
 from .._names import shown
 from .._units import fmt_units
-from ..analysis._report import REGION_COLUMNS, findings_beyond_capacity, region_cells, summary_parts
+from ..analysis._report import REGION_COLUMNS, findings_beyond_capacity, region_cells, region_columns, summary_parts
 from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, shade
 
 if TYPE_CHECKING:
@@ -139,10 +139,12 @@ def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
     of the monospace font), with a fixed table layout: the browser then lays
     the table out without measuring every cell.
     """
-    head = tuple(h if h != "size" else f"size ({plan.unit})" for h, _ in REGION_COLUMNS)
-    rows = [region_cells(r) for r in plan.regions[:max_rows]]
+    columns = region_columns(plan)
+    sourced = len(columns) > len(REGION_COLUMNS)
+    head = tuple(h if h != "size" else f"size ({plan.unit})" for h, _ in columns)
+    rows = [region_cells(r, sourced) for r in plan.regions[:max_rows]]
     widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(head)]
-    numeric = [right for _, right in REGION_COLUMNS]
+    numeric = [right for _, right in columns]
     cols = "".join(f"<col style='width:calc({w}ch + 14px)'>" for w in widths)
     total = f"calc({sum(widths)}ch + {14 * len(widths)}px)"
     open_cell = ["<td class=n>" if n else "<td>" for n in numeric]

@@ -20,6 +20,7 @@ import ipywidgets as widgets
 
 __all__ = ["RunPanel", "HISTORY_COLUMNS"]
 
+_VARIES = ("run", "compile_s", "compile_seconds", "timings")  # differ between two compiles of the same controls
 HISTORY_COLUMNS = ("run", "label", "stages", "smem_requested", "registers", "tflops", "rel_err", "reason")
 # the history plot's x axis: label -> (row key, axis title)
 PLOT_AXES = {
@@ -80,12 +81,26 @@ class RunPanel(widgets.VBox):
             return None
         finally:
             self.button.disabled = False
-        self.history.append(row)
         ran = row.get("ran")
+        same = None if ran else self._same_compile(row)
+        if same is not None:  # compiling the same controls again tells nothing new: no second row
+            self.status.value = (f"<span style='color:#555'>{escape(summary)} (the same as run #{same['run']}: "
+                                 "nothing new to add)</span>")
+            return same
+        self.history.append(row)
         colour = "#070" if ran and row.get("passed", True) else "#b00" if ran else "#555"
         self.status.value = f"<span style='color:{colour}'>{escape(summary)}</span>"
         self._draw()
         return row
+
+    def _same_compile(self, row: dict[str, Any]) -> dict[str, Any] | None:
+        """An earlier row that did not run either and says the same (controls,
+        SMEM, registers, reason): its number is reused rather than a row added."""
+        key = {k: v for k, v in row.items() if k not in _VARIES}
+        for old in self.history:
+            if not old.get("ran") and {k: v for k, v in old.items() if k not in _VARIES} == key:
+                return old
+        return None
 
     def _draw(self) -> None:
         head = "".join(f"<th>{escape(c)}</th>" for c in HISTORY_COLUMNS)
@@ -105,3 +120,14 @@ class RunPanel(widgets.VBox):
             trace.y = [r["tflops"] for r in timed]
             trace.text = [f"#{r['run']}" for r in timed]
             trace.hovertext = [f"#{r['run']} {r['label']}: {r['tflops']:.0f} TFLOP/s" for r in timed]
+            # with nothing timed, say why on the chart rather than leave an empty grid
+            empty = not timed
+            reasons = [r.get("reason") for r in self.history if r.get("reason")]
+            why = (f"no timed runs: {reasons[-1]}" if reasons else
+                   "no runs yet: press Run on GPU") if empty else ""
+            self.plot.layout.annotations = [{
+                "text": escape(why), "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5,
+                "showarrow": False, "font": {"size": 13, "color": "#546e7a"},
+            }] if empty else []
+            self.plot.layout.xaxis.visible = not empty
+            self.plot.layout.yaxis.visible = not empty

@@ -29,11 +29,12 @@ import ipywidgets as widgets
 
 from .. import hardware
 from .._errors import CapacityError
-from ..figures import bank_spec, smem_spec, tmem_spec
+from ..figures import smem_spec, tmem_spec
 from ..layout._allocator import capacity_checks_deferred
 from ..layout._plan import LayoutPlan
 from ..sources._inputs import LayoutPair
 from ..sources._struct import is_cute_struct
+from ._banks import BankView
 from ._controls import make_controls
 from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
@@ -48,7 +49,7 @@ __all__ = ["Explorer", "explore"]
 ALL_PHASES = "all phases"
 MIN_WIDTH = 300  # narrower reports (a collapsed output) leave the maps alone
 WIDGET_MARGIN = 8  # px between the explorer's edge and a map's (ipywidgets margins)
-TAB_INSET = 34  # px the tab panel's border and padding take from the bank view
+TAB_INSET = 34  # px the tab panel's border and padding take from a figure in a tab
 PANEL_DELAY_S = 0.2  # about one map redraw in the browser
 _EMPTY_SMEM = LayoutPlan("smem", ())
 _EMPTY_TMEM = LayoutPlan("tmem", ())
@@ -116,19 +117,19 @@ class Explorer(widgets.VBox):
         first_smem, first_tmem = plans if plans != (None, None) else (None, None)
         self._smem_live = LiveFigure(smem_spec(first_smem or _EMPTY_SMEM, arch_name), legend=False)
         self._tmem_live = LiveFigure(tmem_spec(first_tmem or _EMPTY_TMEM), legend=False)
-        self._bank_live = LiveFigure(bank_spec(first_smem or _EMPTY_SMEM))
+        self.banks = BankView()  # the "Banks" tab: a region's access on the 32 banks, the swizzle toggled live
         self.smem_widget = self._smem_live.widget
         self.tmem_widget = self._tmem_live.widget
-        self.bank_widget = self._bank_live.widget
+        self.bank_widget = self.banks.grid  # the bank picture (HTML)
         self.table = widgets.HTML()
         table_box = widgets.Box([self.table], layout=widgets.Layout(width="100%"))
         self.history_table = widgets.HTML()
-        tabs = [table_box, widgets.VBox([self.bank_widget], layout=widgets.Layout(width="100%"))]
+        tabs = [table_box, self.banks]
         if self._builder is not None:
             tabs.append(widgets.Box([self.history_table], layout=widgets.Layout(width="100%")))
         self.details = widgets.Tab(tabs)
         self.details.set_title(0, "Usage table")
-        self.details.set_title(1, "Bank view")
+        self.details.set_title(1, "Banks")
         if self._builder is not None:
             self.details.set_title(2, "Tried")
         self._fixed_tabs = len(tabs)  # the Lifetimes tab, when shown, comes after these
@@ -164,6 +165,7 @@ class Explorer(widgets.VBox):
         self.details.observe(self._on_tab, names="selected_index")
         if self._fitter is not None:
             self._fitter.observe(self._on_width, names="width")
+        _warm_static_export()
 
     # -- public ------------------------------------------------------------------
 
@@ -188,6 +190,13 @@ class Explorer(widgets.VBox):
         self.details.selected_index = self._fixed_tabs
         if step is not None:
             self.lifetimes.select_step(step)
+
+    def show_banks(self, region: str | None = None, access: int = 0, swizzle: str | None = None) -> None:
+        """Open the Banks tab on ``region``'s ``access``-th access (default: the first declared),
+        drawn with ``swizzle`` ("declared", "none", "32B", "64B", "128B") when given."""
+        self.details.selected_index = 1
+        self._refresh_details()
+        self.banks.pick(region, access, swizzle)
 
     def reset(self) -> None:
         """Put every control back where it started, then rebuild once."""
@@ -389,7 +398,7 @@ class Explorer(widgets.VBox):
         elif tab == 0:
             self.table.value = tables_html(smem, tmem)
         else:
-            self._bank_live.show(bank_spec(smem or _EMPTY_SMEM))
+            self.banks.show(smem)
         self._stale_tabs[tab] = False
 
     def _sync_phase_options(self) -> None:
@@ -459,7 +468,6 @@ class Explorer(widgets.VBox):
             return
         self._smem_live.set_width(width - WIDGET_MARGIN)
         self._tmem_live.set_width(width - WIDGET_MARGIN)
-        self._bank_live.set_width(width - WIDGET_MARGIN - TAB_INSET)
         if self.lifetimes is not None:
             self.lifetimes.set_width(width - WIDGET_MARGIN - TAB_INSET)
 
@@ -492,6 +500,17 @@ def _run_panel(runner: Any, values: Any) -> Any:
     from ._run import RunPanel
 
     return RunPanel(runner, values)
+
+
+def _warm_static_export() -> None:
+    """In a Jupyter kernel, start the static-export browser now, in the
+    background: the explorer's SVG/PNG/PDF buttons then answer at once."""
+    try:
+        from .._export._static import in_jupyter_kernel, warm_renderer
+    except ImportError:  # exports not installed: the buttons say so when pressed
+        return
+    if in_jupyter_kernel():
+        warm_renderer()
 
 
 def explore(target: Any, /, arch: Any = None, run: Any = None, **controls: Any) -> Explorer:

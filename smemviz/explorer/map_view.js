@@ -1,6 +1,12 @@
-// The explorer's map view: draws a plotly FigureWidget's figure with the
-// plotly.js bundled in front of this code (bound to `Plotly`) and applies the
-// widget's update messages straight to the graph.
+// The explorer's map view: draws a plotly FigureWidget's figure with plotly.js
+// and applies the widget's update messages straight to the graph.
+//
+// plotly.js comes as the widget's PLOTLY_TRAIT and is evaluated once per page
+// (every map of every explorer shares it), after the widget has started:
+// anywidget gives a widget's module two seconds to load and then drops every
+// message to a widget that missed them, so the module itself stays small.
+// Until the map is drawn its place says so; a map that cannot be drawn says
+// why, on the page.
 //
 // It speaks FigureWidget's message protocol (the _py2js_* / _js2py_* traits),
 // so the Python object stays a plotly FigureWidget. What it leaves out is the
@@ -11,6 +17,44 @@
 // working. The explorer's own updates come as one custom message each
 // (UPDATE_MESSAGE), applied like _py2js_update; they carry no edit ids, so
 // there is nothing to acknowledge.
+
+const PLOTLY_TRAIT = "_smemviz_plotly_js";
+const PLOTLY_VERSION_TRAIT = "_smemviz_plotly_version";
+let Plotly = null; // set once plotly.js is evaluated (every use comes after the first draw)
+
+// plotly.js for this page, evaluated once per plotly version and shared by every map.
+function plotlyFor(model) {
+  const shared = (globalThis.__smemvizPlotly = globalThis.__smemvizPlotly || {});
+  const version = model.get(PLOTLY_VERSION_TRAIT) || "unknown";
+  if (!shared[version]) {
+    const source = model.get(PLOTLY_TRAIT);
+    if (!source) return Promise.reject(new Error("the widget carries no plotly.js"));
+    // plotly.js as a CommonJS module, so it is bound here rather than found globally
+    const text = `const module = { exports: {} };\n${source}\nexport default module.exports;`;
+    const url = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
+    shared[version] = import(/* webpackIgnore: true */ url).then((mod) => {
+      URL.revokeObjectURL(url);
+      return mod.default;
+    });
+  }
+  return shared[version];
+}
+
+// A line in the map's place: "drawing", or why it could not be drawn.
+function notice(el, text, failed) {
+  let box = el.querySelector(":scope > .smemviz-map-notice");
+  if (!box) {
+    box = document.createElement("div");
+    box.className = "smemviz-map-notice";
+    el.prepend(box);
+  }
+  box.textContent = text;
+  box.style.cssText = failed
+    ? "color:#b71c1c;background:#ffebee;border:1px solid #ef9a9a;padding:6px 10px;font:13px sans-serif"
+    : "color:#546e7a;padding:6px 10px;font:12px sans-serif";
+  box.dataset.failed = failed ? "true" : "false";
+  return box;
+}
 
 const UNDEFINED = "_undefined_"; // plotly's wire form of "leave this trace alone"
 const UPDATE_MESSAGE = "smemviz_update"; // a custom message that is a _py2js_update
@@ -398,27 +442,49 @@ export default {
     });
 
     // Draw once on the page, so plotly can measure its container and texts.
-    let tries = 0;
-    const draw = () => {
+    const waiting = notice(el, "drawing the map…", false);
+    const failed = (err) => {
       if (stopped) return;
-      if (!el.isConnected && tries++ < 300) { requestAnimationFrame(draw); return; }
+      console.error("smemviz map:", err);
+      notice(el, `smemviz: this map could not be drawn (${(err && err.message) || err}). `
+        + "Run the cell again to redraw it.", true);
+    };
+    // The view is made before it is on the page, and may be in a hidden tab: plotly
+    // measures its container and every text when it draws, and in a hidden element
+    // all of them measure empty (a subtitle then lands above its title). So the
+    // first draw waits until the element is shown.
+    const shown = () => el.isConnected && el.getClientRects().length > 0;
+    const onPage = () => new Promise((resolve) => {
+      if (shown()) { resolve(); return; }
+      const watch = new ResizeObserver(() => { if (shown() || stopped) { watch.disconnect(); resolve(); } });
+      watch.observe(el);
+      let tries = 0;
+      const check = () => {
+        if (stopped || shown()) { watch.disconnect(); resolve(); }
+        else if (tries++ < 300) requestAnimationFrame(check); // then the observer alone (a hidden tab)
+      };
+      check();
+    });
+    const draw = () => {
+      if (stopped) return null;
       const data = clone(fromPy(model.get("_widget_data")));
       const layout = clone(fromPy(model.get("_widget_layout")));
       if (!layout.height) layout.height = 360; // as plotly's own widget does
       const config = { ...(fromPy(model.get("_config")) || {}) };
-      Plotly.newPlot(gd, data, layout, config).then(() => {
+      return Plotly.newPlot(gd, data, layout, config).then(() => {
         drawn = true;
+        waiting.remove();
         wireEvents(gd, model, viewId);
         observer.observe(el);
       });
     };
-    draw();
+    plotlyFor(model).then((P) => { Plotly = P; return onPage(); }).then(draw).catch(failed);
 
     return () => {
       stopped = true;
       observer.disconnect();
       if (resizeFrame) cancelAnimationFrame(resizeFrame);
-      Plotly.purge(gd);
+      if (Plotly) Plotly.purge(gd);
     };
   },
 };

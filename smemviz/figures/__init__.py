@@ -17,6 +17,7 @@ from ._compare import compare_figure
 from ._lifetime import comparison_figure, lifetime_figure, lifetime_spec
 from ._smem import smem_figure, smem_spec
 from ._spec import FigureSpec
+from ._step import step_figure, step_map_spec
 from ._style import color_for
 from ._tmem import tmem_figure, tmem_spec
 
@@ -30,6 +31,8 @@ __all__ = [
     "layout_figure",
     "lifetime_figure",
     "lifetime_spec",
+    "step_figure",
+    "step_map_spec",
     "comparison_figure",
     "compare_figure",
     "smem_spec",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ._geometry import gaps, lane_of, phase_counts
+from ._geometry import Lane, gaps, lanes
 from ._hover import region_hover, region_label
 from ._style import KIND_COLORS, family_of, fmt_units, plain, region_colors
 
@@ -95,14 +95,20 @@ def spread(xs: list[float], gap: float, limit: float) -> list[float]:
 
 
 def label_templates(regions: list[Region], span: float) -> list[str]:
-    """Per bar: its name where it fits, else its stage number where that fits
-    (``a_stage3`` -> ``3``), else nothing (the hover and the table name it)."""
+    """Per bar: its name where it fits, else its name within its resource
+    (``gemm.c_staging`` -> ``c_staging``) where that fits, else its stage
+    number where that fits (``a_stage3`` -> ``3``), else nothing (the hover
+    and the table name it)."""
     per_px = max(span, 1) / LABEL_PLOT_PX
     out = []
     for r in regions:
         room = r.size / per_px - 4
         if room >= len(r.name) * MIN_CHAR_PX:
             out.append("%{text}")
+            continue
+        own = r.name.rsplit(".", 1)[-1]
+        if own and own != r.name and "%" not in own and room >= len(own) * MIN_CHAR_PX:
+            out.append(plain(own))
             continue
         number = family_of(r.name)[1]
         short = "" if number is None else str(number)
@@ -124,16 +130,15 @@ def _label_color(fill: str, opacity: float) -> str:
 
 
 def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale: float, span: float,
-         counts: dict[int, int], highlight: Any, color: str | dict[str, str], pattern: str = "") -> dict[str, Any]:
+         where: dict[str, Lane], highlight: Any, color: str | dict[str, str], pattern: str = "") -> dict[str, Any]:
     least = min_drawn(span) if name in ("data", "aliased") else 0.0
     # bars drawn wider than their size last, so their neighbours do not cover them
     regions = sorted(regions, key=lambda r: 0 < r.size < least)
     templates = label_templates(regions, span)
     fills = [color] * len(regions) if isinstance(color, str) else [color[r.name] for r in regions]
     opacities = [_opacity(r, highlight) for r in regions]
-    lanes = [lane_of(r, counts) for r in regions] if counts else None
-    ys = [ln.center * scale for ln in lanes] if lanes else [0.5 * scale] * len(regions)
-    hs = [ln.height * scale for ln in lanes] if lanes else [float(scale)] * len(regions)
+    ys = [where[r.name].center * scale if r.name in where else 0.5 * scale for r in regions]
+    hs = [where[r.name].height * scale if r.name in where else float(scale) for r in regions]
     return {
         "type": "bar",
         "orientation": "h",
@@ -160,7 +165,10 @@ def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale:
             "color": fills,
             "opacity": opacities,
             "line": {"width": 0.5, "color": "white"},
-            "pattern": {"shape": pattern, "fgcolor": "white", "size": 6, "solidity": 0.25},
+            # the pattern's background given as one colour: left out, plotly takes the
+            # marker's colour array for it and warns "Invalid color specifier" per bar
+            "pattern": {"shape": pattern, "fgcolor": "white", "size": 6, "solidity": 0.25,
+                        **({"bgcolor": color} if pattern and isinstance(color, str) else {})},
         },
         "showlegend": True,
     }
@@ -176,7 +184,7 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
     which bars are wide enough for a label.
     """
     span = float(plan.total if span is None else span)
-    counts = phase_counts(plan)
+    where = lanes(plan)
     standalone: list[Region] = []
     aliased: list[Region] = []
     barriers: list[Region] = []
@@ -262,14 +270,14 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
     }
     return [
         padding,
-        _bar("data", "data", standalone, plan, scale, span, counts, highlight, colors),
-        _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, span, counts, highlight, colors),
-        _bar("barrier", "pipeline mbarriers", barriers, plan, scale, span, counts, highlight, KIND_COLORS["barrier"], "x"),
-        _bar("tmem_ptr", "TMEM-pointer slot", slots, plan, scale, span, counts, highlight, KIND_COLORS["tmem_ptr"], "+"),
+        _bar("data", "data", standalone, plan, scale, span, where, highlight, colors),
+        _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, span, where, highlight, colors),
+        _bar("barrier", "pipeline mbarriers", barriers, plan, scale, span, where, highlight, KIND_COLORS["barrier"], "x"),
+        _bar("tmem_ptr", "TMEM-pointer slot", slots, plan, scale, span, where, highlight, KIND_COLORS["tmem_ptr"], "+"),
         markers,
         outlines,
         labels,
-        _stage_marks(standalone + aliased, plan, scale, counts),
+        _stage_marks(standalone + aliased, plan, scale, where),
         _finding_marks(plan, findings, scale),
     ]
 
@@ -300,7 +308,7 @@ def _finding_marks(plan: LayoutPlan, findings: Iterable[Finding], scale: float) 
     }
 
 
-def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, counts: dict[int, int]) -> dict[str, Any]:
+def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, where: dict[str, Lane]) -> dict[str, Any]:
     """A tick where each stage after the first begins, inside every buffer that
     declares its stages; hovering one says which stage starts there."""
     xs: list[float] = []
@@ -311,7 +319,7 @@ def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, counts: 
         if n < 2 or r.size % n:
             continue
         per_stage = r.size // n
-        y = (lane_of(r, counts).center if counts else 0.5) * scale
+        y = (where[r.name].center if r.name in where else 0.5) * scale
         for k in range(1, n):
             at = r.offset + k * per_stage
             xs.append(at)

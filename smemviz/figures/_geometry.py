@@ -2,7 +2,10 @@
 
 Standalone regions fill the whole band. The phases of an alias group share the
 group's address span, so each phase gets its own lane (a horizontal strip of
-the band): every phase stays visible over the same addresses.
+the band): every phase stays visible over the same addresses. Standalone
+regions that share bytes for another reason (placed on the same addresses
+because their lifetimes never meet) get lanes the same way: one lane per
+region in a run of overlapping regions, so none is drawn over another.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan, Region
 
-__all__ = ["Lane", "lane_of", "gaps"]
+__all__ = ["Lane", "lane_of", "lanes", "gaps"]
 
 LANE_FILL = 0.92  # share of a lane a bar covers, leaving a thin gap between phases
 
@@ -36,6 +39,44 @@ def lane_of(region: Region, phase_counts: dict[int, int]) -> Lane:
     p = region.phase or 0
     # phase 1 on top, as the usage table lists it first
     return Lane((n - p - 0.5) / n, LANE_FILL / n, p, n)
+
+
+def lanes(plan: LayoutPlan) -> dict[str, Lane]:
+    """The lane of every region of ``plan`` that does not fill the band, by name.
+
+    Phases of an alias group: one lane per phase. Standalone regions whose
+    bytes overlap: each run of overlapping regions (a cluster) is split into
+    as many lanes as it needs, each region in the topmost lane free at its
+    offset (greedy interval colouring, which needs no more lanes than the most
+    regions over any one byte). Larger regions first at a shared offset, so
+    the region that starts a cluster is on top. Regions missing here fill
+    the band (:func:`lane_of` gives their lane).
+    """
+    counts = phase_counts(plan)
+    out: dict[str, Lane] = {r.name: lane_of(r, counts) for r in plan.regions if r.group is not None}
+    alone = sorted((r for r in plan.regions if r.group is None and r.kind == "data" and r.size),
+                   key=lambda r: (r.offset, -r.size, r.index))
+    cluster: list[tuple[Region, int]] = []
+    ends: list[int] = []  # per lane of the open cluster: where its last region ends
+
+    def close() -> None:
+        n = len(ends)
+        if n > 1:
+            for r, k in cluster:
+                out[r.name] = Lane((n - k - 0.5) / n, LANE_FILL / n, k, n)
+
+    for r in alone:
+        if ends and r.offset >= max(ends):  # nothing open reaches it: a new cluster
+            close()
+            cluster, ends = [], []
+        k = next((i for i, end in enumerate(ends) if end <= r.offset), len(ends))
+        if k == len(ends):
+            ends.append(r.end)
+        else:
+            ends[k] = r.end
+        cluster.append((r, k))
+    close()
+    return out
 
 
 def phase_counts(plan: LayoutPlan) -> dict[int, int]:

@@ -35,6 +35,10 @@ STEP_WIDTH = 0.92  # a bar's width in one step; a run of steps first..last is la
 # map's height it would be under 9 px and hidden anyway, and each label is
 # text the browser measures on every redraw
 LABEL_MIN_FRACTION = 0.04
+# regions drawn at least this share of the address axis tall (about 3 px on the
+# map's 260 px of addresses), said in their hover and in the subtitle
+MIN_HEIGHT_FRACTION = 0.012
+NOT_TO_SCALE = "<br><i>drawn taller than its size (not to scale)</i>"
 
 
 def _runs(steps: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -117,7 +121,9 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
     color_of = region_colors([r.name for r in data])
     # one bar per run of steps a region is live in
     xs, widths, bases, heights, colors, hovers, texts = [], [], [], [], [], [], []
-    for r in plan.regions:
+    least = MIN_HEIGHT_FRACTION * span  # a 512 B bias among 64 KiB buffers stays a visible, hoverable bar
+    widened_count = 0
+    for r in sorted(plan.regions, key=lambda r: r.size < least):  # tiny ones last: drawn over their neighbours
         if not r.size:
             continue
         live_names = ", ".join(plain(plan.steps[k]) for k in _live_steps(r, n))
@@ -128,11 +134,15 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
             f"<br>end {r.end:,}, alignment {r.alignment:,}<br>live: {live_names}{shared}"
         )
         color = KIND_COLORS[r.kind] if r.kind != "data" else color_of[r.name]
+        tiny = r.size < least
+        if tiny:
+            hover += NOT_TO_SCALE
+            widened_count += 1
         for first, last in _runs(_live_steps(r, n)):
             xs.append((first + last) / 2)
             widths.append(last - first + STEP_WIDTH)
             bases.append(r.offset)
-            heights.append(r.size)
+            heights.append(max(r.size, least))
             colors.append(color)
             hovers.append(hover)
             texts.append(plain(r.name) if r.size >= LABEL_MIN_FRACTION * span else "")
@@ -195,7 +205,9 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
     what = "SMEM" if plan.memory == "smem" else "TMEM"
     layout: dict[str, Any] = {
         "title": {"text": f"{what} lifetimes: {n} steps, {len(plan.data_regions)} regions",
-                  "subtitle": {"text": plain(f"solver {plan.solver} · {proof}{why}"),
+                  "subtitle": {"text": plain(f"solver {plan.solver} · {proof}{why}") + (
+                      f" · {widened_count:,} tiny {'region' if widened_count == 1 else 'regions'} drawn taller "
+                      "(not to scale)" if widened_count else ""),
                                "font": {"size": 12, "color": "#546e7a"}},
                   "x": 0.01, "xanchor": "left"},
         "barmode": "overlay", "bargap": 0, "height": 520,
@@ -220,7 +232,7 @@ def lifetime_figure(obj: Any, arch: Any = None) -> Any:
     """The lifetime map of an allocator or plan solved from lifetimes
     (a ``plotly.graph_objects.Figure``). Export it with
     ``smemviz.export(plan, "map.svg", figure=lifetime_figure(plan))``; the
-    byte map of one step is ``smem_figure(plan.at_step(step))``."""
+    byte map of one step is ``step_figure(plan, step)`` (padding and bytes not live told apart)."""
     return lifetime_spec(as_plan(obj, arch=arch), arch).to_figure()
 
 

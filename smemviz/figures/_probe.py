@@ -49,7 +49,7 @@ def probe_figure(result: Any) -> Any:
     fig = go.Figure([planned, measured])
     status = "pass" if result.passed else "FAIL"
     fig.update_layout(
-        title=f"SMEM probe on {result.gpu}: {status} ({result.plan.unified_bytes} B planned)",
+        title=f"SMEM probe on {result.gpu}: {status} ({result.plan.unified_bytes:,} B planned)",
         barmode="group",
         xaxis_title="byte offset in the unified SMEM array",
         yaxis={"autorange": "reversed"},

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis._report import findings_beyond_capacity, summary_parts
 from ..sources._inputs import as_plan
+from ._bank_strip import strip_shapes
 from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
@@ -64,6 +65,7 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
         shapes, annotations = [], []
     else:
         _mark_next_occupancy(plan, cap.arch, shapes, annotations)
+    shapes += strip_shapes(plan)  # the conflict strip, where the plan carries accesses
     layout: dict[str, Any] = {
         **map_layout(title, subtitle, margin_left=30, color=None if cap.fits else KIND_COLORS["capacity"]),
         "xaxis": {
@@ -90,6 +92,10 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
     }}
     if cap.arch is None:  # no capacity line or label to shorten
         meta["narrow"] = {"title.subtitle.text": meta["narrow"]["title.subtitle.text"]}
+    elif len(annotations) > 1:  # the occupancy label, short
+        occ = plan.occupancy(cap.arch)
+        if occ is not None and occ.next_smem_per_cta is not None:
+            meta["narrow"]["annotations[1].text"] = f"{occ.ctas + 1} CTAs: {_kib(occ.next_smem_per_cta)}"
     findings = findings_beyond_capacity(plan, arch)  # capacity has its own line
     return FigureSpec(region_traces(plan, 1.0, highlight, span, findings, colors), layout, meta)
 
@@ -104,9 +110,11 @@ def _mark_next_occupancy(plan: LayoutPlan, arch: str, shapes: list, annotations:
         "type": "line", "xref": "x", "yref": "y domain", "x0": x, "x1": x, "y0": 0, "y1": 1,
         "line": {"color": KIND_COLORS["occupancy"], "width": 1, "dash": "dot"},
     })
+    # inside the plot, at the top beside the line: under the axis it would sit on the tick labels
     annotations.append({
-        "xref": "x", "yref": "y domain", "x": x, "y": 0.0, "yanchor": "top", "xanchor": "center",
+        "xref": "x", "yref": "y domain", "x": x, "y": 1.0, "yanchor": "top", "xanchor": "left", "xshift": 3,
         "showarrow": False, "font": {"color": KIND_COLORS["occupancy"], "size": 11},
+        "bgcolor": "rgba(255,255,255,0.8)",
         "text": f"{occ.ctas + 1} CTAs/SM: <= {fmt_units(x, 'B')}",
     })
 

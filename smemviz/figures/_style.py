@@ -3,13 +3,18 @@
 Colours come from the region name, so a region keeps its colour when a
 control changes the layout around it (colouring by index would reshuffle
 every colour on each update). Names form families: the stages of one operand
-(``a_stage0..3``, ``smem_a0``, ``smem_a1``) or the allocations of one
-resource (``load.a``, ``load.b``) share a hue, shaded by stage, so a map of
-24 regions reads as a few operands rather than 24 unrelated colours.
+(``a_stage0..3``, ``smem_a0``, ``smem_a1``, ``gemm.a_stage0..3``) share a hue,
+shaded by stage, so a map of 24 regions reads as a few operands rather than 24
+unrelated colours. Each buffer of a resource is a family of its own
+(``gemm.a_stages``, ``gemm.b_stages``, ``gemm.c_staging``): its A, B and C
+are different things and get different hues. No two regions of one map share
+a colour: once the hues and shades run out (hundreds of regions), further
+regions get colours of their own, spread around the colour wheel.
 """
 
 from __future__ import annotations
 
+import colorsys
 import re
 import zlib
 from collections.abc import Iterable
@@ -42,15 +47,34 @@ PALETTE: tuple[str, ...] = (
 )
 
 # Fixed colours for what is not user data, so it never blends with it.
+SUBTITLE_CHARS = 120  # a subtitle line at 12 px on a notebook-wide (900 px) map; plotly does not wrap
+SUBTITLE_LINE_PX = 16
+
+
+def wrapped(text: str, width: int = SUBTITLE_CHARS, sep: str = " · ") -> tuple[str, int]:
+    """``text`` broken into lines (``<br>``) of at most ``width`` characters
+    between its ``sep``-separated parts, and the number of lines: plotly
+    draws a subtitle on one line, off the figure's right edge if it is long."""
+    lines: list[str] = []
+    for part in text.split(sep):
+        if lines and len(lines[-1]) + len(sep) + len(part) <= width:
+            lines[-1] += sep + part
+        else:
+            lines.append(part)
+    return "<br>".join(lines), max(1, len(lines))
+
+
 def map_layout(title: str, subtitle: str, margin_left: int, color: str | None = None) -> dict:
     """Layout settings both memory maps share (a fresh dict each call);
-    ``color`` for a title that must stand out (a layout over capacity)."""
+    ``color`` for a title that must stand out (a layout over capacity). A
+    long subtitle is wrapped, the top margin grown to hold its lines."""
+    subtitle, lines = wrapped(subtitle)
     return {
         "title": {"text": title, "subtitle": {"text": subtitle, "font": {"size": 12, "color": "#546e7a"}},
                   "x": 0.01, "xanchor": "left", "font": {"color": color or "#263238"}},
         "barmode": "overlay",
-        "height": 320,
-        "margin": {"l": margin_left, "r": 20, "t": 80, "b": 75},
+        "height": 320 + SUBTITLE_LINE_PX * (lines - 1),
+        "margin": {"l": margin_left, "r": 20, "t": 80 + SUBTITLE_LINE_PX * (lines - 1), "b": 75},
         "font": {"family": FONT, "size": 12},
         "plot_bgcolor": "white",
         "paper_bgcolor": "white",
@@ -90,14 +114,14 @@ _SHADE_FROM, _SHADE_STEP = -0.28, 0.09
 def family_of(name: str) -> tuple[str, int | None]:
     """``(family, stage number)`` of a region name.
 
-    ``a_stage3``, ``a3``, ``a_s3`` and ``a-3`` are stage 3 of family ``a``; a
-    resource's allocations (``load.a``, ``load.b``) are the family ``load``;
-    any other name is a family of its own, without a number.
+    ``a_stage3``, ``a3``, ``a_s3`` and ``a-3`` are stage 3 of family ``a``
+    (``load.a3`` of family ``load.a``); any other name is a family of its own,
+    without a number, so a resource's buffers (``load.a``, ``load.b``) are
+    told apart.
     """
-    head = name.split(".", 1)[0] if "." in name.strip(".") else name
-    match = _NUMBERED.match(head)
+    match = _NUMBERED.match(name)
     if match is None:
-        return head, None
+        return name, None
     stem = _STAGE_WORD.sub("", match.group(1)) or match.group(1)
     return stem, int(match.group(2))
 
@@ -134,7 +158,9 @@ def region_colors(names: Iterable[str]) -> dict[str, str]:
     """Colours for the regions of one map, by name: each family its own hue
     while there are hues left (a family keeps the hue its name picks unless a
     family earlier in name order took it), shaded by stage; members of a family
-    without a number (``load.a``, ``load.b``) are shaded in name order."""
+    without a number are shaded in name order. A colour already given in this
+    map is never given again: the region gets the next unused colour of
+    :func:`_wheel` instead."""
     by_family: dict[str, set[str]] = {}
     for n in names:
         by_family.setdefault(family_of(n)[0], set()).add(n)
@@ -154,7 +180,30 @@ def region_colors(names: Iterable[str]) -> dict[str, str]:
             if number is None and len(plain_members) > 1:
                 number = plain_members.index(n)
             out[n] = _shaded(hue, number)
+    used: set[str] = set()
+    spare = 0  # the next colour of the wheel to try
+    for n in sorted(out):
+        if out[n] in used:
+            while _wheel(spare) in used:
+                spare += 1
+            out[n] = _wheel(spare)
+        used.add(out[n])
     return out
+
+
+WHEEL_LIGHTNESS = (0.45, 0.62, 0.33, 0.54)  # mid tones first: white or dark labels stay readable
+
+
+@lru_cache(maxsize=65536)
+def _wheel(k: int) -> str:
+    """The ``k``-th colour of an endless sequence of distinct colours: hues a
+    golden angle apart, so neighbours in the sequence are far apart on the
+    wheel, through a few lightness levels (distinct for tens of thousands)."""
+    hue = (0.07 + k * 0.3819660112501051) % 1.0
+    lightness = WHEEL_LIGHTNESS[(k // 7) % len(WHEEL_LIGHTNESS)]
+    saturation = 0.55 + 0.1 * ((k // 29) % 3)
+    r, g, b = colorsys.hls_to_rgb(hue, lightness, saturation)
+    return "#" + "".join(f"{round(c * 255):02x}" for c in (r, g, b))
 
 
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})

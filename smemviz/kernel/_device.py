@@ -12,7 +12,8 @@ from typing import Any
 from .. import hardware
 from .._optional import installed
 
-__all__ = ["GpuInfo", "NoGpuError", "WrongGpuError", "current_gpu", "require_gpu", "torch_or_none"]
+__all__ = ["GpuInfo", "NoGpuError", "WrongGpuError", "current_gpu", "require_gpu", "torch_or_none",
+           "nvidia_device_visible", "no_gpu_reason"]
 
 
 class NoGpuError(RuntimeError):
@@ -44,6 +45,32 @@ class GpuInfo:
 
 def torch_or_none() -> Any:
     return installed("torch")
+
+
+def nvidia_device_visible() -> bool:
+    """Whether this machine shows an NVIDIA GPU at all, asked of the driver's
+    files rather than of PyTorch: so "no GPU" and "no PyTorch" are told apart."""
+    import glob
+    import os
+
+    if glob.glob("/dev/nvidia[0-9]*") or (os.path.isdir("/proc/driver/nvidia/gpus")
+                                           and os.listdir("/proc/driver/nvidia/gpus")):
+        return True
+    import shutil
+
+    return shutil.which("nvidia-smi") is not None and os.path.exists("/dev/nvidiactl")
+
+
+def no_gpu_reason() -> str | None:
+    """Why nothing can be launched here, the first missing piece first (a GPU,
+    then PyTorch for device buffers, then CUDA in PyTorch), or ``None``."""
+    if current_gpu() is not None:
+        return None
+    if not nvidia_device_visible():
+        return "no CUDA GPU is visible on this machine"
+    if torch_or_none() is None:
+        return "a GPU is here, but PyTorch (needed for device buffers) is not installed"
+    return "a GPU is here, but PyTorch sees no CUDA device (torch.cuda.is_available() is False)"
 
 
 def current_gpu() -> GpuInfo | None:

@@ -3,6 +3,7 @@
 Read this room first; every other room reads its :class:`LayoutPlan`.
 """
 
+from ._access import SmemAccess
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to_lifetimes
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
@@ -10,6 +11,7 @@ from ._plan_json import plan_from_dict
 
 __all__ = [
     "SmemAllocation",
+    "SmemAccess",
     "TmemAllocation",
     "ResourceContext",
     "SmemAllocator",

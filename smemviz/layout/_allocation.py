@@ -14,8 +14,22 @@ from typing import Any, TypeGuard
 from .._dtypes import dtype_bytes, dtype_name
 from .._errors import DeclarationError, DeclarationTypeError
 from .._names import check_name
+from ._access import SmemAccess, accesses_of
 
 __all__ = ["SmemAllocation", "TmemAllocation", "ResourceContext"]
+
+
+# The largest size, count, alignment or column count taken: 64-bit signed, the
+# limit layout files hold integers to, so the Python API refuses what a file
+# could not say (2**70 B is no shared memory, and its arithmetic would be slow).
+INT_MAX = 2**63 - 1
+
+
+def _too_big(kind: str, name: Any, field: str, value: int) -> DeclarationError:
+    return DeclarationError(
+        f"{kind} allocation {name!r}: {field} {value:,} ({value.bit_length()} bits) does not fit in 64 bits "
+        f"(at most {INT_MAX:,})", allocation=name, field=field,
+    )
 
 
 def _is_int(value: Any) -> TypeGuard[int]:
@@ -40,13 +54,13 @@ def check_smem_fields(alloc: SmemAllocation) -> None:
         and type(size) is int
         and type(align) is int
         and type(name) is str
-        and size > 0
-        and align > 0
+        and 0 < size <= INT_MAX
+        and 0 < align <= INT_MAX
         and not align & (align - 1)
         and name
         and name.isprintable()
         and type(alloc.count) is int
-        and alloc.count > 0
+        and 0 < alloc.count <= INT_MAX
     ):
         return
     _check_smem_fields_slowly(alloc)
@@ -81,6 +95,10 @@ def _check_smem_fields_slowly(alloc: SmemAllocation) -> None:
         raise DeclarationError(
             f"SMEM allocation {name!r}: count must be >= 1, got {alloc.count}", allocation=name, field="count"
         )
+    for what in ("count", "size_bytes", "alignment"):
+        value = getattr(alloc, what)
+        if value > INT_MAX:
+            raise _too_big("SMEM", name, what, value)
     if alloc.dtype is None:
         if alloc.size_bytes == 0:
             raise DeclarationError(
@@ -96,7 +114,7 @@ def _check_smem_fields_slowly(alloc: SmemAllocation) -> None:
     if alloc.size_bytes < needed:
         raise DeclarationError(
             f"SMEM allocation {name!r}: size_bytes {alloc.size_bytes} is smaller than "
-            f"{alloc.count} x {dtype_name(alloc.dtype)} = {needed} B",
+            f"{alloc.count} x {dtype_name(alloc.dtype)} = {needed:,} B",
             allocation=name,
             field="size_bytes",
         )
@@ -124,6 +142,10 @@ class SmemAllocation:
     ``shape`` (with a dtype), e.g. ``(stages, 128, 64)``, gives the count as its
     product and the stages as its first extent; the maps then draw the stage
     boundaries inside the buffer.
+
+    ``access`` says how the kernel's warps touch the buffer (one :class:`SmemAccess`,
+    a table of its fields, an instruction spelling, or a list of them): the plan
+    carries it, so lint, reports and the explorer show its bank conflicts.
     """
 
     name: str
@@ -135,6 +157,7 @@ class SmemAllocation:
     stages: int | None = None
     tma: bool | None = None
     shape: tuple[int, ...] | None = None
+    access: Any = None  # kept as a tuple of SmemAccess
     offset: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
@@ -152,6 +175,8 @@ class SmemAllocation:
         check_smem_fields(self)
         if self.swizzle is not None or self.stages is not None or self.tma is not None:
             check_lint_fields(self)
+        if self.access is not None:
+            self.access = declared_accesses(self)
 
     def _take_shape(self) -> None:
         """Count and stages from ``shape``; a count or stages given too must agree."""
@@ -192,7 +217,7 @@ class SmemAllocation:
 
     def __repr__(self) -> str:
         typed = f", dtype={self.dtype_name}, count={self.count}" if self.dtype is not None else ""
-        for key in ("shape", "swizzle", "stages", "tma"):
+        for key in ("shape", "swizzle", "stages", "tma", "access"):
             if getattr(self, key) is not None:
                 typed += f", {key}={getattr(self, key)!r}"
         return (
@@ -221,9 +246,25 @@ def check_lint_fields(alloc: Any) -> None:
                                    allocation=name, field="tma")
 
 
+def declared_accesses(alloc: Any) -> tuple[SmemAccess, ...]:
+    """An allocation's ``access``, checked against it: each needs a dtype and a tile layout,
+    from the access or (a dtype) from the allocation, and a stage the buffer holds."""
+    accesses = accesses_of(getattr(alloc, "access", None), alloc.name, stages=getattr(alloc, "stages", None))
+    for acc in accesses:
+        if acc.dtype is None and getattr(alloc, "dtype", None) is None:
+            raise DeclarationError(f"access of {alloc.name!r}: neither the access nor the allocation gives a "
+                                   f"dtype; the bank analysis needs the element size", allocation=alloc.name,
+                                   field="access.dtype")
+        if acc.layout is None:
+            raise DeclarationError(f"access of {alloc.name!r}: give the tile's 'layout' (CuTe shape:stride in "
+                                   f"elements, e.g. '(128,64):(64,1)')", allocation=alloc.name,
+                                   field="access.layout")
+    return accesses
+
+
 def check_tmem_fields(alloc: TmemAllocation) -> None:
     name = alloc.name
-    if type(alloc.num_columns) is int and alloc.num_columns > 0 and type(name) is str and name and name.isprintable():
+    if type(alloc.num_columns) is int and 0 < alloc.num_columns <= INT_MAX and type(name) is str and name and name.isprintable():
         return
     check_name(name, "TMEM allocation")
     if not _is_int(alloc.num_columns):
@@ -236,6 +277,8 @@ def check_tmem_fields(alloc: TmemAllocation) -> None:
         raise DeclarationError(
             f"TMEM allocation {name!r}: num_columns must be >= 1, got {alloc.num_columns}", allocation=name, field="num_columns"
         )
+    if alloc.num_columns > INT_MAX:
+        raise _too_big("TMEM", name, "num_columns", alloc.num_columns)
 
 
 @dataclass(eq=False, init=False)

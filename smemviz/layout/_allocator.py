@@ -104,7 +104,7 @@ class SmemAllocator(_TraceMethods, _PipelineMethods):
         verdict = CapacityCheck(
             self._arch.name, "smem", unified, self._arch.smem_per_block, "B",
             tuple((a.name, a.size_bytes, a.alignment) for a in largest),
-            breakdown=f"data {total} B + barriers {self._barrier_bytes} B",
+            breakdown=f"data {total:,} B + barriers {self._barrier_bytes:,} B",
         )
         if not verdict.fits:
             raise CapacityError(verdict.message())
@@ -123,7 +123,7 @@ class SmemAllocator(_TraceMethods, _PipelineMethods):
             )
         if alloc.size_bytes < hardware.TMEM_PTR_BYTES:
             raise DeclarationError(
-                f"TMEM-pointer slot {alloc.name!r} has {alloc.size_bytes} B; it must hold a 32-bit address "
+                f"TMEM-pointer slot {alloc.name!r} has {alloc.size_bytes:,} B; it must hold a 32-bit address "
                 f"({hardware.TMEM_PTR_BYTES} B)",
                 allocation=alloc.name,
                 field="size_bytes",

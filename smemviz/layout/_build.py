@@ -127,6 +127,8 @@ def build_plan(
             cursor = prev_end = off + nbytes
         barrier_total = cursor - start
 
+    accesses = tuple(acc for a in [*standalone, *(a for g in groups for p in g for a in p)]
+                     for acc in _accesses(a))
     regions.sort(key=lambda r: (r.offset, r.index))
     if lifetimes is not None:
         regions = _padding_by_step(regions)
@@ -139,8 +141,18 @@ def build_plan(
         base_alignment=base_alignment,
         arch=arch,
         source=source,
+        accesses=accesses,
         **(lifetimes.plan_fields() if lifetimes is not None else {}),
     )
+
+
+def _accesses(alloc: Any) -> tuple[Any, ...]:
+    """An allocation's declared accesses, checked again (allocations are mutable); CUTLASS's have none."""
+    if getattr(alloc, "access", None) is None:
+        return ()
+    from ._allocation import declared_accesses
+
+    return declared_accesses(alloc)
 
 
 def _offset_attr(alloc: Any) -> int:

@@ -23,6 +23,7 @@ from .. import hardware
 from .._errors import CapacityError
 from .._names import shown
 from .._units import align_up
+from ._access import SmemAccess
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -168,20 +169,20 @@ class CapacityCheck:
         """The one wording of a capacity verdict, used by every error, report and view."""
         what = "SMEM" if self.memory == "smem" else "TMEM"
         unit = "B" if self.memory == "smem" else "columns"
-        head = f"{what} layout needs {self.used} {unit}"
+        head = f"{what} layout needs {self.used:,} {unit}"
         if self.breakdown:
             head += f" ({self.breakdown})"
         if not self.judged:
             return f"{head}; no arch given, so no capacity checked (pass arch=, e.g. 'sm_90a')"
         if self.limit == 0:
-            return f"{self.arch} has no {what}, but the layout needs {self.used} {unit}"
-        limit = (f"the {self.arch} per-block limit of {self.limit} B" if self.memory == "smem"
-                 else f"the {self.limit} columns of a CTA on {self.arch}")
+            return f"{self.arch} has no {what}, but the layout needs {self.used:,} {unit}"
+        limit = (f"the {self.arch} per-block limit of {self.limit:,} B" if self.memory == "smem"
+                 else f"the {self.limit:,} columns of a CTA on {self.arch}")
         if self.fits:
             return f"{head}: fits {limit} ({self.percent:.1f}%)"
-        top = ", ".join(f"{shown(label)} ({size} {unit}" + (f", align {al})" if al > 1 else ")")
+        top = ", ".join(f"{shown(label)} ({size:,} {unit}" + (f", align {al})" if al > 1 else ")")
                         for label, size, al in self.contributors)
-        return f"{head}, which exceeds {limit} by {self.overshoot} {unit}; largest: {top}"
+        return f"{head}, which exceeds {limit} by {self.overshoot:,} {unit}; largest: {top}"
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,7 @@ class LayoutPlan:
     lower_bound: int | None = None  # no layout of these lifetimes has a smaller data total
     optimal: bool | None = None  # True only when the solver proved it; None without lifetimes
     solver: str | None = None  # what found the layout ("exact", "greedy:size", ...)
+    accesses: tuple[SmemAccess, ...] = ()  # how the kernel's warps touch its regions (bank analysis)
 
     def __post_init__(self) -> None:
         if self.memory not in ("smem", "tmem"):
@@ -211,6 +213,27 @@ class LayoutPlan:
                 raise ValueError(f"region {r.name!r}: negative offset or size ({r.offset}, {r.size})")
             if r.live is not None and any(not 0 <= t < len(self.steps) for t in r.live):
                 raise ValueError(f"region {r.name!r}: live steps {r.live} outside the plan's {len(self.steps)} steps")
+        if self.accesses:
+            self._check_accesses()
+
+    def _check_accesses(self) -> None:
+        """Every access names a data region of this SMEM plan."""
+        if self.memory != "smem":
+            raise ValueError(f"a TMEM plan has no bank accesses; got {len(self.accesses)}")
+        kinds = {r.name: r.kind for r in self.regions}
+        for acc in self.accesses:
+            if not isinstance(acc, SmemAccess):
+                raise TypeError(f"LayoutPlan.accesses holds SmemAccess records, not {type(acc).__name__}")
+            if acc.region not in kinds:
+                raise ValueError(f"access {acc.short_instruction} names region {acc.region!r}, which the plan "
+                                 f"does not have")
+            if kinds[acc.region] != "data":
+                raise ValueError(f"access {acc.short_instruction} of {acc.region!r}: a {kinds[acc.region]} region "
+                                 f"holds no tile")
+
+    def accesses_of(self, region: str) -> tuple[SmemAccess, ...]:
+        """The accesses declared on ``region``, in declaration order."""
+        return tuple(a for a in self.accesses if a.region == region)
 
     # -- lifetimes -------------------------------------------------------------
 
@@ -243,7 +266,9 @@ class LayoutPlan:
     def at_step(self, step: int | str) -> LayoutPlan:
         """The plan of what is live at ``step``: the 1-D byte map of that moment."""
         k = self.step_index(step)
-        return replace(self, regions=self.live_at(k), groups=())
+        live = self.live_at(k)
+        names = {r.name for r in live}
+        return replace(self, regions=live, groups=(), accesses=tuple(a for a in self.accesses if a.region in names))
 
     @cached_property
     def step_bounds(self) -> tuple[int, ...]:
@@ -475,6 +500,8 @@ class LayoutPlan:
             "regions": [r.to_dict() for r in self.regions],
             "groups": [g.to_dict() for g in self.groups],
             **self._lifetime_dict(),
+            # written only when there are some, so older readers see no change
+            **({"accesses": [a.to_dict() for a in self.accesses]} if self.accesses else {}),
         }
 
     def _lifetime_dict(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 from .. import hardware
 from .._units import align_up
 from ..solver import MAX_STEPS
+from ._access import ACCESS_KEYS, SmemAccess, access_from_dict
 from ._plan import (
     _KINDS,
     LIFETIME_SCHEMA_VERSION,
@@ -266,6 +267,31 @@ def _lifetime_fields(d: dict[str, Any], version: Any, regions: tuple[Region, ...
             "solver": _str(d.get("solver"), "solver", optional=True)}
 
 
+def _accesses(value: Any, memory: str, regions: tuple[Region, ...]) -> tuple[SmemAccess, ...]:
+    """The optional ``accesses`` list: every record well-formed and naming a data region."""
+    if value is None:
+        return ()
+    items = _list(value, "accesses")
+    if items and memory != "smem":
+        raise _fail("accesses", "a TMEM plan has no bank accesses")
+    kinds = {r.name: r.kind for r in regions}
+    out = []
+    for i, item in enumerate(items):
+        where = f"accesses[{i}]"
+        d = _dict(item, where, set(ACCESS_KEYS))
+        name = _str(d.get("region"), f"{where}.region")
+        if name not in kinds:
+            raise _fail(f"{where}.region", f"{_brief(name)} is not a region of the plan")
+        if kinds[name] != "data":
+            raise _fail(f"{where}.region", f"{_brief(name)} is a {kinds[name]} region, which holds no tile")
+        try:
+            out.append(access_from_dict(d))
+        except (TypeError, ValueError) as exc:
+            key = (getattr(exc, "field", None) or "access").removeprefix("access").lstrip(".")
+            raise _fail(f"{where}.{key}" if key else where, str(exc).split(": ", 1)[-1]) from None
+    return tuple(out)
+
+
 def _check_no_overlap_by_step(plan: LayoutPlan) -> None:
     """With lifetimes: regions live at a common step never share a unit."""
     for k, step in enumerate(plan.steps):
@@ -374,6 +400,7 @@ def plan_from_dict(data: Any) -> LayoutPlan:
         base_alignment=_int(d.get("base_alignment", 1), "base_alignment", 1),
         arch=arch,
         source=_str(d.get("source", "smemviz"), "source") or "smemviz",
+        accesses=_accesses(d.get("accesses"), memory, regions),
         **_lifetime_fields(d, version, regions),
     )
     struct = plan.source in SELF_SIZED_SOURCES

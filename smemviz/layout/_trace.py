@@ -86,8 +86,8 @@ class _TraceMethods(_BaseAllocator):
             raise ValueError(f"get_as_type({alloc.name!r}): count must be a positive int, got {count!r}")
         if dtype_bytes(dtype, count) > alloc.size_bytes:
             raise ValueError(
-                f"get_as_type({alloc.name!r}): {count} x {dtype} = {dtype_bytes(dtype, count)} B "
-                f"overruns the allocation's {alloc.size_bytes} B"
+                f"get_as_type({alloc.name!r}): {count} x {dtype} = {dtype_bytes(dtype, count):,} B "
+                f"overruns the allocation's {alloc.size_bytes:,} B"
             )
         from . import _emit
 

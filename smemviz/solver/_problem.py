@@ -295,7 +295,7 @@ class Problem:
         for m in sorted(masks, key=lambda m: -m.bit_count()):
             if not any(m & ~k == 0 for k in maximal):
                 maximal.append(m)
-        maximal.sort(key=lambda m: (m & -m).bit_length())  # stable, time-like order
+        maximal.sort(key=lambda m: ((m & -m).bit_length(), m))  # time-like, ties by mask: one order however built
         sections = tuple(tuple(i for i in range(n) if m >> i & 1) for m in maximal)
         buffer_sections: list[list[int]] = [[] for _ in range(n)]
         reach = [0] * n

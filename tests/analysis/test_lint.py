@@ -47,7 +47,7 @@ def test_swizzle_align():
     assert "swizzle-align" in found.rules()
     (f,) = [f for f in found if f.rule == "swizzle-align"]
     assert f.severity == "error" and f.regions == ("sA",)
-    assert "1024 B swizzle atom" in f.message and "alignment=1024" in f.fix
+    assert "1,024 B swizzle atom" in f.message and "alignment=1024" in f.fix
     good = smem(SmemAllocation("flag", 16, 16), SmemAllocation("sA", 8192, 1024, swizzle="128B"))
     assert "swizzle-align" not in rules(good)
     # the 32B atom is 256 B: 128-aligned at 128 breaks it
@@ -57,7 +57,7 @@ def test_swizzle_align():
 def test_swizzle_stage():
     uneven = smem(SmemAllocation("sA", 3 * 1536, 1024, swizzle="128B", stages=3))
     (f,) = [f for f in uneven.lint() if f.rule == "swizzle-stage"]
-    assert "1536 B" in f.message and "2048 B" in f.fix
+    assert "1,536 B" in f.message and "2,048 B" in f.fix
     assert "swizzle-stage" in rules(smem(SmemAllocation("sA", 5000, 1024, swizzle="64B", stages=3)))
     assert "swizzle-stage" not in rules(smem(SmemAllocation("sA", 3 * 2048, 1024, swizzle="128B", stages=3)))
     # without a stage count there is nothing to check
@@ -141,6 +141,10 @@ def test_every_rule_cites_a_fact_that_exists():
         hand_plan(Region("x", "data", 0, 2), Region("b", "barrier", 2, 8), Region("s", "tmem_ptr", 10, 4),
                   Region("y", "data", 8192, 8), total=8200),
         LayoutPlan("tmem", (Region("acc", "data", 0, 100),), data_total=100),
+        smem(SmemAllocation("epi_c", dtype="bf16", count=4096,
+                            access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1]}),
+             SmemAllocation("small", dtype="bf16", count=64,
+                            access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)"})),
     ]
     seen = set()
     for plan in plans:

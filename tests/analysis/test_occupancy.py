@@ -33,7 +33,7 @@ def test_hopper_gemm_struct_size_is_one_cta_and_two_need_half():
     assert occupancy(115_712, "sm_90").ctas == 2
     assert occupancy(115_713, "sm_90").ctas == 1
     assert occ.carveout_kib == 228
-    assert "1 CTA/SM (limited by shared memory); 2 CTAs/SM need <= 115712 B per CTA" in occ.message()
+    assert "1 CTA/SM (limited by shared memory); 2 CTAs/SM need <= 115,712 B per CTA" in occ.message()
 
 
 def test_over_the_per_block_limit_no_cta_fits():

@@ -298,7 +298,7 @@ def test_figures_read_a_computed_cutlass_allocator():
 
 def test_an_operands_stages_share_a_hue_shaded_by_stage():
     assert family_of("a_stage3") == family_of("a3") == family_of("a_s3") == ("a", 3)
-    assert family_of("smem_b12") == ("smem_b", 12) and family_of("load.a") == ("load", None)
+    assert family_of("smem_b12") == ("smem_b", 12) and family_of("load.a") == ("load.a", None)
     assert family_of("epi") == ("epi", None)
     stages = [color_for(f"a_stage{i}") for i in range(4)]
     assert len(set(stages)) == 4  # shades differ ...

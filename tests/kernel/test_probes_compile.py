@@ -78,7 +78,7 @@ def test_probe_refuses_a_layout_over_the_architecture_limit():
     allocator = SmemAllocator()
     allocator.add(SmemAllocation("too_big", size_bytes=232448 + 8, alignment=1024))
     allocator.compute_layout()
-    with pytest.raises(CapacityError, match="232448"):
+    with pytest.raises(CapacityError, match="232,448"):
         compile_probe(allocator, "sm_90a")
 
 

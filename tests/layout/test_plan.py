@@ -73,8 +73,8 @@ def test_capacity_per_architecture(gemm):
     with pytest.raises(smemviz.CapacityError) as info:
         plan.check("sm_120a")
     msg = str(info.value)
-    assert f"exceeds the sm_120 per-block limit of {99 * 1024} B by {131240 - 99 * 1024} B" in msg
-    assert "alias group 1 [smem_a + smem_b | epi_c] (131072 B, align 1024)" in msg
+    assert f"exceeds the sm_120 per-block limit of {99 * 1024:,} B by {131240 - 99 * 1024:,} B" in msg
+    assert "alias group 1 [smem_a + smem_b | epi_c] (131,072 B, align 1024)" in msg
     assert gemm.check_capacity("sm_90").percent == pytest.approx(100 * 131240 / 232448)
 
 

@@ -181,8 +181,8 @@ def test_capacity_refusal_keeps_offsets_untouched():
     with pytest.raises(CapacityError) as info:
         s.compute_layout()
     msg = str(info.value)
-    assert "262144 B" in msg and "sm_90 per-block limit of 232448 B by 29696 B" in msg
-    assert "stage0 (65536 B, align 1024)" in msg
+    assert "262,144 B" in msg and "sm_90 per-block limit of 232,448 B by 29,696 B" in msg
+    assert "stage0 (65,536 B, align 1024)" in msg
     assert snapshot(s) == before
     assert not s.layout_computed
 

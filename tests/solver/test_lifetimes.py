@@ -311,7 +311,7 @@ def test_over_capacity_with_lifetimes_is_refused_and_changes_nothing():
     big = [s.add(SmemAllocation(f"t{k}", 120 * KIB, alignment=1024), live="a") for k in range(2)]
     for a in big:
         a.offset = 7
-    with pytest.raises(CapacityError, match=r"needs 245760 B .* exceeds the sm_90 per-block limit of 232448 B by 13312 B"):
+    with pytest.raises(CapacityError, match=r"needs 245,760 B .* exceeds the sm_90 per-block limit of 232,448 B by 13,312 B"):
         s.compute_layout()
     assert not s.layout_computed and [a.offset for a in big] == [7, 7]
 

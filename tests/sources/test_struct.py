@@ -333,7 +333,7 @@ def storage_module(tmp_path, monkeypatch):
 def test_cli_check_and_report_a_struct(storage_module, capsys):
     assert main(["check", f"{storage_module}:Storage", "--arch", "sm_90a"]) == 0
     out = capsys.readouterr().out
-    assert "needs 230400 B: fits the sm_90" in out
+    assert "needs 230,400 B: fits the sm_90" in out
     assert "1 CTA/SM" in out
     assert main(["check", f"{storage_module}:make", "--arch", "sm_90a"]) == 1  # 8 stages: over
     assert "exceeds the sm_90 per-block limit" in capsys.readouterr().err

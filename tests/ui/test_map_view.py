@@ -107,7 +107,8 @@ class Recorder:
 
 def _state(widget) -> list:
     return _wire({"_widget_data": widget._widget_data, "_widget_layout": widget._widget_layout,
-                  "_config": widget._config})
+                  "_config": widget._config, "_smemviz_plotly_js": widget._smemviz_plotly_js,
+                  "_smemviz_plotly_version": widget._smemviz_plotly_version})
 
 
 def _contains(got, want, path="") -> list[str]:

@@ -3,10 +3,20 @@
 ``bank_conflicts(instruction, addresses)`` is the model (pure Python, calibrated
 with Nsight Compute on an H200); ``analyze_access`` derives a CTA's accesses of a
 plan region from its tile layout, swizzle and access atom; ``advise`` finds the
-swizzle and alignment that remove the conflicts.
+swizzle and alignment that remove the conflicts. The accesses a plan carries
+(``plan.accesses``, declared with ``SmemAllocation(..., access=...)``) are analysed
+by ``analyze_declared`` / ``analyse_plan``, and lint's ``bank-conflict`` rule reports them.
 """
 
-from ._access import AccessSpec, access_from_dict, bank_findings
+from ._access import (
+    AccessSpec,
+    AnalysedAccess,
+    access_from_dict,
+    advise_declared,
+    analyse_plan,
+    analyze_declared,
+    bank_findings,
+)
 from ._advice import Advice, advise
 from ._instructions import INSTRUCTIONS, InstructionSpec, instruction_names
 from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, Layout, Swizzle, parse_layout, parse_swizzle
@@ -22,7 +32,8 @@ from ._patterns import (
 )
 
 __all__ = [
-    "AccessAtom", "AccessReport", "AccessSpec", "Advice", "BankConflicts", "INSTRUCTIONS", "InstructionSpec", "LaneWord",
+    "AccessAtom", "AccessReport", "AccessSpec", "Advice", "AnalysedAccess", "advise_declared", "analyse_plan",
+    "analyze_declared", "BankConflicts", "INSTRUCTIONS", "InstructionSpec", "LaneWord",
     "Layout", "SWIZZLE_ALIGNMENT", "SWIZZLE_MODES", "Swizzle", "access_from_dict", "advise", "analyze_access", "bank_conflicts", "bank_findings",
     "cp_async_atom", "instruction_names", "ldmatrix_atom", "parse_layout", "parse_swizzle", "stmatrix_atom",
     "vector_atom",

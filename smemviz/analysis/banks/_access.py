@@ -1,116 +1,153 @@
-"""An access as plain data (what a layout file's ``access`` key holds) and the lint findings of
-conflicting accesses, so that ``smemviz check`` and the layout-file reader can take them.
-
-    {"region": "epi_c", "instruction": "stmatrix.x4", "layout": "(128,32):(32,1)",
-     "dtype": "bf16", "swizzle": "64B", "warps": [8, 1]}
-
-``threads`` ([rows, lanes per row]) applies to per-thread ld/st and cp.async;
-``stage`` picks a stage; ``layout``, ``dtype`` and ``swizzle`` default to the region's own.
+"""The accesses a plan carries (:class:`smemviz.layout.SmemAccess`, plain data), analysed:
+the atom each record's instruction makes, its report and advice, and the lint finding of
+each conflicting access, so that ``plan.lint`` and ``smemviz check`` report it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..._dtypes import dtype_width
-from .._lint import Finding
-from ._advice import advise
+from ...layout._access import ACCESS_KEYS, SmemAccess
+from ...layout._access import access_from_dict as _record_from_dict
+from .._finding import Finding
+from ._advice import Advice, advise
 from ._instructions import lookup
 from ._patterns import AccessAtom, AccessReport, analyze_access, ldmatrix_atom, stmatrix_atom, vector_atom
 
-__all__ = ["AccessSpec", "access_from_dict", "bank_findings", "ACCESS_KEYS"]
+__all__ = ["AccessSpec", "access_from_dict", "access_atom", "analyze_declared", "advise_declared", "bank_findings",
+           "conflict_findings", "unanalysable_findings", "BANK_ACCESS_RULE", "AnalysedAccess", "analyse_plan", "ACCESS_KEYS", "BANK_RULE", "BANK_FACT"]
 
-ACCESS_KEYS = ("region", "instruction", "layout", "dtype", "swizzle", "warps", "threads", "stage")
+AccessSpec = SmemAccess  # the record is the model's; this name stays for code written against it
 BANK_RULE = "bank-conflict"
-BANK_FACT = "H200 calibration: results/bank_calibration.csv (ncu wavefronts and conflicts per warp instruction)"
+BANK_FACT = ("hardware.SMEM_BANKS = 32 banks of hardware.SMEM_BANK_BYTES = 4 B; the H200 calibration in "
+             "results/bank_calibration.csv (ncu wavefronts and conflicts per warp instruction)")
+
+
+def access_from_dict(data: Mapping[str, Any], region: str | None = None) -> SmemAccess:
+    """An access record from a table (see :func:`smemviz.layout._access.access_from_dict`)."""
+    return _record_from_dict(data, region)
+
+
+def _element_bytes(plan: Any, acc: SmemAccess) -> tuple[Any, int]:
+    region = plan.region(acc.region)
+    dtype = acc.dtype or region.dtype
+    if dtype is None:
+        raise ValueError(f"access of {acc.region!r}: the region has no dtype; give the access a 'dtype'")
+    return dtype, dtype_width(dtype) // 8
+
+
+def access_atom(acc: SmemAccess, element_bytes: int) -> AccessAtom:
+    """The warp instruction's footprint for ``acc`` over elements of ``element_bytes``."""
+    spec = lookup(acc.instruction)
+    n = spec.lanes // 8
+    trans = spec.name.endswith(".trans")
+    if spec.kind == "ldmatrix":
+        return ldmatrix_atom(n, trans, element_bytes)
+    if spec.kind == "stmatrix":
+        return stmatrix_atom(n, trans, element_bytes)
+    return vector_atom(spec.name, element_bytes, acc.threads or (8, 4))
+
+
+def analyze_declared(plan: Any, acc: SmemAccess, *, swizzle: object = None) -> AccessReport:
+    """The report of one record on ``plan`` (``swizzle`` overrides the record's: what-if)."""
+    dtype, eb = _element_bytes(plan, acc)
+    swz = acc.swizzle if swizzle is None else swizzle
+    return analyze_access(plan, str(acc.region), access_atom(acc, eb), layout=acc.layout, dtype=dtype,
+                          swizzle=swz, warps=acc.warps, stage=acc.stage)
+
+
+def advise_declared(plan: Any, acc: SmemAccess) -> Advice:
+    """:func:`advise` for one record."""
+    dtype, eb = _element_bytes(plan, acc)
+    return advise(plan, str(acc.region), access_atom(acc, eb), layout=acc.layout, dtype=dtype, warps=acc.warps,
+                  stage=acc.stage, swizzle=acc.swizzle)
 
 
 @dataclass(frozen=True)
-class AccessSpec:
-    """One region's access by a CTA's warps, as a layout file or a kernel describes it."""
+class AnalysedAccess:
+    """One record of a plan with what the analysis made of it: its report and advice, or why it
+    could not be analysed (``error``)."""
 
-    region: str
-    instruction: str
-    layout: str | None = None
-    dtype: str | None = None
-    swizzle: str | None = "region"  # "region": the region's own mode
-    warps: tuple[int, int] = (1, 1)
-    threads: tuple[int, int] | None = None
-    stage: int = 0
-
-    def atom(self, element_bytes: int) -> AccessAtom:
-        spec = lookup(self.instruction)
-        n = spec.lanes // 8
-        trans = self.instruction.endswith(".trans")
-        if spec.kind == "ldmatrix":
-            return ldmatrix_atom(n, trans, element_bytes)
-        if spec.kind == "stmatrix":
-            return stmatrix_atom(n, trans, element_bytes)
-        return vector_atom(spec.name, element_bytes, self.threads or (8, 4))
-
-    def analyze(self, plan: Any) -> AccessReport:
-        region = plan.region(self.region)
-        dtype = self.dtype or region.dtype
-        if dtype is None:
-            raise ValueError(f"access of {self.region!r}: the region has no dtype; give 'dtype'")
-        atom = self.atom(dtype_width(dtype) // 8)
-        return analyze_access(plan, self.region, atom, layout=self.layout, dtype=dtype, swizzle=self.swizzle,
-                              warps=self.warps, stage=self.stage)
+    access: SmemAccess
+    report: AccessReport | None
+    advice: Advice | None
+    error: str | None = None
 
 
-def _pair(value: object, key: str, where: str) -> tuple[int, int]:
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)):
-        raise ValueError(f"{where}: '{key}' must be two positive integers [rows, columns], got {value!r}")
-    return int(value[0]), int(value[1])
+def analyse_plan(plan: Any) -> tuple[AnalysedAccess, ...]:
+    """Every access the plan carries, analysed; a record the analysis refuses (a tile past its
+    region, a layout the atom does not divide) is kept with its error rather than raised.
+
+    Kept for the last few plans: one report asks for it from lint (twice) and from its table."""
+    if not getattr(plan, "accesses", ()):
+        return ()
+    try:
+        return _analysed(plan)
+    except TypeError:  # a plan-like object that does not hash
+        return _analyse(plan)
 
 
-def access_from_dict(data: Mapping[str, Any], region: str | None = None) -> AccessSpec:
-    """An :class:`AccessSpec` from a layout file's ``access`` table, refusing unknown keys and bad values."""
-    if not isinstance(data, Mapping):
-        raise TypeError(f"an access must be a table of {', '.join(ACCESS_KEYS)}, not {type(data).__name__}")
-    name = data.get("region", region)
-    where = f"access of {name!r}" if name else "access"
-    unknown = sorted(set(data) - set(ACCESS_KEYS))
-    if unknown:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(ACCESS_KEYS)}")
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"{where}: 'region' must name a region")
-    instruction = data.get("instruction")
-    lookup(instruction)  # TypeError / ValueError naming the spelling
-    for key in ("layout", "dtype", "swizzle"):
-        if key in data and data[key] is not None and not isinstance(data[key], str):
-            raise ValueError(f"{where}: '{key}' must be text, got {data[key]!r}")
-    stage = data.get("stage", 0)
-    if not isinstance(stage, int) or isinstance(stage, bool) or stage < 0:
-        raise ValueError(f"{where}: 'stage' must be a non-negative integer, got {stage!r}")
-    warps = _pair(data.get("warps", [1, 1]), "warps", where)
-    threads = _pair(data["threads"], "threads", where) if "threads" in data else None
-    return AccessSpec(name, str(instruction), data.get("layout"), data.get("dtype"), data.get("swizzle", "region"),
-                      warps, threads, stage)
+@lru_cache(maxsize=8)
+def _analysed(plan: Any) -> tuple[AnalysedAccess, ...]:
+    return _analyse(plan)
 
 
-def bank_findings(plan: Any, accesses: Iterable[AccessSpec]) -> tuple[Finding, ...]:
-    """A warning for each access that conflicts, its fix taken from :func:`advise`."""
+def _analyse(plan: Any) -> tuple[AnalysedAccess, ...]:
+    out = []
+    for acc in getattr(plan, "accesses", ()):
+        try:
+            rep = analyze_declared(plan, acc)
+            adv = None if rep.conflict_free else advise_declared(plan, acc)
+        except (TypeError, ValueError, KeyError) as exc:
+            out.append(AnalysedAccess(acc, None, None, str(exc).strip("\"'")))
+            continue
+        out.append(AnalysedAccess(acc, rep, adv))
+    return tuple(out)
+
+
+def _fix(adv: Advice) -> str:
+    if adv.fixes:
+        return f"{adv.swizzle} swizzle on a {adv.alignment}-byte boundary: {adv.allocation_line}; {adv.dsl_line}"
+    if adv.swizzle:
+        return (f"{adv.swizzle} swizzle on a {adv.alignment}-byte boundary cuts it to {adv.best.n_way}-way; "
+                f"the rest is the access itself")
+    return "no swizzle helps: " + adv.reason
+
+
+def _finding(acc: SmemAccess, rep: AccessReport, adv: Advice) -> Finding:
+    message = (f"{acc.short_instruction} on {acc.region!r} is {rep.n_way}-way: {rep.wavefronts} wavefronts where "
+               f"{rep.ideal} would do ({rep.instructions} instructions, {rep.conflicts} conflicts as ncu counts)")
+    return Finding(BANK_RULE, "warning", (str(acc.region),), message, _fix(adv), BANK_FACT)
+
+
+def bank_findings(plan: Any, accesses: Iterable[SmemAccess]) -> tuple[Finding, ...]:
+    """A warning for each access that conflicts, its fix taken from :func:`advise` (raises what
+    the analysis refuses)."""
     out = []
     for acc in accesses:
-        rep = acc.analyze(plan)
-        if rep.conflict_free:
-            continue
-        region = plan.region(acc.region)
-        dtype = acc.dtype or region.dtype
-        adv = advise(plan, acc.region, acc.atom(dtype_width(dtype) // 8), layout=acc.layout, dtype=dtype,
-                     warps=acc.warps, stage=acc.stage, swizzle=acc.swizzle)
-        if adv.fixes:
-            fix = f"{adv.swizzle} swizzle on a {adv.alignment}-byte boundary: {adv.allocation_line}; {adv.dsl_line}"
-        elif adv.swizzle:
-            fix = f"{adv.swizzle} swizzle on a {adv.alignment}-byte boundary cuts it to {adv.best.n_way}-way; " \
-                  f"the rest is the access itself"
-        else:
-            fix = "no swizzle helps: " + adv.reason
-        message = (f"{acc.instruction} on {acc.region!r} is {rep.n_way}-way: {rep.wavefronts} wavefronts where "
-                   f"{rep.ideal} would do ({rep.instructions} instructions, {rep.conflicts} conflicts as ncu counts)")
-        out.append(Finding(BANK_RULE, "warning", (acc.region,), message, fix, BANK_FACT))
+        rep = analyze_declared(plan, acc)
+        if not rep.conflict_free:
+            out.append(_finding(acc, rep, advise_declared(plan, acc)))
     return tuple(out)
+
+
+BANK_ACCESS_RULE = "bank-access"
+
+
+def conflict_findings(plan: Any) -> list[Finding]:
+    """The ``bank-conflict`` lint rule: a warning per conflicting access the plan carries."""
+    return [_finding(item.access, item.report, item.advice) for item in analyse_plan(plan)
+            if item.report is not None and item.advice is not None]
+
+
+def unanalysable_findings(plan: Any) -> list[Finding]:
+    """The ``bank-access`` lint rule: an error per access the analysis cannot take (it describes
+    a tile its region does not hold), so a wrong declaration is not read as conflict-free."""
+    return [Finding(BANK_ACCESS_RULE, "error", (str(item.access.region),),
+                    f"{item.access.short_instruction} on {item.access.region!r} cannot be analysed: {item.error}",
+                    "make the access's layout, dtype, warps and stage describe the region's tile", BANK_FACT)
+            for item in analyse_plan(plan) if item.error is not None]

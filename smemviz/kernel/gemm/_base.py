@@ -24,7 +24,7 @@ def check_region(alloc: Any, dtype: Any, staged: Any) -> None:
     need = cute.cosize(staged) * dtype.width // 8
     if need != alloc.size_bytes:
         raise LayoutMismatchError(
-            f"{alloc.name}: the staged SMEM layout needs {need} B but the plan gives {alloc.size_bytes} B"
+            f"{alloc.name}: the staged SMEM layout needs {need:,} B but the plan gives {alloc.size_bytes:,} B"
         )
 
 

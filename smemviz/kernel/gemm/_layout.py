@@ -127,8 +127,8 @@ def max_stages(config: GemmConfig) -> int:
     if stages < 2:
         need = _unified_bytes(config, 2)
         raise CapacityError(
-            f"GEMM {config.label()}: even 2 stages need {need} B of SMEM, over the "
-            f"{hardware.get_arch(config.arch).name} per-block limit of {limit} B by {need - limit} B"
+            f"GEMM {config.label()}: even 2 stages need {need:,} B of SMEM, over the "
+            f"{hardware.get_arch(config.arch).name} per-block limit of {limit:,} B by {need - limit:,} B"
         )
     return stages
 

@@ -67,7 +67,7 @@ class GemmMeasurement:
         head = f"{self.row()['label']} on {self.problem.m}x{self.problem.n}x{self.problem.k}"
         if not self.fits:
             return f"{head}: {self.reason}"
-        smem = f"SMEM {self.smem_requested} B requested (plan {self.smem_planned} B)"
+        smem = f"SMEM {self.smem_requested:,} B requested (plan {self.smem_planned:,} B)"
         regs = f", {self.registers} registers/thread" if self.registers is not None else ""
         if not self.ran:
             return f"{head}: compiled, {smem}{regs}; not run: {self.reason}"
@@ -111,14 +111,12 @@ def time_interleaved(
 
 def why_not_run(config: GemmConfig | None = None) -> str | None:
     """Why ``config``'s kernel (by default the Hopper GEMM) cannot run here, or ``None``."""
-    from .._device import current_gpu, torch_or_none
+    from .._device import current_gpu, no_gpu_reason
     from ._host import gpu_mismatch
 
-    if torch_or_none() is None:
-        return "PyTorch is not installed, so there are no device buffers"
     gpu = current_gpu()
     if gpu is None:
-        return "no CUDA GPU is visible (torch.cuda.is_available() is False)"
+        return no_gpu_reason()
     return gpu_mismatch(config or GemmConfig(), gpu)
 
 

@@ -124,8 +124,8 @@ class ProbeResult:
         return (
             f"SMEM probe {status} on {self.gpu} ({self.arch}): {len(self.checks)} regions, "
             f"{len(self.failures)} failed, {self.stray_bytes} stray bytes, "
-            f"SMEM requested {self.requested_smem_bytes} B / seen in kernel {self.kernel_smem_bytes} B / "
-            f"planned {self.plan.unified_bytes} B"
+            f"SMEM requested {self.requested_smem_bytes:,} B / seen in kernel {self.kernel_smem_bytes:,} B / "
+            f"planned {self.plan.unified_bytes:,} B"
         )
 
     def __repr__(self) -> str:
@@ -153,7 +153,7 @@ class ProbeResult:
         rows = []
         for c in self.checks:
             where = "" if c.group is None else f"group {c.group + 1}, phase {(c.phase or 0) + 1}"
-            detail = "" if c.ok else f"{c.bad_bytes} B wrong; first at {c.first_bad_offset} (read 0x{c.found:02x})"
+            detail = "" if c.ok else f"{c.bad_bytes:,} B wrong; first at {c.first_bad_offset:,} (read 0x{c.found:02x})"
             rows.append(
                 "<tr>"
                 f"<td>{html.escape(shown(c.name))}</td><td>{c.kind}</td><td>{c.offset}</td><td>{c.size}</td>"

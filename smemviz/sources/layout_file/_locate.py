@@ -55,11 +55,33 @@ class TomlLocator:
             return self._find_key(section, 0, first_header)  # inline array
         start = own[index]
         stop = next((i for i, _ in headers if i > start), len(self.lines))
+        if len(path) > 3 and isinstance(path[3], int):  # [[smem.access]] tables under the entry
+            found = self._nested(headers, section, start, path[2:])
+            if found:
+                return found
         if len(path) > 2:
             found = self._find_key(str(path[2]), start + 1, stop)
             if found:
                 return found
         return start + 1, self.lines[start].index("[") + 1
+
+
+    def _nested(self, headers: list[tuple[int, str]], section: str, start: int,
+                rest: KeyPath) -> tuple[int, int] | None:
+        """``[[section.key]]`` number ``rest[1]`` after the entry at line ``start``, and ``rest[2]`` in it."""
+        sub = f"{section}.{rest[0]}"
+        end = next((i for i, name in headers if name == section and i > start), len(self.lines))
+        subs = [i for i, name in headers if name == sub and start < i < end]
+        index = rest[1]
+        if not isinstance(index, int) or index >= len(subs):
+            return None
+        s0 = subs[index]
+        s1 = next((i for i, _ in headers if i > s0), len(self.lines))
+        if len(rest) > 2:
+            found = self._find_key(str(rest[2]), s0 + 1, s1)
+            if found:
+                return found
+        return s0 + 1, self.lines[s0].index("[") + 1
 
 
 class JsonLocator:

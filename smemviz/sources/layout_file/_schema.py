@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ... import hardware
+from ...layout._access import SmemAccess
 from ...layout._allocation import SmemAllocation, TmemAllocation
 from ...layout._allocator import SmemAllocator, TmemAllocator
 from ...layout._pipelines import PipelineConfig, PipelineGroup
@@ -34,14 +35,15 @@ SCHEMA_VERSION = 1
 # the keys each table may hold
 TOP_KEYS = ("version", "name", "arch", "steps", "tmem_ptr", "smem", "pipeline", "pipeline_group", "smem_alias", "tmem",
             "tmem_alias")
-SMEM_KEYS = ("name", "size", "dtype", "count", "align", "live", "swizzle", "stages", "tma", "shape")
+SMEM_KEYS = ("name", "size", "dtype", "count", "align", "live", "swizzle", "stages", "tma", "shape", "access")
 TMEM_KEYS = ("name", "columns", "live")
 PIPELINE_KEYS = ("name", "stages")
 GROUP_KEYS = ("name", "stages", "members", "barriers_per_stage")
 ALIAS_KEYS = ("phases",)
 
 # The deepest the schema nests is 5 (document, [[smem_alias]], its table,
-# phases, a phase); anything far deeper is refused before it is walked.
+# phases, a phase; or [[smem]], its table, access, its table, warps); anything far
+# deeper is refused before it is walked.
 MAX_DEPTH = 32
 
 
@@ -62,10 +64,12 @@ class SmemEntry:
     stages: int | None = None  # pipeline stages the buffer holds (lint, stage marks)
     tma: bool | None = None  # a TMA destination (lint)
     shape: tuple[int, ...] | None = None  # element shape, stages first (with dtype)
+    access: tuple[SmemAccess, ...] | None = None  # how the kernel's warps touch it (bank analysis)
 
     def allocation(self) -> SmemAllocation:
         return SmemAllocation(self.name, self.size, self.align, self.dtype, self.count,
-                              swizzle=self.swizzle, stages=self.stages, tma=self.tma, shape=self.shape)
+                              swizzle=self.swizzle, stages=self.stages, tma=self.tma, shape=self.shape,
+                              access=self.access)
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,13 @@ import difflib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
+from types import SimpleNamespace
 from typing import Any
 
 from ... import hardware
 from ..._names import first_unprintable
+from ...layout._access import ACCESS_KEYS, SmemAccess, access_from_dict
+from ...layout._allocation import declared_accesses
 from ...layout._allocator import SmemAllocator, TmemAllocator
 from ...solver import check_steps, read_live
 from ._error import HugeInt, KeyPath, LayoutFileError, key_text
@@ -135,7 +138,8 @@ class Reader:
         try:
             return build()
         except (TypeError, ValueError) as exc:
-            key = _CORE_FIELDS.get(getattr(exc, "field", None) or "") if at_field else None
+            field = getattr(exc, "field", None) or ""
+            key = ("access" if field.startswith("access") else _CORE_FIELDS.get(field)) if at_field else None
             raise self.fail((*path, key) if key else path, str(exc)) from None
 
     # -- the schema -------------------------------------------------------------------
@@ -219,9 +223,39 @@ class Reader:
                 shape=self.optional(t, path, "shape", self.extents, None),
             )
             allocation = self.core(path, entry.allocation)
+            entry = replace(entry, access=self.accesses(t, path, allocation))
             entries.append((path, replace(entry, size=allocation.size_bytes, dtype=allocation.dtype_name)))
         self.unique(((p, e.name) for p, e in entries), "[[smem]]")
         return tuple(e for _, e in entries)
+
+    def accesses(self, table: dict[str, Any], path: KeyPath, allocation: Any) -> tuple[SmemAccess, ...] | None:
+        """An entry's ``access``: one table or an array of them, each checked by the model's record
+        and against its allocation (a dtype, a layout, a stage it holds)."""
+        name = allocation.name
+        if "access" not in table:
+            return None
+        value = table["access"]
+        items = [((*path, "access", i), v) for i, v in enumerate(value)] if isinstance(value, list) \
+            else [((*path, "access"), value)]
+        out: list[SmemAccess] = []
+        for where, item in items:
+            t = self.table(item, where, ACCESS_KEYS)
+            for key in ("region", "instruction", "layout", "dtype", "swizzle"):
+                if key in t:
+                    self.string(t[key], (*where, key))
+            for key in ("warps", "threads"):
+                if key in t:
+                    self.extents(t[key], (*where, key))
+            if "stage" in t:
+                self.integer(t["stage"], (*where, "stage"))
+            try:
+                acc = access_from_dict(t, name)
+                one = SimpleNamespace(name=name, access=[acc], stages=allocation.stages, dtype=allocation.dtype)
+                out.extend(declared_accesses(one))
+            except (TypeError, ValueError) as exc:
+                key = (getattr(exc, "field", None) or "").removeprefix("access").lstrip(".")
+                raise self.fail((*where, key) if key in t else where, str(exc)) from None
+        return tuple(out)
 
     def tmem_entries(self, steps: tuple[str, ...] | None = None) -> tuple[TmemEntry, ...]:
         entries = []

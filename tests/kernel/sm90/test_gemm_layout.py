@@ -69,7 +69,7 @@ def test_aliased_c_staging_shares_the_operand_bytes():
 
 
 def test_an_explicit_stage_count_over_the_limit_is_refused_with_numbers():
-    with pytest.raises(CapacityError, match=r"232448.*by \d+ B"):
+    with pytest.raises(CapacityError, match=r"232,448.*by [\d,]+ B"):
         gemm_layout(GemmConfig(tile_n=256, stages=5))
 
 

@@ -61,7 +61,7 @@ def test_sweep_compiles_each_config_once_and_keeps_rows_that_do_not_fit():
     result = sweep(tile_n=[256], stages=[3, 4, 5], alias_epilogue=[True], progress=lambda i, n, s: seen.append((i, n)))
     assert seen[0] == (0, 3) and seen[-1] == (3, 3)
     assert [r["stages"] for r in result.rows] == [3, 4, None]
-    assert "does not fit" in result.rows[2]["reason"] and "232448" in result.rows[2]["reason"]
+    assert "does not fit" in result.rows[2]["reason"] and "232,448" in result.rows[2]["reason"]
     assert all(r["smem_requested"] == r["smem_planned"] for r in result.rows[:2])
     hits = cache_info()["hits"]
     again = sweep(tile_n=[256], stages=[3, 4], alias_epilogue=[True], progress=False)

@@ -127,3 +127,21 @@ def test_bank_view(captured):
     pytest.importorskip("plotly")
     fig = smemviz.bank_figure(captured.plan)
     assert fig.data
+
+
+def test_tables_name_the_line_that_declares_each_region(captured):
+    from smemviz.analysis import html_report, markdown_report
+    from smemviz.analysis._report import region_columns
+    from smemviz.explorer._panels import usage_table_html
+
+    plan = captured.plan
+    sourced = [r for r in plan.regions if r.source]
+    assert sourced and region_columns(plan)[-1][0] == "declared at"
+    line = sourced[0].source
+    assert line.split(":")[0].endswith(".py") and line.split(":")[1].isdigit()
+    for text in (markdown_report(plan), html_report(plan), usage_table_html(plan)):
+        assert "declared at" in text and line in text
+    plain = smemviz.SmemAllocator()
+    plain.add(smemviz.SmemAllocation("a", 128))
+    plain.compute_layout()
+    assert "declared at" not in markdown_report(plain.plan)  # only where the plan knows its source

@@ -1,0 +1,208 @@
+"""The explorer's "Banks" tab: how one access of one region hits the 32 banks, live.
+
+Pick a region and one of its accesses (what the plan carries, from
+``SmemAllocation(..., access=...)`` or a layout file's ``access`` key), toggle
+the swizzle (as declared, none, 32B, 64B, 128B): the 32-banks-by-wavefronts grid
+of its worst instruction and the numbers (instructions, wavefronts, ideal,
+conflicts, n-way, the advice) follow. The grid is HTML (``_bank_grid``): a toggle
+replaces its cells, which the browser draws in a few milliseconds; the analysis
+itself takes a few milliseconds and is kept per (access, swizzle) of the plan shown.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import ipywidgets as widgets
+
+from .._names import shown
+from ..analysis.banks._access import advise_declared, analyze_declared
+from ..analysis.banks._patterns import AccessReport
+from ..analysis.banks._plan_report import bank_html
+from ..layout._access import SmemAccess
+from ..layout._plan import LayoutPlan
+from ._bank_grid import GRID_CSS, bank_grid_html, grid_title
+from ._panels import message_html
+
+__all__ = ["BankView", "SWIZZLE_OPTIONS", "DECLARED", "NO_ACCESSES"]
+
+DECLARED = "declared"
+SWIZZLE_OPTIONS = (DECLARED, "none", "32B", "64B", "128B")
+NO_ACCESSES = ("This layout declares no accesses. Say how the warps touch a buffer, e.g. "
+               "SmemAllocation(\"epi_c\", ..., access={\"instruction\": \"stmatrix.x4\", "
+               "\"layout\": \"(128,32):(32,1)\", \"warps\": (8, 1)}), or an access key in a layout file, "
+               "and this tab draws its banks.")
+
+
+class BankView(widgets.VBox):
+    """Region and access pickers, the swizzle toggle, the bank grid and its numbers.
+    :meth:`show` hands it the explorer's current SMEM plan."""
+
+    def __init__(self) -> None:
+        self.plan: LayoutPlan | None = None
+        self._kept: dict[tuple[int, str], AccessReport | str] = {}  # (access index, swizzle) on self.plan
+        self._quiet = False
+        self.region = widgets.Dropdown(description="region", options=[], layout=widgets.Layout(width="260px"))
+        self.access = widgets.Dropdown(description="access", options=[], layout=widgets.Layout(width="360px"))
+        self.swizzle = widgets.ToggleButtons(options=list(SWIZZLE_OPTIONS), value=DECLARED, description="swizzle",
+                                             tooltips=["the swizzle the access declares (or its region's)",
+                                                       "no swizzle", "32B mode", "64B mode", "128B mode"],
+                                             style={"button_width": "72px"})
+        self.numbers = widgets.HTML()
+        self.table = widgets.HTML()
+        self.message = widgets.HTML()
+        self.grid = widgets.HTML(bank_grid_html(None))
+        self.title = ""  # the grid's title line, as drawn
+        self.drawn: AccessReport | None = None  # what the grid shows (None: nothing analysed)
+        self.controls = widgets.VBox([widgets.HBox([self.region, self.access]), self.swizzle])
+        self.body = widgets.VBox([widgets.HTML(GRID_CSS), self.controls, self.numbers, self.grid, self.table],
+                                 layout=widgets.Layout(width="100%"))
+        super().__init__([self.message, self.body], layout=widgets.Layout(width="100%"))
+        self.add_class("smemviz-banks-view")
+        self.region.observe(self._on_region, names="value")
+        self.access.observe(self._on_access, names="value")
+        self.swizzle.observe(self._on_swizzle, names="value")
+
+    # -- what is shown ---------------------------------------------------------------
+
+
+    def show(self, plan: LayoutPlan | None) -> None:
+        """Show ``plan``'s accesses, keeping the region, access and swizzle picked where they remain."""
+        if plan is not self.plan:
+            self._kept.clear()  # analyses of the plan shown before
+        self.plan = plan
+        accesses = plan.accesses if plan is not None else ()
+        if not accesses:
+            self.message.value = message_html(NO_ACCESSES, "info")
+            self.body.layout.display = "none"
+            return
+        self.message.value = ""
+        self.body.layout.display = None
+        regions = list(dict.fromkeys(str(a.region) for a in accesses))
+        self._quiet = True
+        try:
+            if list(self.region.options) != regions:
+                keep = self.region.value if self.region.value in regions else regions[0]
+                self.region.options = regions
+                self.region.value = keep
+            self._fill_accesses()
+        finally:
+            self._quiet = False
+        self.table.value = bank_html(plan)
+        self._redraw()
+
+    def pick(self, region: str | None = None, access: int = 0, swizzle: str | None = None) -> None:
+        """Select ``region``'s ``access``-th access (and a swizzle), as the controls would."""
+        if self.plan is None or not self.plan.accesses:
+            raise ValueError("the layout shown declares no accesses")
+        if region is not None:
+            if region not in self.region.options:
+                raise KeyError(f"region {region!r} has no access; regions with accesses: "
+                               f"{', '.join(map(repr, self.region.options))}")
+            self.region.value = region
+        options = list(self.access.options)
+        if not 0 <= access < len(options):
+            raise IndexError(f"region {self.region.value!r} has {len(options)} access(es), not {access + 1}")
+        self.access.value = options[access][1]
+        if swizzle is not None:
+            if swizzle not in SWIZZLE_OPTIONS:
+                raise ValueError(f"swizzle must be one of {', '.join(SWIZZLE_OPTIONS)}, got {swizzle!r}")
+            self.swizzle.value = swizzle
+
+    @property
+    def current(self) -> SmemAccess | None:
+        """The access picked, or None."""
+        if self.plan is None or self.access.value is None:
+            return None
+        return self.plan.accesses[self.access.value]
+
+    def report(self) -> AccessReport | str | None:
+        """The analysis of the picked access with the picked swizzle (text: why it could not be made)."""
+        acc = self.current
+        if acc is None or self.plan is None:
+            return None
+        return self._analysed(self.plan, int(self.access.value), acc, self.swizzle.value)
+
+    # -- callbacks --------------------------------------------------------------------
+
+    def _fill_accesses(self) -> None:
+        assert self.plan is not None
+        region = self.region.value
+        options = [(a.label, i) for i, a in enumerate(self.plan.accesses) if a.region == region]
+        if list(self.access.options) != options:
+            values = [v for _, v in options]
+            keep = self.access.value if self.access.value in values else values[0]
+            self.access.options = options
+            self.access.value = keep
+
+    def _on_region(self, _change: dict[str, Any]) -> None:
+        if self._quiet or self.plan is None:
+            return
+        self._quiet = True
+        try:
+            self._fill_accesses()
+        finally:
+            self._quiet = False
+        self._redraw()
+
+    def _on_access(self, _change: dict[str, Any]) -> None:
+        if not self._quiet:
+            self._redraw()
+
+    def _on_swizzle(self, _change: dict[str, Any]) -> None:
+        if not self._quiet:
+            self._redraw()
+
+    # -- drawing ------------------------------------------------------------------------
+
+    def _analysed(self, plan: LayoutPlan, index: int, acc: SmemAccess, swizzle: str) -> AccessReport | str:
+        key = (index, swizzle)
+        found = self._kept.get(key) if plan is self.plan else None
+        if found is None:
+            try:
+                found = analyze_declared(plan, acc, swizzle=None if swizzle == DECLARED else swizzle)
+            except (TypeError, ValueError, KeyError) as exc:
+                found = str(exc).strip("\"'")
+            if plan is self.plan:
+                self._kept[key] = found
+        return found
+
+    def _rows_for(self, acc: SmemAccess) -> int:
+        """The most wavefronts ``acc``'s worst instruction takes under any toggle: the grid keeps
+        that height while the swizzle is toggled (a change of height redraws the whole figure)."""
+        assert self.plan is not None
+        index = int(self.access.value)
+        found = [self._analysed(self.plan, index, acc, mode) for mode in SWIZZLE_OPTIONS]
+        return max((r.worst.wavefronts for r in found if not isinstance(r, str)), default=1)
+
+    def _redraw(self) -> None:
+        rep = self.report()
+        acc = self.current
+        if rep is None or acc is None:
+            return
+        if isinstance(rep, str):
+            self.drawn, self.title = None, f"{acc.region}: {acc.label} cannot be drawn"
+            self.grid.value = bank_grid_html(None, title=self.title)
+            self.numbers.value = message_html(rep, "warning")
+            return
+        self.drawn, self.title = rep, grid_title(rep)
+        self.grid.value = bank_grid_html(rep, rows=self._rows_for(acc), title=self.title)
+        self.numbers.value = self._numbers_html(acc, rep)
+
+    def _numbers_html(self, acc: SmemAccess, rep: AccessReport) -> str:
+        state = ("<span style='color:#2e7d32'>conflict-free</span>" if rep.conflict_free
+                 else f"<span style='color:#c62828'>{rep.n_way}-way: {rep.excess:,} extra wavefronts</span>")
+        swizzle = "no" if rep.swizzle in (None, "none", "NONE") else rep.swizzle
+        facts = (f"<b>{escape(shown(acc.region))}</b> {escape(rep.instruction)} over {escape(rep.layout)} "
+                 f"with {escape(str(swizzle))} swizzle at byte {rep.base:,} · {rep.warps} warp(s): "
+                 f"{rep.instructions:,} instructions, {rep.wavefronts:,} wavefronts (ideal {rep.ideal:,}), "
+                 f"{rep.conflicts:,} conflicts as ncu counts · {state}")
+        advice = ""
+        if not rep.conflict_free and self.swizzle.value == DECLARED and self.plan is not None:
+            try:
+                adv = advise_declared(self.plan, acc)
+                advice = f"<div style='color:#546e7a'>{escape(adv.reason)}</div>"
+            except (TypeError, ValueError, KeyError):
+                advice = ""
+        return f"<div class='smemviz-bank-numbers' style='font-size:13px;line-height:1.5'>{facts}{advice}</div>"
