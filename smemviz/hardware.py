@@ -175,7 +175,8 @@ _CARVEOUTS_100 = (0, 8, 16, 32, 64, 100)
 _CARVEOUTS_228 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
 
 
-def _arch(name: str, family: str, per_block_bytes: int, carveouts: tuple[int, ...], ctas: int, warps: int,
+def _arch(  # noqa: PLR0913 - one row of the arch table
+        name: str, family: str, per_block_bytes: int, carveouts: tuple[int, ...], ctas: int, warps: int,
           *, has_tmem: bool = False, arch_specific: bool = False, tmem_columns: int = TMEM_COLUMNS,
           sm_count: int | None = None, mma: str | None = None) -> Arch:
     return Arch(name, family, per_block_bytes, has_tmem, arch_specific,

@@ -62,7 +62,7 @@ EXPORT_FORMATS = FORMATS  # the name under which ``smemviz`` offers it
 _STATIC = (".svg", ".png", ".pdf")
 
 
-def export(
+def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, title, figure, ...)
     obj: Any,
     path: str | Path,
     *,

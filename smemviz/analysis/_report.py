@@ -93,36 +93,53 @@ def _title(plan: LayoutPlan) -> tuple[str, str]:
 def text_report(plan: LayoutPlan) -> str:
     """The usage table: one row per region in address order, alias groups, totals."""
     tag, title = _title(plan)
-    unit = plan.unit
+    rows, rule = _text_rows(plan)
+    lines = [f"[{tag}] {title}", *rows]
+    if plan.groups:
+        lines += [rule, *_text_groups(plan)]
+    lines += [rule, *_text_totals(plan), *_text_verdicts(plan)]
+    if plan.accesses:
+        lines += [rule, *_banks().bank_text(plan)]
+    findings = findings_beyond_capacity(plan)
+    if findings:
+        lines += [rule, *(f"  {f.line()}" for f in findings)]
+    return "\n".join(lines) + "\n"
+
+
+def _text_rows(plan: LayoutPlan) -> tuple[list[str], str]:
+    """The header, its rule and one row per region (alignment for SMEM only), and the rule."""
     with_align = plan.memory == "smem"
     labels = [shown(r.name) + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
     w = max([28, *map(len, labels)])  # the seed's 28, wider when a name needs it
-    if with_align:
-        hdr = f"  {'Name':<{w}} {'Size':>9}  {'Align':>5}  {'Offset':>9}  {'End':>9}"
-    else:
-        hdr = f"  {'Name':<{w}} {'Size':>9}  {'Offset':>9}  {'End':>9}"
+    align_head = f"  {'Align':>5}" if with_align else ""
+    hdr = f"  {'Name':<{w}} {'Size':>9}{align_head}  {'Offset':>9}  {'End':>9}"
     rule = f"  {'─' * (len(hdr) - 2)}"
-    lines = [f"[{tag}] {title}", hdr, rule]
+    rows = [hdr, rule]
     for label, r in zip(labels, plan.regions):
-        if with_align:
-            lines.append(f"  {label:<{w}} {r.size:>9,}  {r.alignment:>5,}  {r.offset:>9,}  {r.end:>9,}")
-        else:
-            lines.append(f"  {label:<{w}} {r.size:>9,}  {r.offset:>9,}  {r.end:>9,}")
-    if plan.groups:
-        lines.append(rule)
-        for g in plan.groups:
-            lines.append(f"  Alias group {g.index + 1} (offset {g.offset:,}, {g.size:,} {unit}):")
-            for p in range(len(g.phase_sizes)):
-                parts = ", ".join(f"{shown(r.name)} ({r.size:,} {unit})" for r in plan.phase_regions(g.index, p))
-                lines.append(f"    Phase {p + 1}: {parts}")
-    lines.append(rule)
-    # one total: what the layout needs (for SMEM the unified array, data then barriers)
+        align = f"  {r.alignment:>5,}" if with_align else ""
+        rows.append(f"  {label:<{w}} {r.size:>9,}{align}  {r.offset:>9,}  {r.end:>9,}")
+    return rows, rule
+
+
+def _text_groups(plan: LayoutPlan) -> list[str]:
+    unit = plan.unit
+    lines = []
+    for g in plan.groups:
+        lines.append(f"  Alias group {g.index + 1} (offset {g.offset:,}, {g.size:,} {unit}):")
+        for p in range(len(g.phase_sizes)):
+            parts = ", ".join(f"{shown(r.name)} ({r.size:,} {unit})" for r in plan.phase_regions(g.index, p))
+            lines.append(f"    Phase {p + 1}: {parts}")
+    return lines
+
+
+def _text_totals(plan: LayoutPlan) -> list[str]:
+    """One total, what the layout needs (for SMEM the unified array: data, then barriers), and what it saves."""
+    unit = plan.unit
     if plan.memory == "smem" and plan.barrier_bytes:
-        lines.append(f"  Data:           {plan.data_total:>9,} B")
-        lines.append(f"  Barriers:       {plan.barrier_bytes:>9,} B")
-        lines.append(f"  Total:          {plan.unified_bytes:>9,} B  (data + barriers)")
+        lines = [f"  Data:           {plan.data_total:>9,} B", f"  Barriers:       {plan.barrier_bytes:>9,} B",
+                 f"  Total:          {plan.unified_bytes:>9,} B  (data + barriers)"]
     else:
-        lines.append(f"  Total:          {plan.total:>9,} {unit}")
+        lines = [f"  Total:          {plan.total:>9,} {unit}"]
     if plan.alias_savings > 0:
         lines.append(f"  Alias savings:  {plan.alias_savings:>9,} {unit}")
     if plan.padding > 0:
@@ -131,23 +148,21 @@ def text_report(plan: LayoutPlan) -> str:
         lines.append(f"  tcgen05.alloc:  {plan.tmem_alloc_columns:>9,} cols")
     if plan.steps:
         lines.append(f"  {lifetime_summary(plan)}")
+    return lines
+
+
+def _text_verdicts(plan: LayoutPlan) -> list[str]:
+    """Capacity (and where an assumed arch came from) and occupancy."""
     cap = plan.capacity()
-    lines.append(f"  {cap.message()}")
-    if plan.arch is None and cap.arch is not None:  # say where an assumed arch came from
+    lines = [f"  {cap.message()}"]
+    if plan.arch is None and cap.arch is not None:
         found = hardware.detect_arch()
         if found is not None and found[0].name == cap.arch:
             lines.append(f"  (arch {cap.arch} assumed from {found[1]})")
     occ = plan.occupancy()
     if occ is not None:
         lines.append(f"  Occupancy {occ.message()}")
-    if plan.accesses:
-        lines.append(rule)
-        lines += _banks().bank_text(plan)
-    findings = findings_beyond_capacity(plan)
-    if findings:
-        lines.append(rule)
-        lines += [f"  {f.line()}" for f in findings]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _banks() -> Any:

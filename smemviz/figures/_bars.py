@@ -129,7 +129,8 @@ def _label_color(fill: str, opacity: float) -> str:
     return "#263238" if 0.299 * r + 0.587 * g + 0.114 * b > 160 else "white"
 
 
-def _bar(name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale: float, span: float,
+def _bar(  # noqa: PLR0913 - one bar trace: its regions, their lanes and how they are drawn
+        name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale: float, span: float,
          where: dict[str, Lane], highlight: Any, color: str | dict[str, str], pattern: str = "") -> dict[str, Any]:
     least = min_drawn(span) if name in ("data", "aliased") else 0.0
     # bars drawn wider than their size last, so their neighbours do not cover them

@@ -201,6 +201,20 @@ def _check(acc: SmemAccess, region: Any) -> None:
         known = ", ".join(sorted({v for v in _SPELLINGS.values()}))
         raise _fail(where, "instruction", f"unknown instruction {instruction!r}; the bank model knows {known}",
                     allocation=region)
+    _check_tile(acc, where, region)
+    if acc.swizzle not in SWIZZLE_CHOICES:
+        raise _fail(where, "swizzle", f"'swizzle' must be one of {', '.join(map(repr, SWIZZLE_CHOICES))}, "
+                                      f"got {acc.swizzle!r}", allocation=region)
+    _check_pair(acc.warps, "warps", where, region)
+    if acc.threads is not None:
+        _check_threads(acc, where, region)
+    stage = acc.stage
+    if not isinstance(stage, int) or isinstance(stage, bool) or stage < 0:
+        raise _fail(where, "stage", f"'stage' must be a non-negative integer, got {stage!r}", allocation=region)
+
+
+def _check_tile(acc: SmemAccess, where: str, region: Any) -> None:
+    """The tile's layout text and element type, when given."""
     for key in ("layout", "dtype"):
         value = getattr(acc, key)
         if value is not None and not isinstance(value, str):
@@ -220,21 +234,18 @@ def _check(acc: SmemAccess, region: Any) -> None:
         if bits % 8:
             raise _fail(where, "dtype", f"{acc.dtype!r} is {bits}-bit: the bank analysis takes whole-byte elements",
                         allocation=region)
-    if acc.swizzle not in SWIZZLE_CHOICES:
-        raise _fail(where, "swizzle", f"'swizzle' must be one of {', '.join(map(repr, SWIZZLE_CHOICES))}, "
-                                      f"got {acc.swizzle!r}", allocation=region)
-    _check_pair(acc.warps, "warps", where, region)
-    if acc.threads is not None:
-        _check_pair(acc.threads, "threads", where, region)
-        if _is_matrix(acc.short_instruction):
-            raise _fail(where, "threads", f"'threads' arranges the lanes of per-thread ld/st and cp.async; "
-                                          f"{acc.instruction} places its lanes itself", allocation=region)
-        if acc.threads[0] * acc.threads[1] != WARP_LANES:
-            raise _fail(where, "threads", f"'threads' {list(acc.threads)} arranges {acc.threads[0] * acc.threads[1]} "
-                                          f"lanes; a warp has {WARP_LANES}", allocation=region)
-    stage = acc.stage
-    if not isinstance(stage, int) or isinstance(stage, bool) or stage < 0:
-        raise _fail(where, "stage", f"'stage' must be a non-negative integer, got {stage!r}", allocation=region)
+
+
+def _check_threads(acc: SmemAccess, where: str, region: Any) -> None:
+    """``threads`` arranges a per-thread access's 32 lanes; matrix instructions place theirs."""
+    assert acc.threads is not None
+    _check_pair(acc.threads, "threads", where, region)
+    if _is_matrix(acc.short_instruction):
+        raise _fail(where, "threads", f"'threads' arranges the lanes of per-thread ld/st and cp.async; "
+                                      f"{acc.instruction} places its lanes itself", allocation=region)
+    if acc.threads[0] * acc.threads[1] != WARP_LANES:
+        raise _fail(where, "threads", f"'threads' {list(acc.threads)} arranges {acc.threads[0] * acc.threads[1]} "
+                                      f"lanes; a warp has {WARP_LANES}", allocation=region)
 
 
 def _check_pair(value: Any, key: str, where: str, region: Any) -> None:

@@ -21,7 +21,7 @@ from ._build import Lifetimes, build_plan
 from ._fit import check_fit, data_room, refuse_over_fit
 from ._packing import Placed, member_offsets, pack_blocks
 from ._plan import LayoutPlan
-from ._solve import solve_placement
+from ._solve import Declarations, solve_placement
 
 __all__ = ["capacity_checks_deferred"]
 
@@ -312,9 +312,9 @@ class _BaseAllocator:
         barriers = getattr(self, "_barrier_bytes", 0)
         room = data_room(self._memory, fit, barriers) if fit is not None else None
         capacity = self._data_capacity()
+        declared = Declarations(allocs, self._size, self._align, dict(self._live), self._alias_groups, self._steps)
         offsets, total, lifetimes = solve_placement(
-            allocs, self._size, self._align, dict(self._live), self._alias_groups, self._steps,
-            {id(a): o for a, o, _, _ in self._member_offsets(packed)},
+            declared, {id(a): o for a, o, _, _ in self._member_offsets(packed)},
             also=self._layout_to_beat, solver=solver, node_budget=node_budget,
             target=min((c for c in (capacity, room) if c is not None), default=None),
             enough=room,

@@ -18,7 +18,7 @@ from ._plan import AliasGroup, LayoutPlan, MemoryKind, Region
 __all__ = ["build_plan", "Lifetimes"]
 
 
-def build_plan(
+def build_plan(  # noqa: PLR0913 - the keyword options are the plan's own fields
     memory: MemoryKind,
     standalone: Iterable[Any],
     groups: Iterable[Iterable[Iterable[Any]]],

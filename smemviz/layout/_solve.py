@@ -8,21 +8,30 @@ lifetimes, so the solved layout is never larger than the hand-written one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..solver import Times, phase_lifetimes, solve, timeline
 from ._build import Lifetimes
 
-__all__ = ["solve_placement"]
+__all__ = ["Declarations", "solve_placement"]
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """What an allocator declared, as the solver needs it: the allocations in order, how to
+    size and align them, their live steps (by id), alias groups and named steps."""
+
+    allocs: Sequence[Any]
+    size_of: Callable[[Any], int]
+    align_of: Callable[[Any], int]
+    live: dict[int, frozenset[int] | Times]
+    alias_groups: Sequence[Sequence[Sequence[Any]]]
+    steps: tuple[str, ...] | None
 
 
 def solve_placement(
-    allocs: Sequence[Any],
-    size_of: Callable[[Any], int],
-    align_of: Callable[[Any], int],
-    live: dict[int, frozenset[int] | Times],
-    alias_groups: Sequence[Sequence[Sequence[Any]]],
-    steps: tuple[str, ...] | None,
+    declared: Declarations,
     given: dict[int, int],
     *,
     also: dict[int, int] | None = None,
@@ -39,6 +48,8 @@ def solve_placement(
     cut into stretches where some lifetime starts or ends; the plan's steps are
     then those stretches, each named by its first time value.
     """
+    allocs, size_of, align_of, live = declared.allocs, declared.size_of, declared.align_of, declared.live
+    alias_groups, steps = declared.alias_groups, declared.steps
     lengths = None
     sets: dict[int, frozenset[int]]
     if alias_groups:

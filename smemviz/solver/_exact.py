@@ -89,7 +89,7 @@ def _csr(rows: list[list[int]], arr: Callable[[list[int]], Any]) -> tuple[Any, A
     return arr(ptr), arr([x for row in rows for x in row])
 
 
-def search(
+def search(  # noqa: PLR0913 - the search's inputs and its stopping rules, named
     p: Problem,
     comp: Sequence[int],
     ranks: Sequence[Sequence[int]],

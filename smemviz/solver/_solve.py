@@ -54,7 +54,7 @@ class Solution:
         return 0 if self.optimal else max(0, self.peak - self.lower_bound)
 
 
-def solve(
+def solve(  # noqa: PLR0913 - the public solver's keyword options
     sizes: Sequence[int],
     alignments: Sequence[int],
     lives: Sequence[Iterable[int]],

@@ -88,45 +88,54 @@ def read_live(live: Any, steps: Steps | None, label: str, what: str = "allocatio
     where = f"{what} {label!r}: live="
     top = MAX_TIME if steps is None else len(steps)  # steps run from 0 to top - 1
     if isinstance(live, range):
-        if live.step != 1:
-            raise _refused(label, f"{where}{live!r} must be a range with step 1 (half-open [first, stop))")
-        if not live:
-            raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
-        if live.start < 0 or live.stop > top:
-            raise _refused(label, f"{where}{live!r} reaches outside the {_domain(steps)} (0..{top - 1})")
+        _check_range(live, steps, top, label, where)
         if live.stop > MAX_STEPS:
             return Times(((live.start, live.stop),))
-        items: list[Any] = list(live)
-    elif isinstance(live, (str, int)) and not isinstance(live, bool):
-        items = [live]
-    elif isinstance(live, (set, frozenset, list, tuple)):
-        if len(live) > MAX_POINTS:
-            raise _refused(label, f"{where} names {len(live):,} steps, at most {MAX_POINTS:,}; "
-                                  "give a range(first, stop) for a long stretch")
-        items = list(live)
-        if not items:
-            raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
-    else:
-        raise _mistyped(
-            label,
-            f"{where} must be a step name, an int step, a range or a set/list of steps, got {type(live).__name__} {live!r}",
-        )
-    out = set()
-    for item in items:
-        if isinstance(item, str):
-            if steps is None or item not in steps:
-                known = ", ".join(map(repr, steps)) if steps else "none (give the allocator steps=(...) to name them)"
-                raise _refused(label, f"{where} unknown step {item!r}; steps: {known}")
-            out.add(steps.index(item))
-        elif _is_int(item):
-            if item < 0 or item >= top:
-                raise _refused(label, f"{where} step {item} is out of range (0..{top - 1})")
-            out.add(item)
-        else:
-            raise _mistyped(label, f"{where} steps must be names or ints, got {type(item).__name__} {item!r}")
+    out = {_step_index(item, steps, top, label, where) for item in _live_items(live, label, where)}
     if out and max(out) >= MAX_STEPS:
         return Times.of_points(out)
     return frozenset(out)
+
+
+def _check_range(live: range, steps: Steps | None, top: int, label: str, where: str) -> None:
+    if live.step != 1:
+        raise _refused(label, f"{where}{live!r} must be a range with step 1 (half-open [first, stop))")
+    if not live:
+        raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
+    if live.start < 0 or live.stop > top:
+        raise _refused(label, f"{where}{live!r} reaches outside the {_domain(steps)} (0..{top - 1})")
+
+
+def _live_items(live: Any, label: str, where: str) -> list[Any]:
+    """The steps ``live`` lists, each still to be read (a checked range, one step, or a collection)."""
+    if isinstance(live, range):
+        return list(live)
+    if isinstance(live, (str, int)) and not isinstance(live, bool):
+        return [live]
+    if isinstance(live, (set, frozenset, list, tuple)):
+        if len(live) > MAX_POINTS:
+            raise _refused(label, f"{where} names {len(live):,} steps, at most {MAX_POINTS:,}; "
+                                  "give a range(first, stop) for a long stretch")
+        if not live:
+            raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
+        return list(live)
+    raise _mistyped(
+        label,
+        f"{where} must be a step name, an int step, a range or a set/list of steps, got {type(live).__name__} {live!r}",
+    )
+
+
+def _step_index(item: Any, steps: Steps | None, top: int, label: str, where: str) -> int:
+    if isinstance(item, str):
+        if steps is None or item not in steps:
+            known = ", ".join(map(repr, steps)) if steps else "none (give the allocator steps=(...) to name them)"
+            raise _refused(label, f"{where} unknown step {item!r}; steps: {known}")
+        return steps.index(item)
+    if _is_int(item):
+        if item < 0 or item >= top:
+            raise _refused(label, f"{where} step {item} is out of range (0..{top - 1})")
+        return int(item)
+    raise _mistyped(label, f"{where} steps must be names or ints, got {type(item).__name__} {item!r}")
 
 
 def _domain(steps: Steps | None) -> str:

@@ -181,7 +181,8 @@ def _check_run(layout: Layout, element_bytes: int, atom: AccessAtom, coords: tup
                              f"layout {layout} breaks the run at element {k} of coordinate {coords}")
 
 
-def analyze_access(plan: Any, region: str, atom: AccessAtom, *, layout: object = None, dtype: Any = None,
+def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the region's own
+        plan: Any, region: str, atom: AccessAtom, *, layout: object = None, dtype: Any = None,
                    swizzle: object = "region", warps: tuple[int, int] = (1, 1), stage: int = 0,
                    base: int | None = None) -> AccessReport:
     """Every instruction a CTA's warps issue to cover region ``region``'s tile with ``atom``.
@@ -198,7 +199,6 @@ def analyze_access(plan: Any, region: str, atom: AccessAtom, *, layout: object =
     text = layout if layout is not None else r.layout
     if text is None:
         raise ValueError(f"region {region!r} has no tile layout: pass layout='shape:stride' (elements)")
-    lay = parse_layout(text)
     dt = dtype if dtype is not None else r.dtype
     if dt is None:
         raise ValueError(f"region {region!r} has no dtype: pass dtype=")
@@ -206,7 +206,40 @@ def analyze_access(plan: Any, region: str, atom: AccessAtom, *, layout: object =
     if bits % 8:
         raise ValueError(f"region {region!r}: {bits}-bit elements are not whole bytes")
     eb = bits // 8
-    swz_obj = r.swizzle if swizzle == "region" else swizzle
+    lay, swz, shown_swizzle = _one_swizzle(region, parse_layout(text), r.swizzle if swizzle == "region" else swizzle)
+    start = _tile_start(r, lay, eb, stage, base)
+    tiles_r, tiles_c = _atom_tiles(region, lay, atom)
+    wr, wc = warps
+    if wr < 1 or wc < 1:
+        raise ValueError(f"warps {warps} must be positive")
+    _check_run(lay, eb, atom, next(c for c in atom.lane_coords if c is not None))
+    total_wf = total_ideal = total_conf = worst_way = count = 0
+    worst: BankConflicts | None = None
+    cache: dict[tuple[int | None, ...], BankConflicts] = {}
+    for w in range(wr * wc):
+        for ti in range(w // wc, tiles_r, wr):
+            for tj in range(w % wc, tiles_c, wc):
+                coords = [None if c is None else (ti * atom.rows + c[0], tj * atom.cols + c[1])
+                          for c in atom.lane_coords]
+                addrs = tuple(tile_addresses(lay, eb, start, swz, coords, absolute=True, stage=stage))
+                res = cache.get(addrs)
+                if res is None:
+                    res = cache[addrs] = bank_conflicts(atom.instruction, addrs)
+                count += 1
+                total_wf += res.wavefronts
+                total_ideal += res.ideal
+                total_conf += res.conflicts
+                worst_way = max(worst_way, res.n_way)
+                if worst is None or res.replays > worst.replays:
+                    worst = res
+    assert worst is not None
+    return AccessReport(region, atom.instruction, f"{lay}" + (f" {dtype_name(dt)}" if dtype_name(dt) else ""),
+                        shown_swizzle, start, wr * wc, count, total_wf, total_ideal, total_conf, worst_way, worst)
+
+
+def _one_swizzle(region: str, lay: Layout, swz_obj: object) -> tuple[Layout, Swizzle | None, str | None]:
+    """The tile's layout and the one swizzle on its addresses (given, or carried by the layout),
+    and how to name it: a byte swizzle acts on the absolute address, an element one on the layout."""
     if lay.swizzle is not None and swz_obj is not None:
         same = (isinstance(swz_obj, str) and lay.swizzle.unit == "byte"
                 and parse_swizzle(swz_obj) == Swizzle(lay.swizzle.bits, lay.swizzle.base, lay.swizzle.shift))
@@ -225,20 +258,27 @@ def analyze_access(plan: Any, region: str, atom: AccessAtom, *, layout: object =
         swz = None
     elif lay.swizzle is not None:
         shown_swizzle = f"S<{lay.swizzle.bits},{lay.swizzle.base},{lay.swizzle.shift}> (elements)"
-    absolute = True
+    return lay, swz, shown_swizzle
+
+
+def _tile_start(r: Any, lay: Layout, eb: int, stage: int, base: int | None) -> int:
+    """The byte address the tile of ``stage`` starts at (``base`` overrides it), checked to fit its stage."""
     staged_layout = lay.modes == 3
     stages = lay.extent(2) if staged_layout else (r.stages or 1)
     if not 0 <= stage < stages:
-        raise ValueError(f"region {region!r} has {stages} stage(s); stage {stage} does not exist")
+        raise ValueError(f"region {r.name!r} has {stages} stage(s); stage {stage} does not exist")
     stage_bytes = r.size if staged_layout else r.size // stages
     if base is not None:
-        start = base
-    else:
-        start = r.offset if staged_layout else r.offset + stage * stage_bytes
+        return base
     tile_bytes = lay.cosize * eb
-    if base is None and tile_bytes > stage_bytes:
-        raise ValueError(f"region {region!r}: layout {lay} reaches {tile_bytes} B, past its "
+    if tile_bytes > stage_bytes:
+        raise ValueError(f"region {r.name!r}: layout {lay} reaches {tile_bytes} B, past its "
                          f"{stage_bytes} B{' per stage' if stages > 1 else ''}")
+    return r.offset if staged_layout else r.offset + stage * stage_bytes
+
+
+def _atom_tiles(region: str, lay: Layout, atom: AccessAtom) -> tuple[int, int]:
+    """How many atom tiles the tile holds, down and across (it must hold a whole number)."""
     contiguous = _contiguous_mode(lay)
     if contiguous > 1:
         raise ValueError(f"layout {lay}: the contiguous mode must be one of the first two (rows, columns)")
@@ -247,30 +287,4 @@ def analyze_access(plan: Any, region: str, atom: AccessAtom, *, layout: object =
     if rows_total % atom.rows or cols_total % atom.cols:
         raise ValueError(f"region {region!r}: the {rows_total}x{cols_total} tile is no whole number of "
                          f"{atom.rows}x{atom.cols} {atom.instruction} tiles")
-    wr, wc = warps
-    if wr < 1 or wc < 1:
-        raise ValueError(f"warps {warps} must be positive")
-    tiles_r, tiles_c = rows_total // atom.rows, cols_total // atom.cols
-    _check_run(lay, eb, atom, next(c for c in atom.lane_coords if c is not None))
-    total_wf = total_ideal = total_conf = worst_way = count = 0
-    worst: BankConflicts | None = None
-    cache: dict[tuple[int | None, ...], BankConflicts] = {}
-    for w in range(wr * wc):
-        for ti in range(w // wc, tiles_r, wr):
-            for tj in range(w % wc, tiles_c, wc):
-                coords = [None if c is None else (ti * atom.rows + c[0], tj * atom.cols + c[1])
-                          for c in atom.lane_coords]
-                addrs = tuple(tile_addresses(lay, eb, start, swz, coords, absolute=absolute, stage=stage))
-                res = cache.get(addrs)
-                if res is None:
-                    res = cache[addrs] = bank_conflicts(atom.instruction, addrs)
-                count += 1
-                total_wf += res.wavefronts
-                total_ideal += res.ideal
-                total_conf += res.conflicts
-                worst_way = max(worst_way, res.n_way)
-                if worst is None or res.replays > worst.replays:
-                    worst = res
-    assert worst is not None
-    return AccessReport(region, atom.instruction, f"{lay}" + (f" {dtype_name(dt)}" if dtype_name(dt) else ""),
-                        shown_swizzle, start, wr * wc, count, total_wf, total_ideal, total_conf, worst_way, worst)
+    return rows_total // atom.rows, cols_total // atom.cols
