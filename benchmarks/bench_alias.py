@@ -98,10 +98,14 @@ def kernel_sized(count: int, seed: int) -> tuple[int, list[float], list[int]]:
     ms = [t * 1e3 for t in times]
     print(f"kernel-sized: {count} instances (seed {seed}), 8-14 buffers, 4-10 steps")
     print(f"  proven optimal:             {proven} / {count}")
-    print(f"  size-ordered first fit optimal on {greedy_optimal} / {count}; "
-          f"peak / ours mean {statistics.mean(size_ratio):.4f}, max {max(size_ratio):.4f}")
-    print(f"  best of {len(ORDERS)} greedy orders: peak / ours mean {statistics.mean(best_ratio):.4f}, "
-          f"max {max(best_ratio):.4f}")
+    print(
+        f"  size-ordered first fit optimal on {greedy_optimal} / {count}; "
+        f"peak / ours mean {statistics.mean(size_ratio):.4f}, max {max(size_ratio):.4f}"
+    )
+    print(
+        f"  best of {len(ORDERS)} greedy orders: peak / ours mean {statistics.mean(best_ratio):.4f}, "
+        f"max {max(best_ratio):.4f}"
+    )
     _times_line(ms, nodes)
     return proven, ms, nodes
 
@@ -138,10 +142,14 @@ def challenging(directory: Path, time_limit: float) -> None:
     files = sorted(directory.glob("*.csv"))
     if not files:
         raise SystemExit(f"no .csv files in {directory}")
-    print(f"MiniMalloc challenging: {len(files)} files from {directory}, capacity {CAPACITY}, "
-          f"time limit {time_limit:.0f} s per file")
-    print(f"  {'file':<16} {'buffers':>7} {'LOAD':>8} {'greedy':>8} {'order':>10} {'ours':>8} "
-          f"{'ours/LOAD':>9} {'fits':>4} {'proven':>6} {'nodes':>8} {'time s':>7}")
+    print(
+        f"MiniMalloc challenging: {len(files)} files from {directory}, capacity {CAPACITY}, "
+        f"time limit {time_limit:.0f} s per file"
+    )
+    print(
+        f"  {'file':<16} {'buffers':>7} {'LOAD':>8} {'greedy':>8} {'order':>10} {'ours':>8} "
+        f"{'ours/LOAD':>9} {'fits':>4} {'proven':>6} {'nodes':>8} {'time s':>7}"
+    )
     fits = never_worse = 0
     for path in files:
         sizes, intervals = read_csv(path)
@@ -154,9 +162,11 @@ def challenging(directory: Path, time_limit: float) -> None:
         load = max(sum(sizes[i] for i in s) for s in p.sections)
         fits += sol.peak <= CAPACITY
         never_worse += sol.peak <= greedy_peak
-        print(f"  {path.name:<16} {len(sizes):>7} {load:>8} {greedy_peak:>8} {order:>10} {sol.peak:>8} "
-              f"{sol.peak / load:>9.4f} {'yes' if sol.peak <= CAPACITY else 'no':>4} "
-              f"{'yes' if sol.optimal else 'no':>6} {sol.nodes:>8} {elapsed:>7.2f}")
+        print(
+            f"  {path.name:<16} {len(sizes):>7} {load:>8} {greedy_peak:>8} {order:>10} {sol.peak:>8} "
+            f"{sol.peak / load:>9.4f} {'yes' if sol.peak <= CAPACITY else 'no':>4} "
+            f"{'yes' if sol.optimal else 'no':>6} {sol.nodes:>8} {elapsed:>7.2f}"
+        )
     print(f"  fits {CAPACITY}: {fits} / {len(files)}; never worse than best greedy: {never_worse} / {len(files)}")
 
 
@@ -168,10 +178,14 @@ def public_api(directory: Path, minimise: bool) -> None:
     if not files:
         raise SystemExit(f"no .csv files in {directory}")
     for fit in [True] + ([False] if minimise else []):
-        print(f"MiniMalloc challenging through the public API: {len(files)} files from {directory}, "
-              + ("compute_layout(fit=capacity)" if fit else "compute_layout() (default search, minimising)"))
-        print(f"  {'file':<16} {'buffers':>7} {'stretches':>9} {'LOAD':>8} {'total':>8} {'fits':>4} "
-              f"{'proven':>6} {'gap':>7} {'time s':>7} {'cpu s':>6}")
+        print(
+            f"MiniMalloc challenging through the public API: {len(files)} files from {directory}, "
+            + ("compute_layout(fit=capacity)" if fit else "compute_layout() (default search, minimising)")
+        )
+        print(
+            f"  {'file':<16} {'buffers':>7} {'stretches':>9} {'LOAD':>8} {'total':>8} {'fits':>4} "
+            f"{'proven':>6} {'gap':>7} {'time s':>7} {'cpu s':>6}"
+        )
         fits, worst = 0, 0.0
         for path in files:
             capacity = int(path.name.split(".")[1])
@@ -184,7 +198,7 @@ def public_api(directory: Path, minimise: bool) -> None:
             placed = sorted(((rows[r.name].lower, r) for r in plan.regions), key=lambda pair: pair[0])
             for k, (_, r) in enumerate(placed):  # checked from the CSV itself: live together, no shared byte
                 a = rows[r.name]
-                for _, q in placed[k + 1:]:
+                for _, q in placed[k + 1 :]:
                     b = rows[q.name]
                     if b.lower >= a.upper:
                         break
@@ -192,9 +206,11 @@ def public_api(directory: Path, minimise: bool) -> None:
             load = max(plan.live_profile)
             fits += plan.data_total <= capacity
             worst = max(worst, elapsed)
-            print(f"  {path.name:<16} {len(rows):>7} {len(plan.steps):>9} {load:>8} {plan.data_total:>8} "
-                  f"{'yes' if plan.data_total <= capacity else 'no':>4} {'yes' if plan.optimal else 'no':>6} "
-                  f"{plan.data_total - plan.lower_bound:>7} {elapsed:>7.2f} {cpu:>6.2f}")
+            print(
+                f"  {path.name:<16} {len(rows):>7} {len(plan.steps):>9} {load:>8} {plan.data_total:>8} "
+                f"{'yes' if plan.data_total <= capacity else 'no':>4} {'yes' if plan.optimal else 'no':>6} "
+                f"{plan.data_total - plan.lower_bound:>7} {elapsed:>7.2f} {cpu:>6.2f}"
+            )
         print(f"  fits its capacity: {fits} / {len(files)}; slowest {worst:.2f} s")
 
 
@@ -210,8 +226,10 @@ def figure_speed(regions: int, repeats: int = 5) -> None:
     s = smemviz.SmemAllocator(steps=steps)
     for k in range(regions):
         first = rng.randrange(steps)
-        s.add(smemviz.SmemAllocation(f"buf{k}", rng.randint(4, 256) * 16, alignment=rng.choice([16, 128])),
-              live=range(first, rng.randint(first + 1, min(steps, first + 4))))
+        s.add(
+            smemviz.SmemAllocation(f"buf{k}", rng.randint(4, 256) * 16, alignment=rng.choice([16, 128])),
+            live=range(first, rng.randint(first + 1, min(steps, first + 4))),
+        )
     start = time.perf_counter()
     s.compute_layout(node_budget=2000)
     solve_s = time.perf_counter() - start
@@ -229,8 +247,10 @@ def figure_speed(regions: int, repeats: int = 5) -> None:
             start = time.perf_counter()
             smemviz.export(s.plan, f"{tmp}/map{k}.svg", figure=fig)
             svg_s.append(time.perf_counter() - start)
-    print(f"lifetime map, {regions} regions over {steps} steps (layout solved in {solve_s:.2f} s, "
-          f"{s.plan.solver}, optimal {s.plan.optimal}):")
+    print(
+        f"lifetime map, {regions} regions over {steps} steps (layout solved in {solve_s:.2f} s, "
+        f"{s.plan.solver}, optimal {s.plan.optimal}):"
+    )
     print(f"  figure data + Figure: median {statistics.median(spec_ms):.1f} ms")
     print(f"  SVG export: first {svg_s[0]:.2f} s, warm median {statistics.median(svg_s[1:]):.2f} s")
 

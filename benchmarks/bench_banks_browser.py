@@ -27,7 +27,7 @@ from pathlib import Path
 from tests.helpers import CHROMIUM_ARGS, find_chromium
 from tests.ui.explorer_page import open_and_run, start_lab, stop_lab
 
-BANKS_CELL = '''
+BANKS_CELL = """
 import smemviz
 from smemviz import SmemAllocator, SmemAllocation
 
@@ -43,12 +43,14 @@ def build(stages=4):
 ex = smemviz.explore(build, stages=(1, 6))
 ex.show_banks("epi_c")
 ex
-'''
+"""
 
 BANK_TITLE = "epi_c: stmatrix.x4"
 # the bank picture's title element (None until drawn)
-_TITLE_JS = ("Array.from(document.querySelectorAll('.smemviz-banks-view .smemviz-bank-title'))"
-             f".find(t => t.textContent.startsWith('{BANK_TITLE}'))")
+_TITLE_JS = (
+    "Array.from(document.querySelectorAll('.smemviz-banks-view .smemviz-bank-title'))"
+    f".find(t => t.textContent.startsWith('{BANK_TITLE}'))"
+)
 # the toggle's pointerdown time, on the page's clock (capture phase: before any handler)
 POINTERDOWN_STAMP = """() => document.addEventListener("pointerdown",
     (e) => { window.__smemvizPress = e.timeStamp; }, {capture: true})"""
@@ -65,7 +67,9 @@ def wait_for_bank_title_change(page, old: str, timeout_s: float = 30.0) -> str:
         f"(old) => {{ const t = {_TITLE_JS};"
         " if (!t || t.textContent === old) return null;"
         " window.__smemvizSeen = performance.now(); return t.textContent; }",
-        arg=old, timeout=timeout_s * 1000, polling="raf",
+        arg=old,
+        timeout=timeout_s * 1000,
+        polling="raf",
     )
     return handle.json_value()
 
@@ -102,8 +106,10 @@ def measure(browser, url: str, name: str, clicks: int) -> tuple[list[float], lis
 
 def _stats(values: list[float]) -> str:
     q1, _, q3 = statistics.quantiles(values, n=4)
-    return (f"median {statistics.median(values) * 1000:.0f} ms (quartiles {q1 * 1000:.0f}-{q3 * 1000:.0f}), "
-            f"min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}")
+    return (
+        f"median {statistics.median(values) * 1000:.0f} ms (quartiles {q1 * 1000:.0f}-{q3 * 1000:.0f}), "
+        f"min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}"
+    )
 
 
 def main() -> None:
@@ -135,8 +141,10 @@ def main() -> None:
                 browser.close()
         finally:
             stop_lab(proc)
-    print(f"browser redraw of the bank picture after a swizzle toggle (none <-> 64B, stmatrix.x4 on a "
-          f"128x32 bf16 tile, 16 <-> 4 wavefronts drawn), {args.clicks} clicks x {args.rounds} rounds:")
+    print(
+        f"browser redraw of the bank picture after a swizzle toggle (none <-> 64B, stmatrix.x4 on a "
+        f"128x32 bf16 tile, 16 <-> 4 wavefronts drawn), {args.clicks} clicks x {args.rounds} rounds:"
+    )
     print(f"  in page (pointerdown -> frame with the new title): {_stats(in_page)}")
     print(f"  end to end (Playwright click -> title seen):       {_stats(times)}")
     print("  titles seen:", *sorted(titles), sep="\n    ")

@@ -37,7 +37,7 @@ def declarations(n: int, seed: int = 0):
             k = rng.randint(1, 3)
             if i >= grouped:
                 break
-            phases.append(items[i:i + k])
+            phases.append(items[i : i + k])
             i += k
         if len(phases) >= 2:
             groups.append(phases)
@@ -94,14 +94,18 @@ def main() -> None:
 
     import smemviz
 
-    print(f"{'N':>6} {'what':<14} {'smemviz ms':>11} {'CUTLASS ms':>11} {'ratio':>6}"
-          f" {'median ratio':>13}   (ms: best of {args.repeats})")
+    print(
+        f"{'N':>6} {'what':<14} {'smemviz ms':>11} {'CUTLASS ms':>11} {'ratio':>6}"
+        f" {'median ratio':>13}   (ms: best of {args.repeats})"
+    )
     for n in args.sizes:
         decl = declarations(n)
         for label, fn in (("compute", time_compute), ("build+compute", time_build)):
             ours, theirs, ours_med, theirs_med = compare(fn, decl, args.repeats, smemviz, reference)
-            print(f"{n:>6} {label:<14} {ours * 1e3:>11.3f} {theirs * 1e3:>11.3f} {ours / theirs:>6.2f}"
-                  f" {ours_med / theirs_med:>13.2f}")
+            print(
+                f"{n:>6} {label:<14} {ours * 1e3:>11.3f} {theirs * 1e3:>11.3f} {ours / theirs:>6.2f}"
+                f" {ours_med / theirs_med:>13.2f}"
+            )
 
 
 if __name__ == "__main__":

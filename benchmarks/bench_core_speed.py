@@ -61,8 +61,9 @@ def load_old_core() -> ModuleType:
     where = Path("/tmp") / f"smemviz_old_core_{OLD_COMMIT}"
     where.mkdir(exist_ok=True)
     src = where / "_old_core.py"
-    text = subprocess.run(["git", "-C", str(ROOT), "show", f"{OLD_COMMIT}:{OLD_PATH}"],
-                          check=True, capture_output=True, text=True).stdout
+    text = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{OLD_COMMIT}:{OLD_PATH}"], check=True, capture_output=True, text=True
+    ).stdout
     if not src.exists() or src.read_text() != text:
         src.write_text(text)
     spec = importlib.util.spec_from_file_location("_old_core", src)
@@ -78,12 +79,37 @@ def old_as_new(old: ModuleType, new: ModuleType) -> SimpleNamespace:
     """The previous kernel behind the current kernel's calls (what ``_exact`` uses)."""
 
     def run(g, rank, order_id, cap, limit, memo):
-        return old.run(g.size, g.align, g.span, rank, order_id, g.nbr_ptr, g.nbr_idx, g.sec_ptr, g.sec_idx,
-                       g.mem_ptr, g.mem_idx, cap, limit, memo.table, memo.info, memo.pool)
+        return old.run(
+            g.size,
+            g.align,
+            g.span,
+            rank,
+            order_id,
+            g.nbr_ptr,
+            g.nbr_idx,
+            g.sec_ptr,
+            g.sec_idx,
+            g.mem_ptr,
+            g.mem_idx,
+            cap,
+            limit,
+            memo.table,
+            memo.info,
+            memo.pool,
+        )
 
-    return SimpleNamespace(run=run, regrow=old.regrow, Graph=new.Graph, Memo=new.Memo, new_memo=new.new_memo,
-                           grown=new.grown, as_array=new.as_array, FOUND=old.FOUND, EXHAUSTED=old.EXHAUSTED,
-                           OUT_OF_NODES=old.OUT_OF_NODES)
+    return SimpleNamespace(
+        run=run,
+        regrow=old.regrow,
+        Graph=new.Graph,
+        Memo=new.Memo,
+        new_memo=new.new_memo,
+        grown=new.grown,
+        as_array=new.as_array,
+        FOUND=old.FOUND,
+        EXHAUSTED=old.EXHAUSTED,
+        OUT_OF_NODES=old.OUT_OF_NODES,
+    )
 
 
 def instances(count: int, seed: int = 0) -> list[Problem]:
@@ -113,9 +139,11 @@ def kernel_search(core, p: Problem, cap: int) -> tuple[int, int, float]:
 
 
 def stats_line(label: str, old: list[float], new: list[float], scale: float, unit: str) -> str:
-    return (f"  {label:<34} old best {min(old) * scale:8.3f} median {statistics.median(old) * scale:8.3f} {unit} | "
-            f"new best {min(new) * scale:8.3f} median {statistics.median(new) * scale:8.3f} {unit} | "
-            f"new/old best {min(new) / min(old):.3f} median {statistics.median(new) / statistics.median(old):.3f}")
+    return (
+        f"  {label:<34} old best {min(old) * scale:8.3f} median {statistics.median(old) * scale:8.3f} {unit} | "
+        f"new best {min(new) * scale:8.3f} median {statistics.median(new) * scale:8.3f} {unit} | "
+        f"new/old best {min(new) / min(old):.3f} median {statistics.median(new) / statistics.median(old):.3f}"
+    )
 
 
 def timing(hardest: int, end_to_end: int, repeats: int, count: int) -> None:
@@ -141,8 +169,10 @@ def timing(hardest: int, end_to_end: int, repeats: int, count: int) -> None:
     for _ in range(repeats):
         for core, out in ((old, t_old), (new, t_new)):
             out.append(sum(kernel_search(core, problems[k], caps[k])[2] for k in picked))
-    print(f"kernel: {hardest} hardest instances, one search each below the optimum, {nodes_total} nodes "
-          f"(same for both), best/median of {repeats}")
+    print(
+        f"kernel: {hardest} hardest instances, one search each below the optimum, {nodes_total} nodes "
+        f"(same for both), best/median of {repeats}"
+    )
     print(stats_line("per node", t_old, t_new, 1e6 / nodes_total, "us"))
 
     if end_to_end == 0:
@@ -160,8 +190,10 @@ def timing(hardest: int, end_to_end: int, repeats: int, count: int) -> None:
             for k in picked:
                 solve_with(core, problems[k])
             out.append(time.process_time() - t0)
-    print(f"end to end: {end_to_end} hardest instances, solve_problem, {nodes_total} nodes "
-          f"(same solutions for both), best/median of {repeats}")
+    print(
+        f"end to end: {end_to_end} hardest instances, solve_problem, {nodes_total} nodes "
+        f"(same solutions for both), best/median of {repeats}"
+    )
     print(stats_line("total", t_old, t_new, 1.0, "s "))
 
 
@@ -176,8 +208,16 @@ def dump(path: Path, count: int) -> None:
     out = []
     for p in instances(count):
         s = solve_with(new, p)
-        out.append({"nodes": s.nodes, "peak": s.peak, "lower_bound": s.lower_bound, "optimal": s.optimal,
-                    "offsets": list(s.offsets), "solver": s.solver})
+        out.append(
+            {
+                "nodes": s.nodes,
+                "peak": s.peak,
+                "lower_bound": s.lower_bound,
+                "optimal": s.optimal,
+                "offsets": list(s.offsets),
+                "solver": s.solver,
+            }
+        )
     path.write_text(json.dumps(out, indent=0) + "\n")
     print(f"{count} instances: {sum(d['nodes'] for d in out)} nodes in all -> {path}")
 
@@ -205,8 +245,10 @@ def minimalloc(directory: Path) -> None:
             out.append((sol, time.process_time() - t0))
         (a, ta), (b, tb) = out
         assert a == b, path
-        print(f"  {path.name:<16} nodes {b.nodes:>9} peak {b.peak:>8}  old {ta:6.2f} s  new {tb:6.2f} s  "
-              f"new/old {tb / ta:.2f}  same solution")
+        print(
+            f"  {path.name:<16} nodes {b.nodes:>9} peak {b.peak:>8}  old {ta:6.2f} s  new {tb:6.2f} s  "
+            f"new/old {tb / ta:.2f}  same solution"
+        )
 
 
 def main() -> None:

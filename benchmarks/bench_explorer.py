@@ -40,10 +40,12 @@ def make_layout(n: int, size: int) -> SmemAllocator:
     for i in range(n - 2 * per_phase):
         align = (8 if i % 3 == 0 else 4) if small else (128 if i % 3 == 0 else 16)
         s.add(SmemAllocation(f"buf_{i}", size + (i % 7) * (4 if small else 16), align))
-    s.add_alias_group([
-        [SmemAllocation(f"phase1_{i}", size, 16) for i in range(per_phase)],
-        [SmemAllocation(f"phase2_{i}", 2 * size, 16) for i in range(per_phase)],
-    ])
+    s.add_alias_group(
+        [
+            [SmemAllocation(f"phase1_{i}", size, 16) for i in range(per_phase)],
+            [SmemAllocation(f"phase2_{i}", 2 * size, 16) for i in range(per_phase)],
+        ]
+    )
     s.compute_layout()
     return s
 
@@ -106,17 +108,23 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--browser", action="store_true", help="also measure the in-browser redraw")
     args = ap.parse_args()
-    print(f"python {sys.version.split()[0]}, plotly {__import__('plotly').__version__}, "
-          f"ipywidgets {ipywidgets.__version__}; median of {args.repeat}")
-    print(f"{'regions':>8}  {'to message':>11}  {'whole callback':>15}  {'compute_layout+plan':>20}"
-          f"  {'baseline: to message / callback':>32}  {'ratio (callback)':>16}")
+    print(
+        f"python {sys.version.split()[0]}, plotly {__import__('plotly').__version__}, "
+        f"ipywidgets {ipywidgets.__version__}; median of {args.repeat}"
+    )
+    print(
+        f"{'regions':>8}  {'to message':>11}  {'whole callback':>15}  {'compute_layout+plan':>20}"
+        f"  {'baseline: to message / callback':>32}  {'ratio (callback)':>16}"
+    )
     for n in SIZES:
         r = bench(n, args.repeat)
         b = bench(n, args.repeat, baseline=True)
         mark = "  (target <= 30 ms)" if n == 1000 else ""
-        print(f"{r['regions']:>8}  {r['to_message_ms']:>8.1f} ms  {r['callback_ms']:>12.1f} ms"
-              f"  {r['core_layout_ms']:>17.1f} ms  {b['to_message_ms']:>18.1f} / {b['callback_ms']:>6.1f} ms"
-              f"  {r['callback_ms'] / b['callback_ms']:>16.2f}{mark}")
+        print(
+            f"{r['regions']:>8}  {r['to_message_ms']:>8.1f} ms  {r['callback_ms']:>12.1f} ms"
+            f"  {r['core_layout_ms']:>17.1f} ms  {b['to_message_ms']:>18.1f} / {b['callback_ms']:>6.1f} ms"
+            f"  {r['callback_ms'] / b['callback_ms']:>16.2f}{mark}"
+        )
     if args.browser:
         root = Path(__file__).resolve().parents[1]
         subprocess.run([sys.executable, "-m", "benchmarks.bench_explorer_browser"], check=True, cwd=root)

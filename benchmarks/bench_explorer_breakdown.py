@@ -35,7 +35,7 @@ from tests.helpers import CHROMIUM_ARGS, find_chromium
 from tests.ui.explorer_page import GEMM_CELL, open_and_run, smem_title, start_lab, stop_lab, wait_for_title_change
 
 # Runs in the kernel: wall-clock stamps of the explorer's steps, kept in _T.
-KERNEL_HOOKS = '''
+KERNEL_HOOKS = """
 import time, ipywidgets
 _T = []
 _slider_comm = ex.controls["stages"].comm
@@ -65,10 +65,10 @@ def _timed_refresh():
     _orig_refresh()
     _T.append(("callback done", time.time()))
 ex.refresh = _timed_refresh
-'''
+"""
 
 # Runs in the page before anything else: websocket and plotly stamps in window.__T.
-PAGE_HOOKS = r'''
+PAGE_HOOKS = r"""
 window.__T = [];
 const stamp = (what, extra) => window.__T.push([what, performance.timeOrigin + performance.now(), extra || 0]);
 const text = (data) => {
@@ -98,9 +98,9 @@ Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3})
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) window.__T.push(['longtask', performance.timeOrigin + e.startTime, e.duration]);
 }).observe({type: 'longtask', buffered: true});
-'''
+"""
 
-HOOK_PLOTLY = '''() => {
+HOOK_PLOTLY = """() => {
   const gds = document.querySelectorAll('.js-plotly-plot');
   gds.forEach((gd, i) => {
     if (gd.__timed) return;
@@ -108,7 +108,7 @@ HOOK_PLOTLY = '''() => {
     gd.on('plotly_afterplot', () => window.__T.push(['afterplot ' + i, performance.timeOrigin + performance.now(), 0]));
   });
   return gds.length;
-}'''
+}"""
 
 
 def summarize(moves: list[dict[str, float]]) -> None:
@@ -145,7 +145,13 @@ def one_move(page: Any, handle: Any, key: str, debug: bool = False) -> tuple[dic
     page.wait_for_timeout(400)  # let the rest (TMEM map, deltas back to the kernel) settle
     page_t = page.evaluate("() => window.__T")
     if debug:
-        print("page stamps:", sorted({w for w, _, _ in page_t}), page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(g => [g.__timed, typeof g.on, g._ev ? Object.keys(g._ev._events || {}).length : -1])"))
+        print(
+            "page stamps:",
+            sorted({w for w, _, _ in page_t}),
+            page.evaluate(
+                "() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(g => [g.__timed, typeof g.on, g._ev ? Object.keys(g._ev._events || {}).length : -1])"
+            ),
+        )
     out: dict[str, float] = {"title": t_title - t_press}
     firsts: dict[str, float] = {}
     long_sum = 0.0
@@ -177,7 +183,9 @@ def kernel_stamps(page) -> list[tuple[str, float]]:
           f.onIOPub = (m) => { if (m.header.msg_type === 'stream') out += m.content.text; };
           await f.done;
           return out;
-        }""", code)
+        }""",
+        code,
+    )
     line = next(ln for ln in result.splitlines() if ln.startswith("@@"))
     return [(w, t * 1000) for w, t in json.loads(line[2:])]
 
@@ -188,7 +196,9 @@ def main() -> None:
     ap.add_argument("--regions", type=int, default=200)
     ap.add_argument("--profile", type=Path, help="write a Chrome CPU profile of the timed moves here")
     ap.add_argument("--trace", type=Path, help="write a Chrome trace of the timed moves here and summarize it")
-    ap.add_argument("--kernel-code", default="", help="extra code run in the kernel after the explorer is made (experiments)")
+    ap.add_argument(
+        "--kernel-code", default="", help="extra code run in the kernel after the explorer is made (experiments)"
+    )
     ap.add_argument("--screenshot", type=Path, help="write a screenshot of the page after the moves here")
     args = ap.parse_args()
     import nbformat
@@ -197,11 +207,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         nb = nbformat.v4.new_notebook()
-        nb.cells = [nbformat.v4.new_code_cell(GEMM_CELL), nbformat.v4.new_code_cell(
-            "import ipywidgets\n"
-            f"ex = smemviz.explore(build_gemm_layout, stages=(1, 3), tile_n=[64, 128], "
-            f"extra=ipywidgets.fixed({args.regions - 8}))\nex"),
-            nbformat.v4.new_code_cell(KERNEL_HOOKS + args.kernel_code)]
+        nb.cells = [
+            nbformat.v4.new_code_cell(GEMM_CELL),
+            nbformat.v4.new_code_cell(
+                "import ipywidgets\n"
+                f"ex = smemviz.explore(build_gemm_layout, stages=(1, 3), tile_n=[64, 128], "
+                f"extra=ipywidgets.fixed({args.regions - 8}))\nex"
+            ),
+            nbformat.v4.new_code_cell(KERNEL_HOOKS + args.kernel_code),
+        ]
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(nb, str(root / "bench.ipynb"))
         proc, url = start_lab(root, root / "jupyter")
@@ -215,10 +229,13 @@ def main() -> None:
                 open_and_run(page, url, "bench.ipynb")
                 page.wait_for_function(
                     "() => { const t = document.querySelector('.js-plotly-plot .gtitle');"
-                    " return t && t.textContent.includes('SMEM layout'); }", timeout=120_000)
+                    " return t && t.textContent.includes('SMEM layout'); }",
+                    timeout=120_000,
+                )
                 page.wait_for_function(
                     "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
-                    timeout=60_000)
+                    timeout=60_000,
+                )
                 page.wait_for_timeout(1000)
                 kernel_stamps(page)
                 handle = page.locator(".widget-slider .noUi-handle").first
@@ -226,19 +243,31 @@ def main() -> None:
                 cdp = None
                 for k in range(args.moves + 2):
                     if k == 2 and args.trace:
-                        browser.start_tracing(page=page, path=str(args.trace), categories=[
-                            "devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink"])
+                        browser.start_tracing(
+                            page=page,
+                            path=str(args.trace),
+                            categories=[
+                                "devtools.timeline",
+                                "disabled-by-default-devtools.timeline",
+                                "v8.execute",
+                                "blink",
+                            ],
+                        )
                     if k == 2 and args.profile:
                         cdp = page.context.new_cdp_session(page)
                         cdp.send("Profiler.enable")
                         cdp.send("Profiler.setSamplingInterval", {"interval": 200})
                         cdp.send("Profiler.start")
-                    out, _, t_press = one_move(page, handle, "ArrowRight" if k % 2 == 0 else "ArrowLeft", k == args.moves + 1)
+                    out, _, t_press = one_move(
+                        page, handle, "ArrowRight" if k % 2 == 0 else "ArrowLeft", k == args.moves + 1
+                    )
                     handle.focus()
                     stamps = kernel_stamps(page)
                     if k == args.moves + 1:
-                        print("kernel stamps of the last move (ms after the press):",
-                              ", ".join(f"{w} {t - t_press:.0f}" for w, t in stamps))
+                        print(
+                            "kernel stamps of the last move (ms after the press):",
+                            ", ".join(f"{w} {t - t_press:.0f}" for w, t in stamps),
+                        )
                     first = {}
                     for what, t in stamps:
                         first.setdefault(what, t)
@@ -276,14 +305,18 @@ def print_trace(path: Path, windows: list[tuple[float, float]], top: int = 20) -
     (press -> title), self time (children subtracted), per move."""
     events = json.loads(path.read_text())
     events = events["traceEvents"] if isinstance(events, dict) else events
-    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    names = {
+        (e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"
+    }
     main = {k for k, v in names.items() if v == "CrRendererMain"}
     # trace clock -> wall clock: align the first window start with the first
     # "EventDispatch"/"keydown" seen
     spans = [e for e in events if e.get("ph") == "X" and (e["pid"], e["tid"]) in main and "dur" in e]
-    keys = sorted(e["ts"] for e in events if e.get("name") == "EventDispatch"
-                  and e.get("args", {}).get("data", {}).get("type") == "keydown")
+    keys = sorted(
+        e["ts"]
+        for e in events
+        if e.get("name") == "EventDispatch" and e.get("args", {}).get("data", {}).get("type") == "keydown"
+    )
     if not keys:
         print("trace: no keydown events found")
         return

@@ -106,8 +106,10 @@ LIFETIMES_TITLE = "SMEM lifetimes"
 STEP_TITLE = "At step"
 
 # the step map's title element (None until drawn)
-_STEP_TITLE_JS = ("Array.from(document.querySelectorAll('.js-plotly-plot .gtitle'))"
-                  f".find(t => t.textContent.startsWith('{STEP_TITLE}'))")
+_STEP_TITLE_JS = (
+    "Array.from(document.querySelectorAll('.js-plotly-plot .gtitle'))"
+    f".find(t => t.textContent.startsWith('{STEP_TITLE}'))"
+)
 
 
 def step_title(page) -> str:
@@ -120,21 +122,28 @@ def wait_for_step_title_change(page, old: str, timeout_s: float = 60.0) -> str:
         f"(old) => {{ const t = {_STEP_TITLE_JS};"
         " if (!t || t.textContent === old) return null;"
         " window.__smemvizSeen = performance.now(); return t.textContent; }",
-        arg=old, timeout=timeout_s * 1000, polling="raf",
+        arg=old,
+        timeout=timeout_s * 1000,
+        polling="raf",
     )
     return handle.json_value()
 
+
 # the lifetime map's title element (None until drawn)
-_LIFETIME_TITLE_JS = ("Array.from(document.querySelectorAll('.js-plotly-plot .gtitle'))"
-                      f".find(t => t.textContent.startsWith('{LIFETIMES_TITLE}'))")
+_LIFETIME_TITLE_JS = (
+    "Array.from(document.querySelectorAll('.js-plotly-plot .gtitle'))"
+    f".find(t => t.textContent.startsWith('{LIFETIMES_TITLE}'))"
+)
 
 
 def lifetime_title(page) -> tuple[str, str]:
     """The lifetime map's title and the byte map's subtitle (it counts the regions:
     a stage added into a gap leaves the byte map's total, and so its title, alone)."""
-    return page.evaluate(f"() => {{ const t = {_LIFETIME_TITLE_JS};"
-                         " const b = document.querySelector('.js-plotly-plot .gtitle-subtitle');"
-                         " return [t ? t.textContent : '', b ? b.textContent : '']; }")
+    return page.evaluate(
+        f"() => {{ const t = {_LIFETIME_TITLE_JS};"
+        " const b = document.querySelector('.js-plotly-plot .gtitle-subtitle');"
+        " return [t ? t.textContent : '', b ? b.textContent : '']; }"
+    )
 
 
 def wait_for_lifetime_title_change(page, old: tuple[str, str], timeout_s: float = 60.0) -> str:
@@ -149,13 +158,22 @@ def wait_for_lifetime_title_change(page, old: tuple[str, str], timeout_s: float 
         " if (t && t.textContent !== life && window.__smemvizSeen === null) window.__smemvizSeen = now;"
         " if (b && b.textContent !== bytes && window.__smemvizSeenByteMap === null) window.__smemvizSeenByteMap = now;"
         " return window.__smemvizSeen !== null && window.__smemvizSeenByteMap !== null ? t.textContent : null; }",
-        arg=list(old), timeout=timeout_s * 1000, polling="raf",
+        arg=list(old),
+        timeout=timeout_s * 1000,
+        polling="raf",
     )
     return handle.json_value()
 
 
-def measure(browser, url: str, name: str, moves: int, lifetimes: bool = False,
-            byte_map: list[float] | None = None, step: bool = False) -> tuple[list[float], list[float], int]:
+def measure(
+    browser,
+    url: str,
+    name: str,
+    moves: int,
+    lifetimes: bool = False,
+    byte_map: list[float] | None = None,
+    step: bool = False,
+) -> tuple[list[float], list[float], int]:
     """Open notebook ``name``, run it, press the slider ``moves`` (+2 warm-up) times:
     (in-page seconds, end-to-end seconds, bars drawn on the timed map). With
     ``lifetimes``, the byte map's in-page times of the same moves go to ``byte_map``;
@@ -164,24 +182,34 @@ def measure(browser, url: str, name: str, moves: int, lifetimes: bool = False,
     if step:
         title, wait = step_title, wait_for_step_title_change
     else:
-        title, wait = ((lifetime_title, wait_for_lifetime_title_change) if lifetimes
-                       else (smem_title, lambda page, before: wait_for_title_change(page, before)))
+        title, wait = (
+            (lifetime_title, wait_for_lifetime_title_change)
+            if lifetimes
+            else (smem_title, lambda page, before: wait_for_title_change(page, before))
+        )
     try:
         open_and_run(page, url, name)
         page.on("pageerror", lambda e: print(f"page error ({name}):", e))
         page.wait_for_function(
             "() => { const t = document.querySelector('.js-plotly-plot .gtitle');"
-            " return t && t.textContent.includes('SMEM layout'); }", timeout=120_000)
+            " return t && t.textContent.includes('SMEM layout'); }",
+            timeout=120_000,
+        )
         if step:
             page.wait_for_function(f"() => !!({_STEP_TITLE_JS})", timeout=120_000)
-            n_bars = page.evaluate(f"() => ({_STEP_TITLE_JS}).closest('.js-plotly-plot')"
-                                   ".querySelectorAll('.trace.bars .point').length")
-            handle = page.locator(".widget-slider", has=page.locator(".widget-label", has_text="step")).locator(
-                ".noUi-handle").first
+            n_bars = page.evaluate(
+                f"() => ({_STEP_TITLE_JS}).closest('.js-plotly-plot').querySelectorAll('.trace.bars .point').length"
+            )
+            handle = (
+                page.locator(".widget-slider", has=page.locator(".widget-label", has_text="step"))
+                .locator(".noUi-handle")
+                .first
+            )
         elif lifetimes:
             page.wait_for_function(f"() => !!({_LIFETIME_TITLE_JS})", timeout=120_000)
-            n_bars = page.evaluate(f"() => ({_LIFETIME_TITLE_JS}).closest('.js-plotly-plot')"
-                                   ".querySelectorAll('.trace.bars .point').length")
+            n_bars = page.evaluate(
+                f"() => ({_LIFETIME_TITLE_JS}).closest('.js-plotly-plot').querySelectorAll('.trace.bars .point').length"
+            )
         else:
             n_bars = page.locator(".js-plotly-plot").first.locator(".trace.bars .point").count()
         if not step:
@@ -207,8 +235,10 @@ def measure(browser, url: str, name: str, moves: int, lifetimes: bool = False,
 
 def _stats(values: list[float]) -> str:
     q1, _, q3 = statistics.quantiles(values, n=4)
-    return (f"median {statistics.median(values) * 1000:.0f} ms (quartiles {q1 * 1000:.0f}-{q3 * 1000:.0f}), "
-            f"min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}")
+    return (
+        f"median {statistics.median(values) * 1000:.0f} ms (quartiles {q1 * 1000:.0f}-{q3 * 1000:.0f}), "
+        f"min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}"
+    )
 
 
 def main() -> None:
@@ -237,18 +267,28 @@ def main() -> None:
             nb = nbformat.v4.new_notebook()
             if lifetimes:
                 builder = "build_lifetimes" if args.solve else "solved_once"
-                nb.cells = [nbformat.v4.new_code_cell(LIFETIMES_CELL + setup), nbformat.v4.new_code_cell(
-                    "import ipywidgets\n"
-                    f"ex = smemviz.explore({builder}, stages=(1, 3), regions=ipywidgets.fixed({args.regions}))\n"
-                    "ex.show_lifetimes()\nex")]
+                nb.cells = [
+                    nbformat.v4.new_code_cell(LIFETIMES_CELL + setup),
+                    nbformat.v4.new_code_cell(
+                        "import ipywidgets\n"
+                        f"ex = smemviz.explore({builder}, stages=(1, 3), regions=ipywidgets.fixed({args.regions}))\n"
+                        "ex.show_lifetimes()\nex"
+                    ),
+                ]
             elif args.regions < 8:
-                nb.cells = [nbformat.v4.new_code_cell(SMALL_CELL + setup), nbformat.v4.new_code_cell(
-                    "ex = smemviz.explore(build_small, stages=(1, 3))\nex")]
+                nb.cells = [
+                    nbformat.v4.new_code_cell(SMALL_CELL + setup),
+                    nbformat.v4.new_code_cell("ex = smemviz.explore(build_small, stages=(1, 3))\nex"),
+                ]
             else:
-                nb.cells = [nbformat.v4.new_code_cell(GEMM_CELL + setup), nbformat.v4.new_code_cell(
-                    "import ipywidgets\n"
-                    f"ex = smemviz.explore(build_gemm_layout, stages=(1, 3), tile_n=[64, 128], "
-                    f"extra=ipywidgets.fixed({extra}))\nex")]
+                nb.cells = [
+                    nbformat.v4.new_code_cell(GEMM_CELL + setup),
+                    nbformat.v4.new_code_cell(
+                        "import ipywidgets\n"
+                        f"ex = smemviz.explore(build_gemm_layout, stages=(1, 3), tile_n=[64, 128], "
+                        f"extra=ipywidgets.fixed({extra}))\nex"
+                    ),
+                ]
             nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
             files[label] = f"bench{i}.ipynb"
             nbformat.write(nb, str(root / files[label]))
@@ -258,18 +298,26 @@ def main() -> None:
                 browser = pw.chromium.launch(executable_path=find_chromium(), headless=True, args=CHROMIUM_ARGS)
                 for _ in range(args.rounds):
                     for label in variants:
-                        in_page, times, n_bars = measure(browser, url, files[label], args.moves, args.lifetimes,
-                                                         byte_maps[label], step=args.step)
+                        in_page, times, n_bars = measure(
+                            browser, url, files[label], args.moves, args.lifetimes, byte_maps[label], step=args.step
+                        )
                         results[label][0].extend(in_page)
                         results[label][1].extend(times)
                 browser.close()
         finally:
             stop_lab(proc)
-    what = ("step map (Lifetimes tab's step slider)" if args.step else
-            "lifetime map (Lifetimes tab), " + ("solved again on every move" if args.solve
-                                                else "each layout solved once") if args.lifetimes else "SMEM map")
-    print(f"browser redraw of the {what} after a slider move, {args.regions} regions ({n_bars} bars drawn), "
-          f"{args.moves} moves x {args.rounds} rounds per variant, variants interleaved:")
+    what = (
+        "step map (Lifetimes tab's step slider)"
+        if args.step
+        else "lifetime map (Lifetimes tab), "
+        + ("solved again on every move" if args.solve else "each layout solved once")
+        if args.lifetimes
+        else "SMEM map"
+    )
+    print(
+        f"browser redraw of the {what} after a slider move, {args.regions} regions ({n_bars} bars drawn), "
+        f"{args.moves} moves x {args.rounds} rounds per variant, variants interleaved:"
+    )
     for label, (in_page, times) in results.items():
         print(f"  {label}")
         print(f"    in page (keydown -> frame with the new title): {_stats(in_page)}")

@@ -48,11 +48,16 @@ def layout_200(seed: int = 0) -> Any:
     rng = random.Random(seed)
     alloc = smemviz.SmemAllocator()
     for i in range(150):
-        alloc.add(smemviz.SmemAllocation(f"buf_{i:03d}", rng.choice([128, 256, 512, 768, 1024]),
-                                         rng.choice([16, 128, 128, 1024])))
+        alloc.add(
+            smemviz.SmemAllocation(
+                f"buf_{i:03d}", rng.choice([128, 256, 512, 768, 1024]), rng.choice([16, 128, 128, 1024])
+            )
+        )
     for g in range(10):
-        phases = [[smemviz.SmemAllocation(f"g{g}_p{p}_{k}", rng.choice([256, 512, 1024]), 128)
-                   for k in range(2)] for p in range(2)]
+        phases = [
+            [smemviz.SmemAllocation(f"g{g}_p{p}_{k}", rng.choice([256, 512, 1024]), 128) for k in range(2)]
+            for p in range(2)
+        ]
         alloc.add_alias_group(phases)
     for p in range(10):
         alloc.add_resource(_Pipeline(f"pipe_{p}", rng.randint(2, 6)))
@@ -99,7 +104,9 @@ def main() -> int:
 
     for ext in ("svg", "png", "pdf"):
         smemviz.export(plan, out / f"warmup.{ext}")
-        rows.append((f"{ext.upper()}, warm", *median_of(lambda ext=ext: smemviz.export(plan, out / f"l.{ext}"), args.repeats)))
+        rows.append(
+            (f"{ext.upper()}, warm", *median_of(lambda ext=ext: smemviz.export(plan, out / f"l.{ext}"), args.repeats))
+        )
     for ext in ("html", "json", "md"):
         rows.append((ext.upper(), *median_of(lambda ext=ext: smemviz.export(plan, out / f"l.{ext}"), args.repeats)))
 
@@ -109,8 +116,12 @@ def main() -> int:
         _static.fast_tab_reuse = lambda base: base
         try:
             smemviz.export(plan, out / "warmup.svg")
-            rows.append(("SVG, warm, kaleido's own tab reload",
-                         *median_of(lambda: smemviz.export(plan, out / "k.svg"), args.repeats)))
+            rows.append(
+                (
+                    "SVG, warm, kaleido's own tab reload",
+                    *median_of(lambda: smemviz.export(plan, out / "k.svg"), args.repeats),
+                )
+            )
         finally:
             stop_renderer()
             _static.fast_tab_reuse = own
@@ -121,8 +132,10 @@ def main() -> int:
         print(f"{label:<40} {med:>9.3f} {lo:>7.3f} {hi:>7.3f}")
     warm_svg = next(med for label, med, _, _ in rows if label == "SVG, warm")
     verdict = "meets" if warm_svg <= WARM_SVG_TARGET_S else "MISSES"
-    print(f"\nwarm SVG median {warm_svg:.3f} s {verdict} the target of {WARM_SVG_TARGET_S} s "
-          f"(load average {os.getloadavg()[0]:.2f} at end)")
+    print(
+        f"\nwarm SVG median {warm_svg:.3f} s {verdict} the target of {WARM_SVG_TARGET_S} s "
+        f"(load average {os.getloadavg()[0]:.2f} at end)"
+    )
     print(f"files in {out}")
     return 0
 

@@ -55,8 +55,10 @@ def main() -> int:
         for warm in (False, True):
             times = [first_export(warm, args.read, out) for _ in range(args.runs)]
             label = "with warm-up   " if warm else "without warm-up"
-            print(f"first SVG export {label}: median {statistics.median(times):.2f} s "
-                  f"(runs: {', '.join(f'{t:.2f}' for t in times)})")
+            print(
+                f"first SVG export {label}: median {statistics.median(times):.2f} s "
+                f"(runs: {', '.join(f'{t:.2f}' for t in times)})"
+            )
             if warm:
                 verdict = "meets" if statistics.median(times) <= TARGET_S else "misses"
                 print(f"target <= {TARGET_S} s: {verdict} it")

@@ -45,10 +45,16 @@ CUTLASS_PERSISTENT_CONFIGS = [((128, 256), (2, 1)), ((128, 256), (1, 1))]
 
 def _gpu() -> dict:
     try:
-        line = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,power.limit", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=30,
-        ).stdout.strip().splitlines()[0]
+        line = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,power.limit", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            .stdout.strip()
+            .splitlines()[0]
+        )
         name, driver, clock, power = (s.strip() for s in line.split(","))
         return {"name": name, "driver": driver, "max_sm_clock": clock, "power_limit": power}
     except Exception as exc:
@@ -59,8 +65,14 @@ def _gpu_state() -> str:
     """SM clock, power draw, temperature and active clock-limit reasons, as nvidia-smi reports them."""
     try:
         return subprocess.run(
-            ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active",
-             "--format=csv,noheader"], capture_output=True, text=True, timeout=30,
+            [
+                "nvidia-smi",
+                "--query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active",
+                "--format=csv,noheader",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
         ).stdout.strip()
     except Exception as exc:
         return f"unknown ({exc})"
@@ -130,7 +142,9 @@ def _time(candidates: dict, iters: int, rounds: int, warmup: int) -> dict:
     from smemviz.kernel.gemm._measure import sample_interleaved
 
     samples = sample_interleaved(candidates, iters=iters, rounds=rounds, warmup=warmup)
-    return {name: {"median_ms": statistics.median(v), "min_ms": min(v), "max_ms": max(v)} for name, v in samples.items()}
+    return {
+        name: {"median_ms": statistics.median(v), "min_ms": min(v), "max_ms": max(v)} for name, v in samples.items()
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,14 +154,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtypes", default="f16,bf16")
     parser.add_argument("--cutlass-example", default=None, help="CUTLASS's Hopper dense_gemm.py (sm_90a only)")
     parser.add_argument("--cutlass-persistent", default=None, help="CUTLASS's dense_gemm_persistent.py, timed too")
-    parser.add_argument("--arch", default="sm_90a", choices=["sm_90a", "sm_100a"],
-                        help="sm_100a times the Blackwell GEMM (results gemm_sm100.*) on a B200-class GPU")
+    parser.add_argument(
+        "--arch",
+        default="sm_90a",
+        choices=["sm_90a", "sm_100a"],
+        help="sm_100a times the Blackwell GEMM (results gemm_sm100.*) on a B200-class GPU",
+    )
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--commit", default=None, help="the commit the carried tree was copied from")
     parser.add_argument(
-        "--data", choices=["randn", "ints"], default="randn",
+        "--data",
+        choices=["randn", "ints"],
+        default="randn",
         help="random normal inputs, or random integers in [-2, 2] as CUTLASS's example draws them",
     )
     args = parser.parse_args(argv)
@@ -179,11 +199,15 @@ def main(argv: list[str] | None = None) -> int:
             candidates = {}
             meta = {}
             if args.arch == "sm_100a":
-                configs = [GemmConfig(dtype=dtype, tile_n=tn, alias_epilogue=al, acc_stages=acc, arch=args.arch)
-                           for tn, al, acc in SMEMVIZ_CONFIGS_SM100]
+                configs = [
+                    GemmConfig(dtype=dtype, tile_n=tn, alias_epilogue=al, acc_stages=acc, arch=args.arch)
+                    for tn, al, acc in SMEMVIZ_CONFIGS_SM100
+                ]
             else:
-                configs = [GemmConfig(dtype=dtype, tile_n=tn, cluster_m=cm, alias_epilogue=al)
-                           for tn, cm, al in SMEMVIZ_CONFIGS]
+                configs = [
+                    GemmConfig(dtype=dtype, tile_n=tn, cluster_m=cm, alias_epilogue=al)
+                    for tn, cm, al in SMEMVIZ_CONFIGS
+                ]
             for cfg in configs:
                 layout = gemm_layout(cfg)
                 name = f"smemviz {layout.config.label()}"
@@ -200,19 +224,37 @@ def main(argv: list[str] | None = None) -> int:
             candidates["torch.matmul"] = lambda a=a, b=b, c=c_torch: torch.matmul(a, b.T, out=c)
             if args.cutlass_example:
                 c_ref = torch.empty(size, size, dtype=tdt, device="cuda")
-                candidates.update(_cutlass_candidates(args.cutlass_example, dtype, a.unsqueeze(0), b.unsqueeze(0), c_ref.unsqueeze(0), log))
+                candidates.update(
+                    _cutlass_candidates(
+                        args.cutlass_example, dtype, a.unsqueeze(0), b.unsqueeze(0), c_ref.unsqueeze(0), log
+                    )
+                )
             if args.cutlass_persistent:
                 c_per = torch.empty(size, size, dtype=tdt, device="cuda")
-                candidates.update(_cutlass_candidates(
-                    args.cutlass_persistent, dtype, a.unsqueeze(0), b.unsqueeze(0), c_per.unsqueeze(0), log, persistent=True
-                ))
+                candidates.update(
+                    _cutlass_candidates(
+                        args.cutlass_persistent,
+                        dtype,
+                        a.unsqueeze(0),
+                        b.unsqueeze(0),
+                        c_per.unsqueeze(0),
+                        log,
+                        persistent=True,
+                    )
+                )
             del ref
             times = _time(candidates, args.iters, args.rounds, args.warmup)
             log(f"{dtype} {size}^3 GPU state right after timing: {_gpu_state()}")
             for name, t in times.items():
                 row = {
-                    "dtype": dtype, "m": size, "n": size, "k": size, "candidate": name,
-                    "tflops": problem.tflops(t["median_ms"] / 1e3), **t, **meta.get(name, {}),
+                    "dtype": dtype,
+                    "m": size,
+                    "n": size,
+                    "k": size,
+                    "candidate": name,
+                    "tflops": problem.tflops(t["median_ms"] / 1e3),
+                    **t,
+                    **meta.get(name, {}),
                 }
                 rows.append(row)
                 log(f"{dtype} {size}^3 {name}: {row['tflops']:.0f} TFLOP/s (median {t['median_ms']:.3f} ms)")
@@ -232,48 +274,74 @@ def main(argv: list[str] | None = None) -> int:
             torch_row = next(r for r in sel if r["candidate"] == "torch.matmul")
             cut = [r for r in sel if r["candidate"].startswith("cutlass example")]
             best_cut = max(cut, key=lambda r: r["tflops"]) if cut else None
-            summary.append({
-                "dtype": dtype, "size": size, "smemviz_best": ours["candidate"], "smemviz_tflops": ours["tflops"],
-                "torch_tflops": torch_row["tflops"], "vs_torch": ours["tflops"] / torch_row["tflops"],
-                "cutlass_best": best_cut["candidate"] if best_cut else None,
-                "cutlass_tflops": best_cut["tflops"] if best_cut else None,
-                "vs_cutlass": ours["tflops"] / best_cut["tflops"] if best_cut else None,
-            })
+            summary.append(
+                {
+                    "dtype": dtype,
+                    "size": size,
+                    "smemviz_best": ours["candidate"],
+                    "smemviz_tflops": ours["tflops"],
+                    "torch_tflops": torch_row["tflops"],
+                    "vs_torch": ours["tflops"] / torch_row["tflops"],
+                    "cutlass_best": best_cut["candidate"] if best_cut else None,
+                    "cutlass_tflops": best_cut["tflops"] if best_cut else None,
+                    "vs_cutlass": ours["tflops"] / best_cut["tflops"] if best_cut else None,
+                }
+            )
 
     command = "python3 benchmarks/gemm_h200.py " + " ".join(shlex.quote(x) for x in (argv or sys.argv[1:]))
     record = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "gpu": _gpu(), "versions": _versions(), "commit": args.commit or _commit(), "command": command,
+        "gpu": _gpu(),
+        "versions": _versions(),
+        "commit": args.commit or _commit(),
+        "command": command,
         "data": args.data,
         "method": f"{args.data} inputs; interleaved rounds, {args.iters} launches per sample between CUDA events, median of {args.rounds} rounds after {args.warmup} warm-up launches each",
-        "rows": rows, "summary": summary, "log": log_lines,
+        "rows": rows,
+        "summary": summary,
+        "log": log_lines,
     }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = "gemm_sm100" if args.arch == "sm_100a" else "gemm_h200"
     (out / f"{stem}.json").write_text(json.dumps(record, indent=2))
     md = [
-        f"# smemviz GEMM ({args.arch}) on the {record['gpu'].get('name')}", "",
+        f"# smemviz GEMM ({args.arch}) on the {record['gpu'].get('name')}",
+        "",
         f"{record['date']} on {record['gpu'].get('name')} (driver {record['gpu'].get('driver')}); "
-        f"versions {record['versions']}; commit `{record['commit']}`.", "",
-        f"Command: `{command}`", "", f"Method: {record['method']}.", "",
+        f"versions {record['versions']}; commit `{record['commit']}`.",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Method: {record['method']}.",
+        "",
         "| dtype | size | smemviz best | TFLOP/s | torch.matmul | ratio | CUTLASS example best | TFLOP/s | ratio |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for s in summary:
-        cut = f"{s['cutlass_best']} | {s['cutlass_tflops']:.0f} | {s['vs_cutlass']:.3f}" if s["cutlass_best"] else "not run | | "
+        cut = (
+            f"{s['cutlass_best']} | {s['cutlass_tflops']:.0f} | {s['vs_cutlass']:.3f}"
+            if s["cutlass_best"]
+            else "not run | | "
+        )
         md.append(
             f"| {s['dtype']} | {s['size']}^3 | {s['smemviz_best']} | {s['smemviz_tflops']:.0f} | "
             f"{s['torch_tflops']:.0f} | {s['vs_torch']:.3f} | {cut} |"
         )
-    md += ["", "All candidates:", "", "| dtype | size | candidate | TFLOP/s | median ms | min ms | max ms | stages | SMEM B | rel err |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    md += [
+        "",
+        "All candidates:",
+        "",
+        "| dtype | size | candidate | TFLOP/s | median ms | min ms | max ms | stages | SMEM B | rel err |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in rows:
         md.append(
             f"| {r['dtype']} | {r['m']}^3 | {r['candidate']} | {r['tflops']:.0f} | {r['median_ms']:.3f} | "
             f"{r['min_ms']:.3f} | {r['max_ms']:.3f} | {r.get('stages', '')} | {r.get('smem_bytes', '')} | "
-            f"{r['rel_err']:.1e} |" if "rel_err" in r else
-            f"| {r['dtype']} | {r['m']}^3 | {r['candidate']} | {r['tflops']:.0f} | {r['median_ms']:.3f} | "
+            f"{r['rel_err']:.1e} |"
+            if "rel_err" in r
+            else f"| {r['dtype']} | {r['m']}^3 | {r['candidate']} | {r['tflops']:.0f} | {r['median_ms']:.3f} | "
             f"{r['min_ms']:.3f} | {r['max_ms']:.3f} | | | |"
         )
     (out / f"{stem}.md").write_text("\n".join(md) + "\n")

@@ -28,7 +28,9 @@ def main() -> int:
     for tile_n in (128, 256):
         for alias in (True, False):
             top = max_stages(GemmConfig(tile_n=tile_n, cluster_m=2, alias_epilogue=alias))
-            configs += [GemmConfig(tile_n=tile_n, cluster_m=2, alias_epilogue=alias, stages=s) for s in range(2, top + 1)]
+            configs += [
+                GemmConfig(tile_n=tile_n, cluster_m=2, alias_epilogue=alias, stages=s) for s in range(2, top + 1)
+            ]
     result = sweep(configs, GemmProblem(args.size, args.size, args.size), iters=10, rounds=7, warmup=5)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

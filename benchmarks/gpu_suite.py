@@ -27,10 +27,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _gpu_description() -> dict[str, str]:
     try:
-        line = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version,compute_cap,memory.total", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=30,
-        ).stdout.strip().splitlines()[0]
+        line = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=name,driver_version,compute_cap,memory.total", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            .stdout.strip()
+            .splitlines()[0]
+        )
         name, driver, cc, mem = (s.strip() for s in line.split(","))
         return {"name": name, "driver": driver, "compute_capability": cc, "memory": mem}
     except Exception as exc:  # no GPU: recorded, the tests then skip
@@ -64,12 +70,14 @@ def _tests(junit: Path) -> list[dict[str, object]]:
             if node is not None:
                 outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[tag]
                 message = (node.get("message") or "")[:400]
-        rows.append({
-            "test": f"{case.get('classname', '').split('.')[-1]}::{case.get('name')}",
-            "outcome": outcome,
-            "seconds": round(float(case.get("time") or 0), 3),
-            "message": message,
-        })
+        rows.append(
+            {
+                "test": f"{case.get('classname', '').split('.')[-1]}::{case.get('name')}",
+                "outcome": outcome,
+                "seconds": round(float(case.get("time") or 0), 3),
+                "message": message,
+            }
+        )
     return rows
 
 
@@ -84,8 +92,20 @@ def main() -> int:
 
     junit = out / "junit.xml"
     gpu_tests = sorted(str(t.relative_to(ROOT)) for t in (ROOT / "tests").rglob("test_*_gpu.py"))  # beside their areas
-    pytest_cmd = [sys.executable, "-m", "pytest", *gpu_tests, "-m", "gpu or blackwell", "--noconftest",
-                  "-p", "no:cacheprovider", "-q", "-rA", f"--junitxml={junit}"]
+    pytest_cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *gpu_tests,
+        "-m",
+        "gpu or blackwell",
+        "--noconftest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rA",
+        f"--junitxml={junit}",
+    ]
     started = dt.datetime.now(dt.timezone.utc)
     tests_run = subprocess.run(pytest_cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     (out / "pytest.log").write_text(tests_run.stdout + tests_run.stderr)
@@ -133,7 +153,7 @@ def main() -> int:
         lines.append(f"| {k} | {v} |")
     (out / "gpu_results.md").write_text("\n".join(lines) + "\n")
 
-    print("\n".join(lines[-(len(timings) + 4 + len(tests) + 6):]))
+    print("\n".join(lines[-(len(timings) + 4 + len(tests) + 6) :]))
     print(tests_run.stdout[-3000:] if tests_run.returncode else "", file=sys.stderr)
     return 0 if tests_run.returncode == 0 and bench_run.returncode == 0 else 1
 

@@ -25,7 +25,8 @@ class SharedStorage:
 def _staged(rows: int, swizzle_bits: int, cols: int) -> cute.ComposedLayout:
     """K-major stages of ``rows x cols`` f16, swizzled the way TMA/WGMMA want them."""
     return cute.make_composed_layout(
-        cute.make_swizzle(swizzle_bits, 4, 3), 0,
+        cute.make_swizzle(swizzle_bits, 4, 3),
+        0,
         cute.make_layout((rows, cols, STAGES), stride=(cols, 1, rows * cols)),
     )
 

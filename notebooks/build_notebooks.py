@@ -60,8 +60,9 @@ def notebook(cells: list[nbformat.NotebookNode]) -> nbformat.NotebookNode:
 
 
 def quickstart() -> nbformat.NotebookNode:
-    return notebook([
-        md("""
+    return notebook(
+        [
+            md("""
         # smemviz quick start
 
         Declare what a kernel needs in shared memory (SMEM) and tensor memory
@@ -70,13 +71,13 @@ def quickstart() -> nbformat.NotebookNode:
 
         Nothing here needs a GPU or the CuTe DSL: the layout is plain Python.
         """),
-        code("""
+            code("""
         import smemviz
         from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
 
         print("smemviz", smemviz.__version__)
         """),
-        md("""
+            md("""
         ## 1. Declare the allocations
 
         A Blackwell (sm_100a) GEMM main loop keeps `STAGES` copies of a
@@ -88,7 +89,7 @@ def quickstart() -> nbformat.NotebookNode:
         two phases, `[A, B]` then `[C]`. Allocations inside a phase coexist;
         phases take turns on the same region.
         """),
-        code("""
+            code("""
         STAGES, TILE_M, TILE_N, TILE_K = 4, 128, 128, 64
 
         smem = SmemAllocator(arch="sm_100a")
@@ -97,7 +98,7 @@ def quickstart() -> nbformat.NotebookNode:
         epi_c = SmemAllocation("epi_c", dtype="bf16", count=TILE_M * TILE_N, alignment=1024)
         smem.add_alias_group([[smem_a, smem_b], [epi_c]])
         """),
-        md("""
+            md("""
         Two more things live in the same SMEM block:
 
         * **pipeline barriers**: a resource that owns a pipeline declares it
@@ -107,7 +108,7 @@ def quickstart() -> nbformat.NotebookNode:
         * the **TMEM-pointer slot**: 4 bytes where `tcgen05.alloc` writes the
           TMEM base address.
         """),
-        code("""
+            code("""
         from dataclasses import dataclass
 
 
@@ -133,23 +134,23 @@ def quickstart() -> nbformat.NotebookNode:
         smem.add_resource(LoadPipeline(STAGES))
         tmem_slot = smem.add_tmem_ptr(SmemAllocation("tmem_ptr", size_bytes=4, alignment=4))
         """),
-        md("""
+            md("""
         ## 2. Compute and read the report
 
         `compute_layout()` gives every allocation its offset; the layout must
         fit the allocator's architecture or it is refused with a message that
         names the largest allocations.
         """),
-        code("""
+            code("""
         smem.compute_layout()
         smem.print_usage_report()
         """),
-        md("""
+            md("""
         The result is an immutable `LayoutPlan`: every placed region with its
         offset, size, alignment, padding and alias group/phase. Reports,
         figures, exports and the kernel bridge all read this one value.
         """),
-        code("""
+            code("""
         plan = smem.plan
         print(plan)
         for r in plan.regions:
@@ -161,23 +162,23 @@ def quickstart() -> nbformat.NotebookNode:
         print(f"unified SMEM:      {plan.unified_bytes} B")
         print(f"saved by aliasing: {plan.alias_savings} B")
         """),
-        md("In a notebook the plan shows itself as a table:"),
-        code("plan"),
-        md("""
+            md("In a notebook the plan shows itself as a table:"),
+            code("plan"),
+            md("""
         ## 3. Capacity per architecture
 
         The same plan checked against Hopper, Blackwell datacenter and
         Blackwell GeForce parts (per-block opt-in SMEM limits).
         """),
-        code("""
+            code("""
         for arch in ["sm_90a", "sm_100a", "sm_120"]:
             print(plan.capacity(arch).message())
         """),
-        md("""
+            md("""
         A layout that does not fit is refused before any offset changes, and
         the error says by how much and what is largest:
         """),
-        code("""
+            code("""
         small = SmemAllocator(arch="sm_120")
         small.add(SmemAllocation("smem_a", dtype="bf16", count=6 * TILE_M * TILE_K, alignment=1024))
         small.add(SmemAllocation("smem_b", dtype="bf16", count=6 * TILE_N * TILE_K, alignment=1024))
@@ -186,7 +187,7 @@ def quickstart() -> nbformat.NotebookNode:
         except smemviz.CapacityError as err:
             print("CapacityError:", err)
         """),
-        md("""
+            md("""
         ## 4. TMEM
 
         Blackwell keeps the accumulators in tensor memory: 128 lanes × 512
@@ -194,7 +195,7 @@ def quickstart() -> nbformat.NotebookNode:
         columns let the MMA fill one while the epilogue drains the other.
         `tcgen05.alloc` takes a power of two of at least 32 columns.
         """),
-        code("""
+            code("""
         tmem = TmemAllocator(arch="sm_100a")
         for i in range(2):
             tmem.add(TmemAllocation(f"acc{i}", num_columns=TILE_N))
@@ -202,7 +203,7 @@ def quickstart() -> nbformat.NotebookNode:
         tmem.print_usage_report()
         print("columns for tcgen05.alloc:", tmem.tcgen05_alloc_columns)
         """),
-        md("""
+            md("""
         ## 5. See it
 
         The SMEM byte map: one bar per region at its offset, alias phases
@@ -210,20 +211,20 @@ def quickstart() -> nbformat.NotebookNode:
         line of the architecture drawn across. Hover a region for its
         details.
         """),
-        code("smemviz.smem_figure(plan)"),
-        code("smemviz.tmem_figure(tmem)"),
-        md("""
+            code("smemviz.smem_figure(plan)"),
+            code("smemviz.tmem_figure(tmem)"),
+            md("""
         ## 6. Explore
 
         The explorer puts both maps, the totals and the usage table in one
         widget. Pick another architecture to move the capacity line, or
         highlight one alias phase.
         """),
-        code("""
+            code("""
         explorer = smemviz.explore((smem, tmem), arch="sm_100a")
         explorer
         """),
-        md("""
+            md("""
         ## 7. Export
 
         `smemviz.export` picks the format from the extension: a
@@ -232,7 +233,7 @@ def quickstart() -> nbformat.NotebookNode:
         headless Chrome/Chromium). Files go to `out/` next to the notebook
         (ignored by git).
         """),
-        code("""
+            code("""
         from pathlib import Path
 
         out = Path("out")
@@ -245,7 +246,7 @@ def quickstart() -> nbformat.NotebookNode:
         again = smemviz.LayoutPlan.from_json((out / "quickstart_smem.json").read_text())
         print("the JSON reads back equal:", again == plan)
         """),
-        code("""
+            code("""
         from smemviz import BrowserNotFoundError
 
         try:
@@ -254,7 +255,8 @@ def quickstart() -> nbformat.NotebookNode:
         except BrowserNotFoundError as err:
             print("no Chrome/Chromium here: skipping the SVG;", err)
         """),
-    ])
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -381,8 +383,9 @@ def max_stages(g: Gemm, arch: str | None = None, limit: int = 64) -> int:
 
 
 def tuning_gemm() -> nbformat.NotebookNode:
-    return notebook([
-        md("""
+    return notebook(
+        [
+            md("""
         # Tuning a GEMM's shared-memory layout
 
         A tensor-core GEMM spends nearly all of its shared memory on the
@@ -402,13 +405,13 @@ def tuning_gemm() -> nbformat.NotebookNode:
           in TMEM, their MMA → epilogue pipeline barriers and the TMEM-pointer
           slot. Hopper keeps accumulators in registers.
         """),
-        code(GEMM_MODEL),
-        md("""
+            code(GEMM_MODEL),
+            md("""
         ## The default configuration
 
         Blackwell, 128×256×64 bf16 tiles, 4 stages, epilogue aliased.
         """),
-        code("""
+            code("""
         g = Gemm()
         smem_plan, tmem_plan = build(g)
         print(smem_plan.report())
@@ -416,14 +419,14 @@ def tuning_gemm() -> nbformat.NotebookNode:
         stage_bytes = smem_plan.region("smem_a").size // g.stages + smem_plan.region("smem_b").size // g.stages
         print(f"one A+B stage: {stage_bytes} B of data + {hardware.BARRIER_BYTES_PER_STAGE} B of barriers")
         """),
-        md("""
+            md("""
         ## Capacity per architecture
 
         The same configuration against every architecture smemviz knows.
         Parts without TMEM (Hopper, GeForce Blackwell) get the Hopper-style
         layout: no TMEM accumulators, barriers or slot.
         """),
-        code("""
+            code("""
         print(f"{'arch':<8} {'family':<22} {'SMEM used':>10} {'limit':>8} {'use':>7}  {'TMEM cols':>9}  fits  max stages")
         for arch in hardware.ARCHS.values():
             ga = replace(g, arch=arch.name)
@@ -433,7 +436,7 @@ def tuning_gemm() -> nbformat.NotebookNode:
             ok = "yes" if fits(ga) else "NO"
             print(f"{arch.name:<8} {arch.family:<22} {cap.used:>10} {cap.limit:>8} {cap.percent:>6.1f}%  {tcols:>9}  {ok:<4}  {max_stages(ga)}")
         """),
-        md("""
+            md("""
         ## What aliasing buys
 
         Without aliasing the C tile sits beside the A/B stages. With it, C
@@ -441,7 +444,7 @@ def tuning_gemm() -> nbformat.NotebookNode:
         The bytes saved are worth whole pipeline stages when the saving is at
         least one stage's A+B tiles plus its barriers.
         """),
-        code("""
+            code("""
         def aliasing_gain(g: Gemm) -> None:
             aliased, _ = build(replace(g, alias_epilogue=True))
             separate, _ = build(replace(g, alias_epilogue=False))
@@ -456,14 +459,14 @@ def tuning_gemm() -> nbformat.NotebookNode:
         aliasing_gain(Gemm())
         aliasing_gain(Gemm(arch="sm_90a", tile_n=128, dtype="f8e4m3", tile_k=128))
         """),
-        md("""
+            md("""
         The default layout as a byte map: the alias group (A and B stages in
         phase 1, the C tile in phase 2) fills most of the block; barriers
         and the TMEM-pointer slot follow the data.
         """),
-        code("smemviz.smem_figure(smem_plan)"),
-        *epilogue_finds_its_place(),
-        md("""
+            code("smemviz.smem_figure(smem_plan)"),
+            *epilogue_finds_its_place(),
+            md("""
         ## Turn the knobs
 
         `smemviz.explore` takes a function that builds a layout and turns its
@@ -472,7 +475,7 @@ def tuning_gemm() -> nbformat.NotebookNode:
         maps in place. The `arch` selector moves the capacity line; watch the
         total cross it, and FP8 or FP4 operands make room for more stages.
         """),
-        code("""
+            code("""
         def gemm(tile_m=128, tile_n=256, tile_k=64, stages=4, dtype="bf16",
                  alias_epilogue=True, tmem_accumulators=True):
             arch = "sm_100a" if tmem_accumulators else "sm_90a"
@@ -493,13 +496,14 @@ def tuning_gemm() -> nbformat.NotebookNode:
         )
         explorer
         """),
-        md("The explorer's current layout can be read back, and exported from its own buttons or from code:"),
-        code("""
+            md("The explorer's current layout can be read back, and exported from its own buttons or from code:"),
+            code("""
         print("controls:", explorer.values)
         print("architecture:", explorer.arch)
         print(explorer.smem_plan.capacity(explorer.arch).message())
         """),
-    ])
+        ]
+    )
 
 
 def epilogue_finds_its_place() -> list[nbformat.NotebookNode]:
@@ -531,7 +535,7 @@ def epilogue_finds_its_place() -> list[nbformat.NotebookNode]:
         """),
         code("smemviz.lifetime_figure(plan)"),
         md("The byte map of one step, and the three layouts of the same declarations side by side:"),
-        code("smemviz.smem_figure(plan.at_step(\"epilogue\"))"),
+        code('smemviz.smem_figure(plan.at_step("epilogue"))'),
         code("""
         from smemviz.figures import comparison_figure
 
@@ -572,8 +576,9 @@ def epilogue_finds_its_place() -> list[nbformat.NotebookNode]:
 
 
 def kernels_from_cells() -> nbformat.NotebookNode:
-    return notebook([
-        md("""
+    return notebook(
+        [
+            md("""
         # Kernels from notebook cells
 
         The allocator that computes a layout also drives the kernel: inside a
@@ -587,14 +592,14 @@ def kernels_from_cells() -> nbformat.NotebookNode:
         GPU when there is one (PyTorch with CUDA provides the buffers) and
         says so and skips when there is none.
         """),
-        code(r"""
+            code(r"""
         import smemviz
         from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, kernel
 
         gpu = kernel.current_gpu()
         print("GPU:", f"{gpu.name} ({gpu.arch})" if gpu else "none (compile only)")
         """),
-        md("""
+            md("""
         ## Two layouts
 
         The same GEMM-style SMEM layout for Hopper and Blackwell: pipelined A/B
@@ -602,7 +607,7 @@ def kernels_from_cells() -> nbformat.NotebookNode:
         barriers; Blackwell adds the TMEM-pointer slot and two TMEM
         accumulators.
         """),
-        code(r"""
+            code(r"""
         from dataclasses import dataclass
 
 
@@ -644,7 +649,7 @@ def kernels_from_cells() -> nbformat.NotebookNode:
         print("Hopper SMEM:", hopper.plan.unified_bytes, "B;  Blackwell SMEM:", blackwell.plan.unified_bytes,
               "B;  TMEM:", tmem.total_tmem_columns, "columns")
         """),
-        md("""
+            md("""
         ## What the kernel requests
 
         `kernel.compile_probe` compiles smemviz's probe kernel for a layout
@@ -652,7 +657,7 @@ def kernels_from_cells() -> nbformat.NotebookNode:
         reads SMEM back). Its launch requests exactly the plan's unified
         bytes of dynamic shared memory; the PTX declares the one array.
         """),
-        code(r"""
+            code(r"""
         import re
 
         compiled = {}
@@ -665,14 +670,14 @@ def kernels_from_cells() -> nbformat.NotebookNode:
             print(f"  requests {k.dynamic_smem_bytes} B of dynamic SMEM; the plan says {allocator.plan.unified_bytes} B")
             print(f"  {decl}")
         """),
-        md("""
+            md("""
         ## Blackwell: TMEM through the slot
 
         The TMEM kernel calls `tcgen05.alloc` with the allocator's column
         count, which writes the TMEM base address into the SMEM slot; it then
         touches every column of every TMEM allocation and deallocates.
         """),
-        code(r"""
+            code(r"""
         tk = kernel.compile_tmem(tmem, blackwell, arch="sm_100a")
         for line in tk.ptx.splitlines():
             if re.search(r"tcgen05\.(alloc|relinquish|dealloc)", line):
@@ -684,28 +689,28 @@ def kernels_from_cells() -> nbformat.NotebookNode:
         except ValueError as err:
             print("sm_90a:", err)
         """),
-        md("""
+            md("""
         ## A pipelined kernel
 
         A staged copy through SMEM: `stages` tile buffers and one full/empty
         mbarrier pair per stage, both placed by the allocator
         (`assign_barrier_ptrs()` points the pipeline at the barrier region).
         """),
-        code(r"""
+            code(r"""
         pipe_smem, pipe = kernel.pipeline_layout(stages=4, tile=256)
         print(pipe_smem.plan.report())
         pk = kernel.compile_pipeline(pipe_smem, pipe, arch="sm_90a")
         print("mbarrier instructions in the PTX:", len(re.findall(r"\bmbarrier\.", pk.ptx)))
         print(f"requests {pk.dynamic_smem_bytes} B; the plan says {pipe_smem.plan.unified_bytes} B")
         """),
-        md("""
+            md("""
         ## Your own kernel
 
         Any kernel can take its shared memory from an allocator. This one
         reverses 256 floats through a typed view of `tile`; each compile
         traces it again and `allocate()` emits a fresh SMEM array for it.
         """),
-        code(r"""
+            code(r"""
         import cutlass
         import cutlass.cute as cute
         from cutlass.cute.runtime import make_fake_tensor
@@ -744,13 +749,13 @@ def kernels_from_cells() -> nbformat.NotebookNode:
             print(arch, "->", re.search(r"^\.target (\w+)", ptx, re.M).group(1), "|",
                   re.search(r"^\.extern \.shared .*$", ptx, re.M).group(0))
         """),
-        md("Keep the PTX and cubin for a closer look (written under `out/`, ignored by git):"),
-        code(r"""
+            md("Keep the PTX and cubin for a closer look (written under `out/`, ignored by git):"),
+            code(r"""
         for arch, k in compiled.items():
             paths = k.write(dump)
             print(arch, {kind: str(p) for kind, p in paths.items()})
         """),
-        md("""
+            md("""
         ## On a GPU
 
         With a GPU this launches the probe for the layout that fits it and
@@ -758,7 +763,7 @@ def kernels_from_cells() -> nbformat.NotebookNode:
         TMEM kernel, and everywhere it runs the kernel written above. Without
         a GPU it says so and skips.
         """),
-        code(r"""
+            code(r"""
         import shutil
 
         gpu = kernel.current_gpu()
@@ -791,7 +796,8 @@ def kernels_from_cells() -> nbformat.NotebookNode:
                 print(f"{gpu.name} has no tensor memory: the TMEM kernel was compiled above, not launched")
             print(f"launched on {gpu.name} ({gpu.arch})")
         """),
-    ])
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -800,8 +806,9 @@ def kernels_from_cells() -> nbformat.NotebookNode:
 
 
 def cutlass_allocators() -> nbformat.NotebookNode:
-    return notebook([
-        md("""
+    return notebook(
+        [
+            md("""
         # Reading layouts written for CUTLASS's own allocator
 
         The CuTe DSL ships its own declarative allocators in
@@ -813,7 +820,7 @@ def cutlass_allocators() -> nbformat.NotebookNode:
         This notebook needs the CuTe DSL (`pip install "smemviz[cutlass]"`),
         but no GPU.
         """),
-        code("""
+            code("""
         import cutlass
         import cutlass.pipeline
         from cutlass.experimental.task_scheduling import memory as ts_memory
@@ -822,7 +829,7 @@ def cutlass_allocators() -> nbformat.NotebookNode:
 
         import smemviz
         """),
-        md("""
+            md("""
         ## A layout declared with CUTLASS's classes
 
         One function declares a Blackwell GEMM layout with whichever module's
@@ -830,7 +837,7 @@ def cutlass_allocators() -> nbformat.NotebookNode:
         and to smemviz. The pipeline configs are CUTLASS's own
         `PipelineConfig` objects.
         """),
-        code("""
+            code("""
         STAGES, TILE_M, TILE_N, TILE_K = 4, 128, 256, 64
 
 
@@ -882,45 +889,45 @@ def cutlass_allocators() -> nbformat.NotebookNode:
         print("CUTLASS says: data", cutlass_smem.total_smem_bytes, "B, barriers", cutlass_smem.barrier_smem_bytes,
               "B, TMEM", cutlass_tmem.total_tmem_columns, "columns")
         """),
-        md("""
+            md("""
         ## Read it into a plan
 
         CUTLASS's allocator knows offsets and totals; the plan adds the
         region map, padding, alias phases, barrier placement and capacity.
         """),
-        code("""
+            code("""
         plan = smemviz.plan_from_cutlass(cutlass_smem, arch="sm_100a")
         tmem_plan = smemviz.plan_from_cutlass(cutlass_tmem, arch="sm_100a")
         print(plan.report())
         print(tmem_plan.report())
         """),
-        code("""
+            code("""
         for arch in ["sm_90a", "sm_100a", "sm_120"]:
             print(plan.capacity(arch).message())
         print("as_plan gives the same plan:", smemviz.as_plan(cutlass_smem) == smemviz.plan_from_cutlass(cutlass_smem))
         """),
-        md("""
+            md("""
         Every view takes CUTLASS's allocators directly: the explorer, the
         figures and the exports.
         """),
-        code("""
+            code("""
         smemviz.explore((cutlass_smem, cutlass_tmem), arch="sm_100a")
         """),
-        code("""
+            code("""
         from pathlib import Path
 
         Path("out").mkdir(exist_ok=True)
         path = smemviz.export((cutlass_smem, cutlass_tmem), Path("out") / "cutlass_gemm.md", arch="sm_100a")
         print(path.read_text()[:600])
         """),
-        md("""
+            md("""
         ## Same declarations, same layout
 
         smemviz's allocators follow CUTLASS's layout rule, so moving to them
         changes no offset. Declare the layout again with smemviz and compare
         region by region.
         """),
-        code("""
+            code("""
         ours_smem, ours_tmem = declare(smemviz)
         ours = ours_smem.plan
 
@@ -934,21 +941,22 @@ def cutlass_allocators() -> nbformat.NotebookNode:
         print(f"unified SMEM: CUTLASS {plan.unified_bytes} B, smemviz {ours.unified_bytes} B")
         print("identical layouts:", same)
         """),
-        md("""
+            md("""
         ## Where they differ: sub-byte types
 
         CUTLASS sizes a typed allocation as `count * (width // 8)`, which is
         0 bytes for 4-bit types such as FP4. smemviz sizes it exactly, and
         refuses allocations that would come out empty.
         """),
-        code("""
+            code("""
         count = 128 * 256
         fp4_cutlass = ts_memory.SmemAllocation("sfa", dtype=cutlass.Float4E2M1FN, count=count)
         fp4_smemviz = smemviz.SmemAllocation("sfa", dtype=cutlass.Float4E2M1FN, count=count)
         print(f"{count} x fp4: CUTLASS reserves {fp4_cutlass.size_bytes} B, smemviz {fp4_smemviz.size_bytes} B")
         """),
-        *struct_cells(),
-    ])
+            *struct_cells(),
+        ]
+    )
 
 
 def struct_cells() -> list[nbformat.NotebookNode]:
@@ -1063,8 +1071,9 @@ def struct_cells() -> list[nbformat.NotebookNode]:
 
 
 def tuning_real_gemm() -> nbformat.NotebookNode:
-    return notebook([
-        md("""
+    return notebook(
+        [
+            md("""
         # Tuning a real GEMM: layout choices measured in TFLOP/s
 
         `smemviz.kernel` holds a warp-specialised Hopper GEMM (TMA loads, WGMMA,
@@ -1079,7 +1088,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         Cells that need the GPU say so and skip; the last section reads the sweep
         recorded on the H200 from `results/`.
         """),
-        code("""
+            code("""
         from pathlib import Path
 
         import cutlass  # noqa: F401  (the kernel is written in the CuTe DSL)
@@ -1093,7 +1102,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         GPU = current_gpu()
         print("GPU:", GPU.name if GPU else "none here: compile-only mode")
         """),
-        md("""
+            md("""
         ## The layout is the kernel's shared memory
 
         A config names the choices a kernel author tunes. With `stages=None` the
@@ -1102,7 +1111,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         so it may share bytes with the operand stages: an alias group whose second
         phase starts after the mainloop.
         """),
-        code("""
+            code("""
         layout = gemm_layout(GemmConfig(tile_n=128, alias_epilogue=True))
         layout.allocator.print_usage_report()
         for tile_n in (128, 256):
@@ -1110,7 +1119,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
             shared = max_stages(GemmConfig(tile_n=tile_n, alias_epilogue=True))
             print(f"tile 128x{tile_n}: {apart} stages with C staging apart, {shared} with it aliased")
         """),
-        md("""
+            md("""
         ## Explore it, and run it from the explorer
 
         The sliders rebuild the layout (a stage count that does not fit shows the
@@ -1120,7 +1129,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         table and plot. Without a GPU it still compiles and reports the requested
         dynamic SMEM and the registers per thread, and says why it did not run.
         """),
-        code("""
+            code("""
         import ipywidgets as widgets
 
 
@@ -1137,17 +1146,17 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         ex.controls["tile_n"].value = 128
         ex
         """),
-        code("""
+            code("""
         row = ex.run_panel.run()  # what the button does
         print(ex.run_panel.history[-1]["label"], "->", "ran" if row["ran"] else "compiled only:", row["reason"])
         """),
-        md("""
+            md("""
         ## What the compiler made of it
 
         The launch's dynamic SMEM request is read back from the code the DSL
         generated, not computed by smemviz, and the registers come from the cubin.
         """),
-        code("""
+            code("""
         for config in (GemmConfig(tile_n=128), GemmConfig(tile_n=128, alias_epilogue=False), GemmConfig(tile_n=256)):
             k = compile_gemm(config)
             plan = gemm_layout(config)
@@ -1155,14 +1164,14 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
                   f"the plan says {plan.unified_bytes} B; "
                   f"{k.ptx.count('wgmma.mma_async')} wgmma, {k.ptx.count('cp.async.bulk.tensor')} TMA in the PTX")
         """),
-        md("""
+            md("""
         ## A sweep: stages x tile x aliasing
 
         Every configuration is compiled once (the cache keeps it for the next
         sweep). On a GPU each is checked, then all are timed together in
         interleaved rounds; here, without one, the sweep shows what each requests.
         """),
-        code("""
+            code("""
         configs = [
             GemmConfig(tile_n=tile_n, cluster_m=2, alias_epilogue=alias, stages=stages)
             for tile_n in (128, 256)
@@ -1173,7 +1182,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         print(live.table(("label", "stages", "smem_requested", "registers", "tflops", "reason")))
         live.figure("stages")
         """),
-        md("""
+            md("""
         ## The same GEMM on Blackwell: SMEM and TMEM from the allocators
 
         `GemmConfig(arch="sm_100a")` builds the Blackwell kernel's layout: the
@@ -1185,7 +1194,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         buffer cannot share the operand stages' bytes. Below: the Hopper layout
         (left) beside the Blackwell SMEM and TMEM maps (right).
         """),
-        code("""
+            code("""
         import ipywidgets as widgets
         import plotly.graph_objects as go
 
@@ -1202,7 +1211,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
             fig.update_layout(width=560, title=title)
         widgets.HBox([go.FigureWidget(fig) for fig in maps])
         """),
-        md("""
+            md("""
         ### Compiled for sm_100a, here, and read back from the PTX
 
         No Blackwell GPU is needed to compile. The reader follows registers in the
@@ -1212,7 +1221,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         writes and the epilogue reads, the operand offsets in the UMMA descriptors
         and TMA loads, and the C staging buffer the TMA stores read.
         """),
-        code("""
+            code("""
         k = compile_gemm(blackwell.config)
         print(f"{blackwell.config.label()} for {k.arch}: the launch asks for {k.dynamic_smem_bytes} B, "
               f"the plan holds {blackwell.unified_bytes} B")
@@ -1221,13 +1230,13 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
             print(f"{f.fact:52s} plan {f.plan[:40]:40s} PTX {f.ptx[:40]:40s} {'ok' if f.agrees else 'DIFFERS'}")
         print(f"all {len(facts)} PTX facts agree with the plans: {all(f.agrees for f in facts)}")
         """),
-        md("""
+            md("""
         The Blackwell layout in the explorer, with its run action: on a B200-class
         GPU it launches and times the kernel; anywhere else it compiles and names
         the GPU it lacks. (This kernel has been compiled, never run: no Blackwell
         GPU has been available; see `results/gemm_sm100.md`.)
         """),
-        code("""
+            code("""
         bw = smemviz.explore(
             blackwell_gemm_allocators, run=gemm_runner(GemmProblem(4096, 4096, 4096), arch="sm_100a"),
             dtype=["f16", "bf16"], tile_n=[128, 256], stages=stage_slider(), alias_epilogue=False, acc_stages=[1, 2],
@@ -1236,7 +1245,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         print(bw_row["label"], "->", "ran" if bw_row["ran"] else "compiled only:", bw_row["reason"])
         bw
         """),
-        md("""
+            md("""
         ## What does aliasing the epilogue buy? (measured on the H200)
 
         The sweep below was run on an H200 by `benchmarks/gemm_sweep_h200.py` and
@@ -1244,7 +1253,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         random normal inputs). When this notebook runs on a GPU, `live` above holds
         a fresh measurement of the same grid.
         """),
-        code(f"""
+            code(f"""
         # results/gemm_sweep_h200.json, inlined when the notebook was generated so that it runs anywhere
         RECORDED_SWEEP = {_recorded_sweep()!r}
         result = live if live.ran else SweepResult.from_json(RECORDED_SWEEP)
@@ -1252,7 +1261,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         print(result.table(("label", "stages", "smem_requested", "tflops", "rel_err")))
         result.figure("stages")
         """),
-        code("""
+            code("""
         def best(rows, tile_n, alias):
             pick = [r for r in rows if r["tile_n"] == tile_n and r["alias_epilogue"] == alias and r["tflops"]]
             return max(pick, key=lambda r: r["tflops"])
@@ -1263,7 +1272,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
                   f"aliased best {s['tflops']:.0f} TFLOP/s at {s['stages']} stages: "
                   f"aliasing changes TFLOP/s by {100 * (s['tflops'] / a['tflops'] - 1):+.1f}%")
         """),
-        md("""
+            md("""
         Aliasing buys a seventh stage at tile 128x128 and only 16 KiB of headroom
         at 128x256, where a fifth stage still does not fit. Whether the extra
         stage pays shows in the sweep: past three or four stages the mainloop is
@@ -1271,7 +1280,8 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         the remaining differences are small. `results/gemm_h200.md` has the
         side-by-side benchmark against `torch.matmul` and CUTLASS's example.
         """),
-    ])
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -1280,8 +1290,9 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
 
 
 def bank_conflicts_notebook() -> nbformat.NotebookNode:
-    return notebook([
-        md("""
+    return notebook(
+        [
+            md("""
         # 06 bank conflicts and swizzles
 
         A layout that fits is half the job: the other half is how the warps touch
@@ -1294,7 +1305,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
 
         Everything here runs on the CPU: the H200's numbers are recorded inline.
         """),
-        code("""
+            code("""
         from smemviz.analysis.banks import advise, analyze_access, bank_conflicts, stmatrix_atom
         from smemviz.analysis.banks._report import bank_report_text, conflict_strip
         from smemviz.figures._bank_conflicts import bank_conflict_figure
@@ -1304,7 +1315,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         print(r.wavefronts, "wavefronts,", r.conflicts, "conflict,", f"{r.n_way}-way")
         print("bank 0 serves lanes", r.grid()[0][0], "then", r.grid()[1][0])
         """),
-        md("""
+            md("""
         ## 1. What the H200 measured
 
         Probe kernels ran each case as one warp executing one instruction, with
@@ -1314,7 +1325,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         load, 4 for a store), the paired 8-byte loads that share one wavefront, and
         cp.async's conflict count.
         """),
-        code("""
+            code("""
         RECORDED = [  # (case, instruction, addresses, H200 wavefronts, H200 conflicts)
             (61, "ld.shared.b32", [1028 + 8 * i for i in range(32)], 2, 1),
             (157, "ld.shared.v4.b32", [1152] * 32, 2, 0),
@@ -1330,7 +1341,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
             assert (got.wavefronts, got.conflicts) == (wf, conflicts), case
             print(f"case {case:4d} {instruction:17s} H200 {wf:2d} wavefronts, {conflicts:2d} conflicts; model agrees")
         """),
-        md("""
+            md("""
         ## 2. A conflicting epilogue
 
         smemviz's Hopper GEMM stages C through `gemm.c_staging` (128 x 32 bf16 per
@@ -1338,7 +1349,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         `stmatrix.x4`. Laid out plainly, row-major, every matrix's eight rows
         sit in four banks twice: a 4-way conflict on every instruction.
         """),
-        code("""
+            code("""
         plan = gemm_layout(GemmConfig(dtype="bf16")).plan
         atom, warps = stmatrix_atom(4), (8, 1)
         plain = analyze_access(plan, "gemm.c_staging", atom, layout="(128,32):(32,1)", dtype="bf16",
@@ -1346,18 +1357,18 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         print(plain.summary())
         bank_conflict_figure(plain)
         """),
-        md("""
+            md("""
         ## 3. The advice
 
         The swizzle mode that removes the conflicts while the buffer stays legal
         for TMA and WGMMA, the alignment it needs, and the lines to write.
         """),
-        code("""
+            code("""
         advice = advise(plan, "gemm.c_staging", atom, layout="(128,32):(32,1)", dtype="bf16",
                         swizzle=None, warps=warps)
         print(advice)
         """),
-        md("""
+            md("""
         ## 4. The fixed version: the layout the kernel really uses
 
         The GEMM builds its C staging layout with the CuTe DSL's
@@ -1365,7 +1376,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         below (a test checks it still does). It carries the 64B swizzle the advice
         asked for: conflict-free in both epilogue stages.
         """),
-        code("""
+            code("""
         DSL_EPI = "S<2,4,3> o 0 o ((8,16),(32,1),(1,2)):((32,256),(1,0),(0,4096))"
         fixed = [analyze_access(plan, "gemm.c_staging", atom, layout=DSL_EPI, dtype="bf16", warps=warps, stage=s)
                  for s in (0, 1)]
@@ -1373,18 +1384,18 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
             print(rep.summary())
         bank_conflict_figure(fixed[0])
         """),
-        md("""
+            md("""
         ## 5. The table and the strip
 
         One row per region and access, with the fix; the strip gives each
         region's worst access over its bytes, for the byte map.
         """),
-        code("""
+            code("""
         print(bank_report_text([plain, fixed[0]], [advice]))
         for seg in conflict_strip(plan, [plain]):
             print(seg.region, seg.offset, seg.end, f"{seg.excess_ratio:.0f}x the ideal wavefronts")
         """),
-        md("""
+            md("""
         ## 6. The access as part of the layout
 
         An allocation can say how the warps touch it: `access=` on
@@ -1393,7 +1404,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         with its fix, and the usage report carries the table. Here the plain C
         staging buffer and its fixed twin, side by side:
         """),
-        code("""
+            code("""
         from smemviz import SmemAllocation, SmemAllocator
 
         EPI = {"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": (8, 1)}
@@ -1405,7 +1416,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
             print(finding.line())
         print(epi.plan.report())
         """),
-        md("""
+            md("""
         ## 7. The explorer's Banks tab
 
         The explorer draws the same accesses: pick a region and an access, toggle
@@ -1414,7 +1425,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         each region with an access (green conflict-free, red the worst). Here it
         opens on the plain buffer drawn with the 64B swizzle the advice gives:
         """),
-        code("""
+            code("""
         import smemviz
 
         ex = smemviz.explore(epi)
@@ -1422,14 +1433,14 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         print(ex.banks.title)
         ex
         """),
-        md("""
+            md("""
         What is measured and what is predicted: the probe cases above are H200
         measurements; the GEMM epilogue's numbers are the model's prediction at
         the plan's real offsets. Profiling the GEMM's own `stmatrix` with ncu,
         swizzled and not, is the next step (see `docs/bank-conflicts.md`).
         """),
-    ])
-
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -1438,8 +1449,9 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
 
 
 def capture_kernels() -> nbformat.NotebookNode:
-    return notebook([
-        md("""
+    return notebook(
+        [
+            md("""
         # Any kernel's shared memory, as compiled
 
         Most CuTe DSL kernels (CUTLASS's examples, quack, flash-attention's cute
@@ -1456,7 +1468,7 @@ def capture_kernels() -> nbformat.NotebookNode:
         kernel with mbarriers, swizzled A/B stages in a struct and an epilogue
         tile from `allocate_tensor`. It knows nothing about smemviz.
         """),
-        code(r"""
+            code(r"""
         import sys
         from pathlib import Path
 
@@ -1466,34 +1478,34 @@ def capture_kernels() -> nbformat.NotebookNode:
 
         Path("out").mkdir(exist_ok=True)  # the kernel's file goes there (next cell), ignored by git
         """),
-        md("""
+            md("""
         The kernel, as `examples/capture_kernel.py` has it, written to a file
         so that its source lines are what the map shows:
         """),
-        code("%%writefile out/capture_kernel.py\n" + _example_source("capture_kernel.py")),
-        code(r"""
+            code("%%writefile out/capture_kernel.py\n" + _example_source("capture_kernel.py")),
+            code(r"""
         sys.path.insert(0, "out")
         import capture_kernel
         """),
-        md("""
+            md("""
         ## The map, the lint rules and the occupancy, in three lines
 
         Hover a region for its CuTe layout and the line of the kernel that
         declares it.
         """),
-        code(r"""
+            code(r"""
         with capture() as cap: compiled = capture_kernel.build("sm_90a")
         smemviz.smem_figure(cap.plan).show()
         print("lint:", cap.plan.lint().text(), "| occupancy:", cap.plan.occupancy().message())
         """),
-        md("""
+            md("""
         ## What was captured
 
         One row per allocation, as the kernel asked for it and as the compiler
         placed it. The struct's fields are named by their paths, the
         `allocate_tensor` result by the variable it is assigned to.
         """),
-        code(r"""
+            code(r"""
         (kernel,) = cap.kernels.values()
         print(kernel.kernel)
         for a in kernel.allocations:
@@ -1501,19 +1513,19 @@ def capture_kernels() -> nbformat.NotebookNode:
         for r in cap.plan.regions:
             print(f"  {r.name:16} {r.kind:8} {r.offset:7,} {r.swizzle or '':5} {r.layout or ''}")
         """),
-        md("""
+            md("""
         ## The capture is the compiled kernel
 
         The total is the dynamic SMEM the compiled launch asks for, read from
         the host code the DSL generated (as the kernel bridge reads it).
         """),
-        code(r"""
+            code(r"""
         from smemviz.kernel._compile import dynamic_smem_from_ir
 
         launch = dynamic_smem_from_ir(str(compiled.ir_module))
         print(f"the launch asks for {launch} B, the capture holds {cap.plan.total} B: {launch == cap.plan.total}")
         """),
-        md("""
+            md("""
         ## In the explorer, and from the command line
 
         A capture goes wherever a layout goes: `smemviz.explore(cap)`,
@@ -1522,12 +1534,13 @@ def capture_kernels() -> nbformat.NotebookNode:
         CUTLASS's own examples captured this way are in
         `results/capture_examples.md`.
         """),
-        code(r"""
+            code(r"""
         Path("out").mkdir(exist_ok=True)
         smemviz.export(cap, "out/capture_kernel.json")
         print(sorted(r.name for r in smemviz.read_plans(Path("out/capture_kernel.json").read_text())[0].regions))
         """),
-    ])
+        ]
+    )
 
 
 NOTEBOOKS = {

@@ -35,7 +35,8 @@ def main() -> None:
                 page.wait_for_function(
                     "() => { const gds = document.querySelectorAll('.smemviz-explorer .js-plotly-plot');"
                     " return gds.length >= 2 && gds[0]._fullLayout && gds[0]._fullLayout.width > 700; }",
-                    timeout=60_000)
+                    timeout=60_000,
+                )
                 page.wait_for_timeout(1500)  # let the last redraw settle
                 explorer.scroll_into_view_if_needed()
                 explorer.screenshot(path=str(out))

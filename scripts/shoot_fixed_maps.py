@@ -22,7 +22,8 @@ from tests.ui.explorer_page import open_and_run, start_lab, stop_lab, write_note
 
 DOCS = ROOT / "docs"
 
-CELLS = ['''
+CELLS = [
+    """
 import smemviz
 from smemviz import SmemAllocator, SmemAllocation
 
@@ -36,7 +37,8 @@ def hopper_gemm(stages=4):
 
 lifetimes = smemviz.explore(hopper_gemm, stages=(2, 6))
 lifetimes
-''', '''
+""",
+    """
 s = SmemAllocator(arch="sm_90a")
 s.add(SmemAllocation("gemm.a_stages", 4 * 16384, 1024, stages=4))
 s.add(SmemAllocation("gemm.b_stages", 4 * 16384, 1024, stages=4))
@@ -44,7 +46,8 @@ s.add(SmemAllocation("gemm.c_staging", 16384, 1024))
 s.compute_layout()
 colours = smemviz.explore(s)
 colours
-''']
+""",
+]
 
 
 def main() -> None:
@@ -63,25 +66,36 @@ def main() -> None:
                     "() => document.querySelectorAll('.smemviz-explorer').length >= 2 &&"
                     " Array.from(document.querySelectorAll('.smemviz-explorer .js-plotly-plot'))"
                     ".filter(gd => gd.offsetParent !== null).every(gd => gd.querySelector('.trace.bars .point'))",
-                    timeout=180_000)
-                page.wait_for_function("() => !!document.querySelector('.jp-OutputArea-output pre') ||"
-                                       " window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status"
-                                       " === 'idle'", timeout=120_000)
+                    timeout=180_000,
+                )
+                page.wait_for_function(
+                    "() => !!document.querySelector('.jp-OutputArea-output pre') ||"
+                    " window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status"
+                    " === 'idle'",
+                    timeout=120_000,
+                )
                 page.wait_for_timeout(2000)
                 explorers = page.locator(".smemviz-explorer")
                 first = explorers.nth(0)
                 first.locator(".js-plotly-plot").first.screenshot(path=str(DOCS / "map-shared-bytes.png"))
-                explorers.nth(1).locator(".js-plotly-plot").first.screenshot(path=str(DOCS / "map-resource-colours.png"))
+                explorers.nth(1).locator(".js-plotly-plot").first.screenshot(
+                    path=str(DOCS / "map-resource-colours.png")
+                )
                 first.locator(".lm-TabBar-tab", has_text="Lifetimes").first.click()
-                step = first.locator(".widget-slider", has=page.locator(".widget-label", has_text="step")).locator(
-                    ".noUi-handle").first
+                step = (
+                    first.locator(".widget-slider", has=page.locator(".widget-label", has_text="step"))
+                    .locator(".noUi-handle")
+                    .first
+                )
                 step.wait_for(timeout=60_000)
                 step.focus()
                 step.press("ArrowRight")
                 step.press("ArrowRight")
                 page.wait_for_function(
                     "() => Array.from(document.querySelectorAll('.js-plotly-plot .gtitle'))"
-                    ".some(t => t.textContent.startsWith(\"At step 'epilogue'\"))", timeout=60_000)
+                    ".some(t => t.textContent.startsWith(\"At step 'epilogue'\"))",
+                    timeout=60_000,
+                )
                 page.wait_for_timeout(1500)
                 tab = first.locator(".widget-tab-contents, .lm-TabPanel-stackedPanel, .p-TabPanel-stackedPanel").first
                 tab.screenshot(path=str(DOCS / "lifetimes-tab.png"))

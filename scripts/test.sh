@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
-echo "ruff (lint)..."; .venv/bin/python -m ruff check .
+echo "ruff (lint, format)..."; .venv/bin/python -m ruff check . && .venv/bin/python -m ruff format --check .
 echo "mypy (types)..."; .venv/bin/python -m mypy
 exec .venv/bin/python -m pytest "$@"

@@ -87,38 +87,66 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", metavar="FILE", help="layout file (.toml, .json), exported plan (.json) "
-                       "or MODULE:NAME of a @cute.struct")
-        p.add_argument("--arch", type=_arch, help="architecture to check against, e.g. sm_90a, sm_100a "
-                       "(default: the file's 'arch', else $CUTE_DSL_ARCH, else the GPU present)")
+        p.add_argument(
+            "file",
+            metavar="FILE",
+            help="layout file (.toml, .json), exported plan (.json) or MODULE:NAME of a @cute.struct",
+        )
+        p.add_argument(
+            "--arch",
+            type=_arch,
+            help="architecture to check against, e.g. sm_90a, sm_100a "
+            "(default: the file's 'arch', else $CUTE_DSL_ARCH, else the GPU present)",
+        )
         p.add_argument("--which", choices=_WHICH, default="both", help="memories to include (default: both)")
 
-    render = sub.add_parser("render", help="draw the layout: .html .svg .png .pdf .json .md",
-                            description="Write the layout diagram or data; the format follows OUT's extension.",
-                            epilog=_EPILOG)
+    render = sub.add_parser(
+        "render",
+        help="draw the layout: .html .svg .png .pdf .json .md",
+        description="Write the layout diagram or data; the format follows OUT's extension.",
+        epilog=_EPILOG,
+    )
     common(render)
-    render.add_argument("-o", "--output", required=True, metavar="OUT",
-                        help="output file: .html (interactive, offline), .svg/.png/.pdf (static), .json, .md")
+    render.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="output file: .html (interactive, offline), .svg/.png/.pdf (static), .json, .md",
+    )
     render.add_argument("--width", type=_positive_int, help="image width in pixels (static images)")
     render.add_argument("--height", type=_positive_int, help="image height in pixels (static images)")
     render.add_argument("--scale", type=_positive_float, default=1.0, help="pixel scale of static images")
     render.add_argument("--title", help="heading of the page (default: the file's 'name')")
-    render.add_argument("--lifetimes", action="store_true",
-                        help="draw the lifetime map (steps x addresses) of a layout with steps and live keys")
-    render.add_argument("--banks", action="store_true",
-                        help="draw the bank pictures of the layout's access keys (static images; an HTML page "
-                             "adds them under the map anyway)")
+    render.add_argument(
+        "--lifetimes",
+        action="store_true",
+        help="draw the lifetime map (steps x addresses) of a layout with steps and live keys",
+    )
+    render.add_argument(
+        "--banks",
+        action="store_true",
+        help="draw the bank pictures of the layout's access keys (static images; an HTML page "
+        "adds them under the map anyway)",
+    )
 
     report = sub.add_parser("report", help="print the usage table", epilog=_EPILOG)
     common(report)
-    report.add_argument("--format", choices=("text", "md", "json"), default="text",
-                        help="text (default), md (Markdown) or json (the plan)")
+    report.add_argument(
+        "--format",
+        choices=("text", "md", "json"),
+        default="text",
+        help="text (default), md (Markdown) or json (the plan)",
+    )
     occupancy_options(report)
 
-    check = sub.add_parser("check", help="exit 1 if the layout does not fit or breaks a hardware rule",
-                           description="Check the layout against an architecture's SMEM and TMEM capacity "
-                                       "and the lint rules (docs/lint.md); print the occupancy.",
-                           epilog=_EPILOG)
+    check = sub.add_parser(
+        "check",
+        help="exit 1 if the layout does not fit or breaks a hardware rule",
+        description="Check the layout against an architecture's SMEM and TMEM capacity "
+        "and the lint rules (docs/lint.md); print the occupancy.",
+        epilog=_EPILOG,
+    )
     common(check)
     check.add_argument("--strict", action="store_true", help="exit 1 on lint warnings too")
     occupancy_options(check)
@@ -127,12 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def capture_options(sub: Any) -> None:
-    p = sub.add_parser("capture", help="compile a kernel and show its SMEM/TMEM as the compiler lays it out",
-                       description="Call FUNCTION from FILE.py (it builds and compiles a CuTe DSL kernel, e.g. "
-                                   "with fake tensors) and capture every allocation it makes through "
-                                   "cutlass.memory's allocators; print the plan or write it to --out.",
-                       epilog="Exit status: 0 captured, 1 the kernel raised or cannot be captured, "
-                              "2 bad FILE.py:FUNCTION or arguments, 3 export failed.")
+    p = sub.add_parser(
+        "capture",
+        help="compile a kernel and show its SMEM/TMEM as the compiler lays it out",
+        description="Call FUNCTION from FILE.py (it builds and compiles a CuTe DSL kernel, e.g. "
+        "with fake tensors) and capture every allocation it makes through "
+        "cutlass.memory's allocators; print the plan or write it to --out.",
+        epilog="Exit status: 0 captured, 1 the kernel raised or cannot be captured, "
+        "2 bad FILE.py:FUNCTION or arguments, 3 export failed.",
+    )
     p.add_argument("target", metavar="FILE.py:FUNCTION", help="the function that builds and compiles the kernel")
     p.add_argument("--out", "-o", metavar="OUT", help="write the map: .json .svg .html .png .pdf .md")
     p.add_argument("--arch", type=_arch, help="architecture to judge capacity against (default: $CUTE_DSL_ARCH)")
@@ -141,8 +172,7 @@ def capture_options(sub: Any) -> None:
 
 def occupancy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=_positive_int, help="threads per CTA, for the occupancy")
-    p.add_argument("--registers", type=_positive_int, help="registers per thread, for the occupancy "
-                   "(needs --threads)")
+    p.add_argument("--registers", type=_positive_int, help="registers per thread, for the occupancy (needs --threads)")
 
 
 # -- loading ---------------------------------------------------------------------
@@ -162,8 +192,7 @@ def _load_python(target: str) -> Any:
     except ImportError as exc:
         raise LayoutFileError(f"cannot import {module_name!r}: {exc}", source=target) from None
     except Exception as exc:  # the module's own code failed
-        raise LayoutFileError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}",
-                              source=target) from None
+        raise LayoutFileError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}", source=target) from None
     finally:
         if added:
             sys.path.remove(os.getcwd())
@@ -228,11 +257,20 @@ def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     pair = _plans(source, args)  # usage errors before any slow work
     figure = _lifetime_figure(pair, args) if args.lifetimes else None
     if args.banks and (args.lifetimes or pair.smem is None or not pair.smem.accesses):
-        raise _UsageError(f"{args.file}: --banks needs an SMEM layout with access keys"
-                          + (", and not --lifetimes" if args.lifetimes else ""))
+        raise _UsageError(
+            f"{args.file}: --banks needs an SMEM layout with access keys"
+            + (", and not --lifetimes" if args.lifetimes else "")
+        )
     written = export(
-        source, target, arch=args.arch, which=args.which, width=args.width,
-        height=args.height, scale=args.scale, title=args.title, figure=figure,
+        source,
+        target,
+        arch=args.arch,
+        which=args.which,
+        width=args.width,
+        height=args.height,
+        scale=args.scale,
+        title=args.title,
+        figure=figure,
         banks=True if args.banks else None,
     )
     out.write(f"wrote {written} ({written.stat().st_size:,} bytes)\n")
@@ -283,8 +321,10 @@ def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
         found = hardware.detect_arch()
         arch = found[0].name if found else None
     if arch is None:
-        raise _UsageError(f"{args.file}: no architecture to check against; pass --arch (e.g. --arch sm_100a), "
-                          "set 'arch' in the file or $CUTE_DSL_ARCH")
+        raise _UsageError(
+            f"{args.file}: no architecture to check against; pass --arch (e.g. --arch sm_100a), "
+            "set 'arch' in the file or $CUTE_DSL_ARCH"
+        )
     failed = 0
     for plan in pair.plans:
         result = plan.capacity(arch)

@@ -14,7 +14,15 @@ from .analysis._max_fit import MaxFit, max_fit
 from .layout._compare import compare_layouts, groups_to_lifetimes
 from .sources.capture import Capture, CaptureError, capture
 
-__all__ = ["groups_to_lifetimes", "compare_layouts", "max_fit", "MaxFit", "capture", "Capture", "CaptureError"]  # and, drawn with plotly, lifetime_figure and compare_figure
+__all__ = [
+    "groups_to_lifetimes",
+    "compare_layouts",
+    "max_fit",
+    "MaxFit",
+    "capture",
+    "Capture",
+    "CaptureError",
+]  # and, drawn with plotly, lifetime_figure and compare_figure
 
 _LAZY = {"lifetime_figure": "smemviz.figures", "compare_figure": "smemviz.figures"}
 

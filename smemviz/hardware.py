@@ -176,14 +176,34 @@ _CARVEOUTS_228 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
 
 
 def _arch(  # noqa: PLR0913 - one row of the arch table
-        name: str, family: str, per_block_bytes: int, carveouts: tuple[int, ...], ctas: int, warps: int,
-          *, has_tmem: bool = False, arch_specific: bool = False, tmem_columns: int = TMEM_COLUMNS,
-          sm_count: int | None = None, mma: str | None = None) -> Arch:
-    return Arch(name, family, per_block_bytes, has_tmem, arch_specific,
-                carveouts[-1] * KIB, carveouts, ctas, warps,
-                tmem_max_columns=tmem_columns if has_tmem else 0,
-                tmem_shared_columns=min(tmem_columns, TMEM_COLUMNS) if has_tmem else 0,
-                sm_count=sm_count, mma=mma)
+    name: str,
+    family: str,
+    per_block_bytes: int,
+    carveouts: tuple[int, ...],
+    ctas: int,
+    warps: int,
+    *,
+    has_tmem: bool = False,
+    arch_specific: bool = False,
+    tmem_columns: int = TMEM_COLUMNS,
+    sm_count: int | None = None,
+    mma: str | None = None,
+) -> Arch:
+    return Arch(
+        name,
+        family,
+        per_block_bytes,
+        has_tmem,
+        arch_specific,
+        carveouts[-1] * KIB,
+        carveouts,
+        ctas,
+        warps,
+        tmem_max_columns=tmem_columns if has_tmem else 0,
+        tmem_shared_columns=min(tmem_columns, TMEM_COLUMNS) if has_tmem else 0,
+        sm_count=sm_count,
+        mma=mma,
+    )
 
 
 # sm_107 (Rubin), as nvidia-cutlass-dsl 4.8.1 gives it: 334848 B per block
@@ -199,8 +219,18 @@ _ARCH_LIST = (
     _arch("sm_87", "Ampere", 163 * KIB, _CARVEOUTS_164, 16, 48),
     _arch("sm_89", "Ada", 99 * KIB, _CARVEOUTS_100, 24, 48),
     _arch("sm_90", "Hopper", 227 * KIB, _CARVEOUTS_228, 32, 64, arch_specific=True, sm_count=132, mma="wgmma"),
-    _arch("sm_100", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True,
-          sm_count=148, mma="tcgen05"),
+    _arch(
+        "sm_100",
+        "Blackwell",
+        227 * KIB,
+        _CARVEOUTS_228,
+        32,
+        64,
+        has_tmem=True,
+        arch_specific=True,
+        sm_count=148,
+        mma="tcgen05",
+    ),
     _arch("sm_101", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True, mma="tcgen05"),
     _arch("sm_103", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True, mma="tcgen05"),
     _arch("sm_107", "Rubin", 334848, _CARVEOUTS_328, 32, 64, has_tmem=True, arch_specific=True, tmem_columns=576),
@@ -270,7 +300,10 @@ def _gpu_arch() -> tuple[str, str] | None:
     try:
         done = subprocess.run(
             [exe, "--query-gpu=compute_cap,name", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=5, check=False,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None

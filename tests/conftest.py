@@ -19,9 +19,10 @@ def _have_cuda_gpu() -> bool:
 
 def pytest_addoption(parser):
     parser.addoption(
-        SKIP_BROWSER_FLAG, action="store_true",
+        SKIP_BROWSER_FLAG,
+        action="store_true",
         help="skip the tests that need Chromium (browser tests, static SVG/PNG/PDF export); "
-             "without it they fail when Chromium is missing",
+        "without it they fail when Chromium is missing",
     )
 
 

@@ -14,8 +14,12 @@ EXAMPLES = ROOT / "examples"
 
 # flags for a headless Chromium on a machine with no display, no GPU and no network
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 SKIP_BROWSER_FLAG = "--skip-browser"  # pytest option: skip, on purpose, what needs Chromium
 

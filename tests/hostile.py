@@ -26,7 +26,9 @@ LONG_RUN_EXAMPLES = int(os.environ.get("SMEMVIZ_FUZZ_EXAMPLES", "0") or 0)
 
 # C0 and C1 controls (tab/newline/CR allowed only where the format itself puts
 # them), DEL, bidi and zero-width format characters, the BOM, lone surrogates
-RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
+RAW_CONTROL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+)
 RAW_CONTROL_OR_NEWLINE = re.compile(RAW_CONTROL.pattern[:-1] + "\n\r\t]")
 
 
@@ -40,8 +42,12 @@ def fuzz_settings(ci_examples: int, long_share: float = 1.0) -> settings:
         deadline=None,
         database=None,
         print_blob=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-                               HealthCheck.function_scoped_fixture],
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+            HealthCheck.function_scoped_fixture,
+        ],
     )
 
 
@@ -76,8 +82,21 @@ hostile_floats = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sa
 
 # characters chosen to hurt: controls, escapes, bidi overrides, markup, quotes, brackets
 _NASTY_CHARS = "\x00\x07\x08\t\n\r\x1b\x7f\x85\u00a0\u200b\u202e\u2066\ufeff<>&\"'\\[]{}|*#`=.:,;$% "
-_NASTY_STRINGS = ["\x1b[31m", "\x1b]0;title\x07", "\x1b[2J", "<script>alert(1)</script>", "]]>", "{{x}}",
-                  "a|b", "\u202eevil", "$(rm -rf)", "\n[[smem]]\n", '"', "'''", "\\u0000"]
+_NASTY_STRINGS = [
+    "\x1b[31m",
+    "\x1b]0;title\x07",
+    "\x1b[2J",
+    "<script>alert(1)</script>",
+    "]]>",
+    "{{x}}",
+    "a|b",
+    "\u202eevil",
+    "$(rm -rf)",
+    "\n[[smem]]\n",
+    '"',
+    "'''",
+    "\\u0000",
+]
 
 hostile_text = st.one_of(
     st.text(max_size=24),
@@ -90,8 +109,23 @@ hostile_text = st.one_of(
 unprintable_names = st.builds(
     lambda head, bad, tail: head + bad + tail,
     st.text("abc_", max_size=5),
-    st.sampled_from(["\x00", "\x1b", "\n", "\t", "\x7f", "\x85", "\u200b", "\u202e", "\u2066", "\ufeff", "\u00a0",
-                     "\ud800", "\U000e0001"]),
+    st.sampled_from(
+        [
+            "\x00",
+            "\x1b",
+            "\n",
+            "\t",
+            "\x7f",
+            "\x85",
+            "\u200b",
+            "\u202e",
+            "\u2066",
+            "\ufeff",
+            "\u00a0",
+            "\ud800",
+            "\U000e0001",
+        ]
+    ),
     st.text("abc_", max_size=5),
 )
 
@@ -100,9 +134,7 @@ scalars = st.one_of(st.none(), st.booleans(), hostile_ints, hostile_floats, host
 
 def nested(depth: int) -> st.SearchStrategy[Any]:
     """A value nested ``depth`` levels deep (arrays or tables)."""
-    return st.sampled_from(["list", "dict"]).map(
-        lambda kind: _nest(kind, depth)
-    )
+    return st.sampled_from(["list", "dict"]).map(lambda kind: _nest(kind, depth))
 
 
 def _nest(kind: str, depth: int) -> Any:
@@ -163,8 +195,9 @@ def _plausible(key: str, names: list[str]) -> st.SearchStrategy[Any]:
 @st.composite
 def valid_documents(draw: Any) -> dict[str, Any]:
     """A layout document that follows the schema (it may still not fit)."""
-    smem_names = draw(st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True), min_size=0, max_size=7,
-                               unique=True))
+    smem_names = draw(
+        st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True), min_size=0, max_size=7, unique=True)
+    )
     doc: dict[str, Any] = {"version": 1}
     if draw(st.booleans()):
         doc["name"] = draw(st.from_regex(r"[A-Za-z][A-Za-z0-9 _.-]{0,20}", fullmatch=True))
@@ -176,8 +209,10 @@ def valid_documents(draw: Any) -> dict[str, Any]:
         if draw(st.booleans()):
             entry["size"] = draw(st.integers(4, 90000))
         else:
-            entry.update(dtype=draw(st.sampled_from(["f16", "bf16", "f32", "f8e4m3", "f4e2m1", "i8"])),
-                         count=draw(st.integers(1, 40000)))
+            entry.update(
+                dtype=draw(st.sampled_from(["f16", "bf16", "f32", "f8e4m3", "f4e2m1", "i8"])),
+                count=draw(st.integers(1, 40000)),
+            )
         smem.append(entry)
     if smem:
         doc["smem"] = smem
@@ -253,8 +288,9 @@ def layout_documents() -> st.SearchStrategy[dict[str, Any]]:
 def hostile_documents(draw: Any) -> dict[str, Any]:
     """A layout document as data: mostly the schema's shape, with wrong types,
     extreme numbers, unknown keys, duplicate names and hostile strings mixed in."""
-    names = draw(st.lists(st.one_of(st.from_regex(r"[a-z]{1,6}[0-9]?", fullmatch=True), hostile_text),
-                          min_size=1, max_size=6))
+    names = draw(
+        st.lists(st.one_of(st.from_regex(r"[a-z]{1,6}[0-9]?", fullmatch=True), hostile_text), min_size=1, max_size=6)
+    )
     doc: dict[str, Any] = {}
     if draw(st.booleans()):
         doc["version"] = draw(st.one_of(st.just(1), hostile_values))
@@ -321,8 +357,7 @@ def _toml_value(value: Any) -> str:
 
 def to_toml(doc: dict[str, Any]) -> str:
     """TOML text for ``doc``: scalars first, arrays of tables as ``[[key]]``."""
-    tables = {k: v for k, v in doc.items()
-              if isinstance(v, list) and v and all(isinstance(t, dict) for t in v)}
+    tables = {k: v for k, v in doc.items() if isinstance(v, list) and v and all(isinstance(t, dict) for t in v)}
     lines = [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in doc.items() if k not in tables]
     for key, entries in tables.items():
         for entry in entries:
@@ -338,9 +373,36 @@ def to_json(doc: dict[str, Any]) -> str:
 
 # -- mutating text ----------------------------------------------------------------------------
 
-_INSERTS = [b"[", b"]", b"{", b"}", b'"', b"'", b",", b"=", b":", b"\n", b"[[smem]]\n", b"\x00", b"\x1b[31m",
-            b"\xff\xfe", b"\xc3", b"\xed\xa0\x80", b"NaN", b"Infinity", b"-", b"1e999", b"9" * 30, b"true",
-            b"\\u0000", b"\\", b"#", b'"""', b"[" * 200, b"{\"a\":" * 100]
+_INSERTS = [
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b'"',
+    b"'",
+    b",",
+    b"=",
+    b":",
+    b"\n",
+    b"[[smem]]\n",
+    b"\x00",
+    b"\x1b[31m",
+    b"\xff\xfe",
+    b"\xc3",
+    b"\xed\xa0\x80",
+    b"NaN",
+    b"Infinity",
+    b"-",
+    b"1e999",
+    b"9" * 30,
+    b"true",
+    b"\\u0000",
+    b"\\",
+    b"#",
+    b'"""',
+    b"[" * 200,
+    b'{"a":' * 100,
+]
 
 
 @st.composite
@@ -365,5 +427,5 @@ def mutated(draw: Any, original: bytes) -> bytes:
         elif op == "truncate":
             del data[i:]
         elif op == "swap_case" and i < n:
-            data[i:i + 1] = bytes(data[i:i + 1]).swapcase()
+            data[i : i + 1] = bytes(data[i : i + 1]).swapcase()
     return bytes(data)

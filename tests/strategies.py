@@ -9,9 +9,18 @@ from typing import Any
 from hypothesis import strategies as st
 
 # dtype names whose width is a whole number of bytes (CUTLASS's sizing is exact there)
-BYTE_DTYPES = {"f16": "Float16", "bf16": "BFloat16", "f32": "Float32", "tf32": "TFloat32",
-               "f8e4m3": "Float8E4M3FN", "f8e5m2": "Float8E5M2", "i8": "Int8", "u8": "Uint8",
-               "i32": "Int32", "i64": "Int64"}
+BYTE_DTYPES = {
+    "f16": "Float16",
+    "bf16": "BFloat16",
+    "f32": "Float32",
+    "tf32": "TFloat32",
+    "f8e4m3": "Float8E4M3FN",
+    "f8e5m2": "Float8E5M2",
+    "i8": "Int8",
+    "u8": "Uint8",
+    "i32": "Int32",
+    "i64": "Int64",
+}
 
 
 @dataclass(frozen=True)
@@ -106,8 +115,7 @@ def smem_programs(draw, max_ops: int = 12) -> list[Op]:
         elif kind == "resource":
             allocs = tuple(unique(a) for a in draw(st.lists(alloc_specs("r"), max_size=3)))
             stages = draw(st.one_of(st.none(), st.integers(1, 8)))
-            ops.append(Op("resource", allocs, stages=stages, grouped=draw(st.booleans()),
-                          preset=draw(st.booleans())))
+            ops.append(Op("resource", allocs, stages=stages, grouped=draw(st.booleans()), preset=draw(st.booleans())))
             declared += len(allocs)
         elif kind == "pgroup":
             ops.append(Op("pgroup", stages=draw(st.integers(1, 8)), members=draw(st.integers(1, 4))))
@@ -121,8 +129,11 @@ def smem_programs(draw, max_ops: int = 12) -> list[Op]:
             for _ in range(n_phases):
                 phase = []
                 for _ in range(draw(st.integers(1, 3))):
-                    free = [i for i in range(declared) if i not in grouped and i not in phase
-                            and all(i not in p for p in phases)]
+                    free = [
+                        i
+                        for i in range(declared)
+                        if i not in grouped and i not in phase and all(i not in p for p in phases)
+                    ]
                     if free and draw(st.booleans()):
                         idx = draw(st.sampled_from(free))
                     else:
@@ -155,9 +166,7 @@ def replay(ops: list[Op], allocator, make_alloc) -> list:
             res = Resource(f"res{k}", allocs, cfg, pipeline_group=object() if op.grouped else None)
             allocator.add_resource(res)
         elif op.kind == "pgroup":
-            allocator.add_pipeline_group(
-                PipelineGroup(f"pg{k}", op.members + 1, PipelineConfig(op.stages))
-            )
+            allocator.add_pipeline_group(PipelineGroup(f"pg{k}", op.members + 1, PipelineConfig(op.stages)))
         elif op.kind == "tmem_ptr":
             a = make_alloc(op.allocs[0])
             pool.append(a)
@@ -187,8 +196,9 @@ def cutlass_alloc(spec: AllocSpec):
 
     if spec.dtype is None:
         return memory.SmemAllocation(spec.name, spec.size, spec.align)
-    return memory.SmemAllocation(spec.name, alignment=spec.align,
-                                 dtype=getattr(cutlass, BYTE_DTYPES[spec.dtype]), count=spec.count)
+    return memory.SmemAllocation(
+        spec.name, alignment=spec.align, dtype=getattr(cutlass, BYTE_DTYPES[spec.dtype]), count=spec.count
+    )
 
 
 tmem_columns = st.integers(1, 96)
@@ -199,8 +209,9 @@ def tmem_programs(draw) -> tuple[list[int], list[list[list[int]]]]:
     """Standalone column counts and alias groups (phases of column counts), small
     enough to stay within 512 columns most of the time."""
     standalone = draw(st.lists(tmem_columns, max_size=5))
-    groups = draw(st.lists(st.lists(st.lists(tmem_columns, min_size=1, max_size=3),
-                                     min_size=2, max_size=3), max_size=2))
+    groups = draw(
+        st.lists(st.lists(st.lists(tmem_columns, min_size=1, max_size=3), min_size=2, max_size=3), max_size=2)
+    )
     return standalone, groups
 
 
@@ -229,8 +240,20 @@ def lifetime_instances(draw, max_buffers: int = 10, max_steps: int = 8, max_size
 # -- @cute.struct shared-storage descriptions -----------------------------------------
 
 # CuTe DSL numeric type names a struct field may use (sub-byte ones only inside MemRange)
-STRUCT_SCALARS = ("Int8", "Int16", "Int32", "Int64", "Uint8", "Uint32", "Float16", "BFloat16",
-                  "Float32", "Float64", "Float8E4M3FN", "Boolean")
+STRUCT_SCALARS = (
+    "Int8",
+    "Int16",
+    "Int32",
+    "Int64",
+    "Uint8",
+    "Uint32",
+    "Float16",
+    "BFloat16",
+    "Float32",
+    "Float64",
+    "Float8E4M3FN",
+    "Boolean",
+)
 STRUCT_RANGE_DTYPES = (*STRUCT_SCALARS, "Float4E2M1FN")
 
 
@@ -254,13 +277,19 @@ _ALIGNS = st.one_of(st.none(), st.sampled_from([1, 2, 4, 8, 16, 128, 256, 1024])
 
 def _leaf_fields() -> st.SearchStrategy[FieldSpec]:
     scalar = st.builds(FieldSpec, kind=st.just("scalar"), dtype=st.sampled_from(STRUCT_SCALARS), align=_ALIGNS)
-    ranged = st.builds(FieldSpec, kind=st.just("range"), dtype=st.sampled_from(STRUCT_RANGE_DTYPES),
-                       count=st.integers(0, 5000), align=_ALIGNS)
+    ranged = st.builds(
+        FieldSpec,
+        kind=st.just("range"),
+        dtype=st.sampled_from(STRUCT_RANGE_DTYPES),
+        count=st.integers(0, 5000),
+        align=_ALIGNS,
+    )
     return st.one_of(scalar, ranged)
 
 
 def struct_specs(max_depth: int = 2) -> st.SearchStrategy[StructSpec]:
     """Random struct (or union) descriptions: scalars, MemRanges, Align[...], nesting."""
+
     def fields(depth: int) -> st.SearchStrategy[FieldSpec]:
         if depth == 0:
             return _leaf_fields()
@@ -268,7 +297,10 @@ def struct_specs(max_depth: int = 2) -> st.SearchStrategy[StructSpec]:
         return st.one_of(_leaf_fields(), _leaf_fields(), nested)
 
     def specs(depth: int) -> st.SearchStrategy[StructSpec]:
-        return st.builds(StructSpec, fields=st.lists(fields(depth), min_size=1, max_size=6).map(tuple),
-                         union=st.booleans().map(lambda b: b and depth < max_depth))
+        return st.builds(
+            StructSpec,
+            fields=st.lists(fields(depth), min_size=1, max_size=6).map(tuple),
+            union=st.booleans().map(lambda b: b and depth < max_depth),
+        )
 
     return specs(max_depth).map(lambda s: StructSpec(s.fields, union=False))

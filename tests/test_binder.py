@@ -127,7 +127,9 @@ def _repository_files() -> list[Path]:
     if shutil.which("git") and (ROOT / ".git").exists():
         out = subprocess.run(
             ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-            cwd=ROOT, capture_output=True, check=True,
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
         ).stdout.decode()
         return [Path(p) for p in out.split("\0") if p and (ROOT / p).is_file()]
     skip = {".venv", ".git", "build", "dist", "__pycache__", ".pytest_cache", ".hypothesis"}
@@ -138,8 +140,12 @@ def _clean_env(venv: Path, home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "JUPYTER", "PIP_"))}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(venv)
-    for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
-                     ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython")):
+    for var, sub in (
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("IPYTHONDIR", "ipython"),
+    ):
         env[var] = str(home / sub)
     return env
 
@@ -161,7 +167,9 @@ def binder_build(tmp_path_factory):
         if done.returncode != 0:
             if "Could not find a version" in done.stderr or "Network is unreachable" in done.stderr:
                 pytest.skip(f"no package index reachable: {done.stderr.strip().splitlines()[-1]}")
-            raise AssertionError(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+            raise AssertionError(
+                f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+            )
 
     # what repo2docker does, from the repository root
     run([str(python), "-m", "pip", "install", "-q", "-r", "binder/requirements.txt"])
@@ -184,7 +192,11 @@ def test_binder_environment_runs_every_notebook(binder_build, tmp_path):
     (tmp_path / "work").mkdir()
     done = subprocess.run(
         [str(python), str(runner), str(repo / "notebooks"), str(tmp_path / "executed"), str(tmp_path / "work")],
-        cwd=tmp_path / "work", env=env, capture_output=True, text=True, timeout=1800,
+        cwd=tmp_path / "work",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 

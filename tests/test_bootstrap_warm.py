@@ -45,8 +45,9 @@ def bootstrap(repo, base, log) -> tuple[list[str], float]:
     env = {**os.environ, "PYTHON": str(base), "BOOTSTRAP_LOG": str(log)}
     env.pop("SMEMVIZ_REINSTALL", None)
     t = time.perf_counter()
-    done = subprocess.run(["bash", "scripts/bootstrap.sh"], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        ["bash", "scripts/bootstrap.sh"], cwd=repo, env=env, capture_output=True, text=True, timeout=60
+    )
     took = time.perf_counter() - t
     assert done.returncode == 0, done.stderr
     return log.read_text().splitlines(), took
@@ -60,7 +61,7 @@ def test_a_fresh_checkout_installs_and_a_warm_one_does_not(checkout):
     repo, base, log = checkout
     calls, _ = bootstrap(repo, base, log)
     assert any("-m venv" in c for c in calls)
-    assert any('install -q -e .[dev]' in c for c in calls) and any("core_kind" in c for c in calls)
+    assert any("install -q -e .[dev]" in c for c in calls) and any("core_kind" in c for c in calls)
     calls, took = bootstrap(repo, base, log)
     assert installs(calls) == [], calls
     assert took < 2.0, f"warm bootstrap took {took:.2f} s"

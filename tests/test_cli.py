@@ -153,10 +153,18 @@ BAD_FILES = [
     ("syntax.json", '{\n  "smem": [\n    {"name": "a", "size": 4,}\n  ]\n}\n', ":3:29: JSON syntax error"),
     ("unknown.toml", '[[smem]]\nname = "a"\nsize = 4\nalignment = 8\n', ":4:1: smem[0].alignment: unknown key"),
     ("unknown.json", '{"smem": [{"name": "a",\n "size": 4, "algn": 8}]}', ":2:13: smem[0].algn: unknown key"),
-    ("value.toml", '[[smem]]\nname = "a"\nsize = 4\nalign = 3\n', ":4:1: smem[0].align: SMEM allocation 'a': alignment"),
+    (
+        "value.toml",
+        '[[smem]]\nname = "a"\nsize = 4\nalign = 3\n',
+        ":4:1: smem[0].align: SMEM allocation 'a': alignment",
+    ),
     ("value.json", '{"tmem": [{"name": "acc", "columns": -1}]}', ":1:27: tmem[0].columns:"),
-    ("type.toml", 'arch = 90\n', ":1:1: arch: expected a string"),
-    ("dup.toml", '[[tmem]]\nname = "a"\ncolumns = 32\n[[tmem]]\nname = "a"\ncolumns = 32\n', ":5:1: tmem[1].name: duplicate"),
+    ("type.toml", "arch = 90\n", ":1:1: arch: expected a string"),
+    (
+        "dup.toml",
+        '[[tmem]]\nname = "a"\ncolumns = 32\n[[tmem]]\nname = "a"\ncolumns = 32\n',
+        ":5:1: tmem[1].name: duplicate",
+    ),
     ("ext.yaml", "smem: []\n", ": unsupported layout file extension '.yaml'"),
 ]
 
@@ -198,13 +206,19 @@ def _env() -> dict[str, str]:
 
 
 def test_python_dash_m(tmp_path):
-    ok = subprocess.run([sys.executable, "-m", "smemviz", "check", GEMM, "--arch", "sm_100a"],
-                        capture_output=True, text=True, env=_env(), timeout=120)
+    ok = subprocess.run(
+        [sys.executable, "-m", "smemviz", "check", GEMM, "--arch", "sm_100a"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
     assert ok.returncode == 0 and "fits the sm_100" in ok.stdout
     bad = tmp_path / "bad.toml"
     bad.write_text("[[smem]\n")
-    fail = subprocess.run([sys.executable, "-m", "smemviz", "report", str(bad)],
-                          capture_output=True, text=True, env=_env(), timeout=120)
+    fail = subprocess.run(
+        [sys.executable, "-m", "smemviz", "report", str(bad)], capture_output=True, text=True, env=_env(), timeout=120
+    )
     assert fail.returncode == 2
     assert fail.stderr.startswith(f"smemviz: error: {bad}:1:") and "Traceback" not in fail.stderr
 
@@ -213,8 +227,9 @@ def test_console_script():
     script = shutil.which("smemviz", path=str(Path(sys.executable).parent)) or shutil.which("smemviz")
     if script is None:
         pytest.skip("the smemviz console script is not installed")
-    done = subprocess.run([script, "check", GEMM, "--arch", "sm_120"], capture_output=True, text=True,
-                          env=_env(), timeout=120)
+    done = subprocess.run(
+        [script, "check", GEMM, "--arch", "sm_120"], capture_output=True, text=True, env=_env(), timeout=120
+    )
     assert done.returncode == 1 and "exceeds the sm_120 per-block limit" in done.stderr
     version = subprocess.run([script, "--version"], capture_output=True, text=True, env=_env(), timeout=120)
     assert version.returncode == 0 and version.stdout.startswith("smemviz ")
@@ -230,8 +245,13 @@ def test_render_svg_end_to_end(tmp_path):
     except BrowserNotFoundError as exc:
         pytest.skip(str(exc))
     out = tmp_path / "l.svg"
-    done = subprocess.run([sys.executable, "-m", "smemviz", "render", GEMM, "-o", str(out), "--which", "smem"],
-                          capture_output=True, text=True, env=_env(), timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "smemviz", "render", GEMM, "-o", str(out), "--which", "smem"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     from xml.etree import ElementTree
 

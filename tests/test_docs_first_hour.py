@@ -60,8 +60,13 @@ MACHINE_PATH = re.compile(r"(?<![\w.])/(?:work|home|Users|root|tmp)/[\w.-]+/\S*"
 
 def test_commands_in_the_repository_name_no_machine_paths():
     found = []
-    for path in [*ROOT.glob("*.md"), *ROOT.glob("docs/*.md"), *ROOT.glob("results/*.md"),
-                 *ROOT.glob("examples/*.md"), *ROOT.glob("benchmarks/*.md")]:
+    for path in [
+        *ROOT.glob("*.md"),
+        *ROOT.glob("docs/*.md"),
+        *ROOT.glob("results/*.md"),
+        *ROOT.glob("examples/*.md"),
+        *ROOT.glob("benchmarks/*.md"),
+    ]:
         for block in re.findall(r"^```(?:bash|sh|console)\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M):
             found += [(path.name, m) for m in MACHINE_PATH.findall(block)]
     assert not found, found

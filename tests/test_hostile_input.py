@@ -84,8 +84,18 @@ def test_deep_plan_json_is_refused(tmp_path, capsys):
 
 # -- names ----------------------------------------------------------------------------
 
-BAD_NAMES = ["a\x00b", "\x1b[31mred", "line\nbreak", "tab\there", "del\x7f", "c1\x85", "rtl\u202eevil",
-             "zw\u200bsp", "nb\u00a0sp", "lone\ud800"]
+BAD_NAMES = [
+    "a\x00b",
+    "\x1b[31mred",
+    "line\nbreak",
+    "tab\there",
+    "del\x7f",
+    "c1\x85",
+    "rtl\u202eevil",
+    "zw\u200bsp",
+    "nb\u00a0sp",
+    "lone\ud800",
+]
 
 
 @pytest.mark.parametrize("name", BAD_NAMES)

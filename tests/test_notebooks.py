@@ -126,8 +126,16 @@ def check_quickstart(text: str, nb) -> None:
     assert re.search(r"wrote \S*quickstart\.svg", text) or "no Chrome/Chromium here: skipping the SVG" in text
 
 
-def _gemm_max_stages(smem_limit: int, tile_m: int, tile_n: int, tile_k: int, elem_bytes: int,
-                     c_bytes: int, aliased: bool, blackwell: bool) -> int:
+def _gemm_max_stages(
+    smem_limit: int,
+    tile_m: int,
+    tile_n: int,
+    tile_k: int,
+    elem_bytes: int,
+    c_bytes: int,
+    aliased: bool,
+    blackwell: bool,
+) -> int:
     """The deepest A/B pipeline of notebook 02's model, by arithmetic alone."""
     best = 0
     for stages in range(1, 65):
@@ -166,7 +174,10 @@ def check_tuning(text: str, nb) -> None:
     assert "Lifetimes over 3 steps" in text and "optimal (proven)" in text
     assert "live at the epilogue: ['epi_c', 'bias'" in text or "live at the epilogue: ['bias', 'epi_c'" in text
     # the explorer's Lifetimes tab, opened at the epilogue
-    assert "explorer step: epilogue" in text and "live in the explorer's epilogue: ['bias', 'epi_c', 'mainloop.barriers']" in text
+    assert (
+        "explorer step: epilogue" in text
+        and "live in the explorer's epilogue: ['bias', 'epi_c', 'mainloop.barriers']" in text
+    )
 
 
 def check_kernels(text: str, nb) -> None:
@@ -218,7 +229,9 @@ def check_real_gemm(text: str, nb) -> None:
         assert "compiled only: no CUDA GPU is visible" in text or "compiled only: PyTorch is not installed" in text
         assert "(recorded: results/gemm_sweep_h200.json)" in text
     # the measured answer, from the recorded H200 sweep or a live one
-    answers = re.findall(r"tile 128x(\d+): C apart best (\d+) TFLOP/s .* aliasing changes TFLOP/s by ([+-]\d+\.\d)%", text)
+    answers = re.findall(
+        r"tile 128x(\d+): C apart best (\d+) TFLOP/s .* aliasing changes TFLOP/s by ([+-]\d+\.\d)%", text
+    )
     assert [a[0] for a in answers] == ["128", "256"], answers
     assert "measured on NVIDIA H200" in text or ran
     # Blackwell: both plans shown, compiled for sm_100a, the PTX read against the plans

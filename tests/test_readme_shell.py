@@ -28,7 +28,9 @@ def test_the_first_block_is_what_ci_runs():
 
 
 def test_every_extra_the_readme_installs_exists():
-    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"])
+    extras = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    )
     named = {m for block in BLOCKS for m in re.findall(r'pip install "smemviz\[(\w+)\]"', block)}
     assert named and named <= extras, sorted(named - extras)
 
@@ -42,8 +44,11 @@ def test_every_command_line_runs(command, tmp_path):
     if " capture " in f" {command} ":
         pytest.importorskip("cutlass")
     (tmp_path / "examples").symlink_to(ROOT / "examples")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(ROOT),
+    }
     done = subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stderr[-2000:]}"
     assert done.stdout.strip() or any(tmp_path.iterdir())

@@ -7,7 +7,9 @@ Each probe kernel must hold exactly one: the instruction under test.
 import re
 import sys
 
-OP = re.compile(r"\b(LDS(?:\.[A-Z0-9]+)*|STS(?:\.[A-Z0-9]+)*|LDSM(?:\.[A-Z0-9]+)*|STSM(?:\.[A-Z0-9]+)*|LDGSTS(?:\.[A-Z0-9]+)*)\b")
+OP = re.compile(
+    r"\b(LDS(?:\.[A-Z0-9]+)*|STS(?:\.[A-Z0-9]+)*|LDSM(?:\.[A-Z0-9]+)*|STSM(?:\.[A-Z0-9]+)*|LDGSTS(?:\.[A-Z0-9]+)*)\b"
+)
 
 
 def main() -> None:

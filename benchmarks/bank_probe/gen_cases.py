@@ -138,8 +138,14 @@ def merge_cases() -> list[tuple[str, str, list[int]]]:
     """
     rng = random.Random(2121)
     cases: list[tuple[str, str, list[int]]] = []
-    spec = {"ld.shared.v2.b32": 8, "ld.shared.b64": 8, "ld.shared.v4.b32": 16,
-            "cp.async.ca.4": 4, "cp.async.ca.8": 8, "cp.async.ca.16": 16}
+    spec = {
+        "ld.shared.v2.b32": 8,
+        "ld.shared.b64": 8,
+        "ld.shared.v4.b32": 16,
+        "cp.async.ca.4": 4,
+        "cp.async.ca.8": 8,
+        "cp.async.ca.16": 16,
+    }
     for instr, width in spec.items():
         uniques = (1, 2, 3, 4, 5, 6, 8, 16) if instr != "ld.shared.b64" else (1, 2, 4, 8)
         for u in uniques:
@@ -154,14 +160,26 @@ def merge_cases() -> list[tuple[str, str, list[int]]]:
                         offs = [slots[lane % u] for lane in range(LANES)]
                     cases.append((instr, f"uniq{u}_{assign}_sp{spacing}", offs))
         # one half (or quarter) broadcast, the other contiguous; both halves broadcast apart
-        cases.append((instr, "half0_bcast_half1_contig", [0 if lane < 16 else 512 + (lane - 16) * width for lane in range(LANES)]))
+        cases.append(
+            (
+                instr,
+                "half0_bcast_half1_contig",
+                [0 if lane < 16 else 512 + (lane - 16) * width for lane in range(LANES)],
+            )
+        )
         cases.append((instr, "half0_contig_half1_bcast", [lane * width if lane < 16 else 512 for lane in range(LANES)]))
-        cases.append((instr, "halves_bcast_apart4", [0 if lane < 16 else 4 * (width // 4) * 4 for lane in range(LANES)]))
-        cases.append((instr, "quarters_bcast_distinct", [(lane // 8) * 16 * (width // 4 or 1) for lane in range(LANES)]))
+        cases.append(
+            (instr, "halves_bcast_apart4", [0 if lane < 16 else 4 * (width // 4) * 4 for lane in range(LANES)])
+        )
+        cases.append(
+            (instr, "quarters_bcast_distinct", [(lane // 8) * 16 * (width // 4 or 1) for lane in range(LANES)])
+        )
         cases.append((instr, "lane_pairs_same", [(lane // 2) * width for lane in range(LANES)]))
         for rep in range(6):
             window = (64, 128, 256)[rep % 3] * (width // 4 or 1)
-            cases.append((instr, f"random{window}_{rep}", [rng.randrange(window // width) * width for _ in range(LANES)]))
+            cases.append(
+                (instr, f"random{window}_{rep}", [rng.randrange(window // width) * width for _ in range(LANES)])
+            )
     return [(i, f, o) for i, f, o in cases if _fits(o, spec[i]) and all(x % spec[i] == 0 for x in o)]
 
 

@@ -20,7 +20,8 @@ WANTED = re.compile(
     r"|l1tex__data_bank_conflicts_pipe_lsu_mem_shared)$"
 )
 FALLBACK = [
-    "smsp__sass_inst_executed_op_shared_ld", "smsp__sass_inst_executed_op_shared_st",
+    "smsp__sass_inst_executed_op_shared_ld",
+    "smsp__sass_inst_executed_op_shared_st",
     "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld",
     "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld",

@@ -15,8 +15,16 @@ from typing import Any
 
 from . import in_range
 
-__all__ = ["TESTED", "version_tested", "internals_available", "plotly_js", "undefined", "to_wire",
-           "apply_update", "UNDEFINED_WIRE"]
+__all__ = [
+    "TESTED",
+    "version_tested",
+    "internals_available",
+    "plotly_js",
+    "undefined",
+    "to_wire",
+    "apply_update",
+    "UNDEFINED_WIRE",
+]
 
 TESTED = ((7, 0), (8, 0))  # [from, to) major.minor: the range pyproject.toml allows and the tests run
 UNDEFINED_WIRE = "_undefined_"  # how FigureWidget writes plotly's ``Undefined`` on the wire
@@ -60,15 +68,18 @@ def undefined() -> Any:
 def to_wire(restyle: dict[str, Any]) -> dict[str, Any]:
     """``restyle`` with plotly's ``Undefined`` written the way FigureWidget sends it."""
     marker = undefined()
-    return {path: [UNDEFINED_WIRE if v is marker else v for v in values] if isinstance(values, list) else values
-            for path, values in restyle.items()}
+    return {
+        path: [UNDEFINED_WIRE if v is marker else v for v in values] if isinstance(values, list) else values
+        for path, values in restyle.items()
+    }
 
 
 def apply_update(widget: Any, restyle: dict[str, Any], relayout: dict[str, Any], trace_indexes: list[int]) -> None:
     """Apply an update to the Python-side figure only (the browser already has it)
     and fire the figure's change callbacks, as ``plotly_update`` would."""
     restyled, relaid, indexes = widget._perform_plotly_update(
-        restyle_data=restyle, relayout_data=relayout, trace_indexes=trace_indexes)
+        restyle_data=restyle, relayout_data=relayout, trace_indexes=trace_indexes
+    )
     if restyled:
         widget._dispatch_trace_change_callbacks(restyled, indexes)
     if relaid:

@@ -96,7 +96,9 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
     ext = out.suffix.lower()
     if ext not in FORMATS:
         supported = ", ".join(FORMATS)
-        raise ValueError(f"cannot export to {str(out)!r}: unknown extension {ext or '(none)'!r}; supported: {supported}")
+        raise ValueError(
+            f"cannot export to {str(out)!r}: unknown extension {ext or '(none)'!r}; supported: {supported}"
+        )
     if not out.parent.is_dir():
         raise FileNotFoundError(f"cannot export to {str(out)!r}: folder {str(out.parent)!r} does not exist")
     if _is_figure(obj):
@@ -126,8 +128,10 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
         find_browser()
     with_accesses = pair.smem is not None and bool(pair.smem.accesses)
     if banks and not with_accesses:
-        raise ValueError(f"cannot draw the bank pictures into {str(out)!r}: the SMEM plan carries no accesses "
-                         f"(declare them with SmemAllocation(..., access=...))")
+        raise ValueError(
+            f"cannot draw the bank pictures into {str(out)!r}: the SMEM plan carries no accesses "
+            f"(declare them with SmemAllocation(..., access=...))"
+        )
     if figure is None:
         from ._figure import build_figure
 

@@ -51,8 +51,15 @@ def _csp(fragment: str) -> str:
     )
 
 
-def to_html(pair: LayoutPair, figure: Any, *, title: str | None = None, version: str = "",
-            plotlyjs: str = "inline", extra: Sequence[tuple[str, Any]] = ()) -> str:
+def to_html(
+    pair: LayoutPair,
+    figure: Any,
+    *,
+    title: str | None = None,
+    version: str = "",
+    plotlyjs: str = "inline",
+    extra: Sequence[tuple[str, Any]] = (),
+) -> str:
     """The page as text. ``figure`` is a plotly figure (built by the caller);
     ``plotlyjs`` is ``"inline"`` (offline) or ``"cdn"`` (small, needs the network);
     ``extra`` are (heading, figure) drawn under it (the bank pictures of a plan's accesses)."""
@@ -71,19 +78,24 @@ def to_html(pair: LayoutPair, figure: Any, *, title: str | None = None, version:
         config={"displaylogo": False, "responsive": True},
     )
     for i, (heading_text, extra_figure) in enumerate(extra):
-        fragment += f"\n<h2 class=\"smemviz-extra\">{escape(shown(heading_text))}</h2>\n" + pio.to_html(
-            extra_figure, full_html=False, include_plotlyjs=False, include_mathjax=False,
-            div_id=f"smemviz-figure-{i + 1}", config={"displaylogo": False, "responsive": True})
+        fragment += f'\n<h2 class="smemviz-extra">{escape(shown(heading_text))}</h2>\n' + pio.to_html(
+            extra_figure,
+            full_html=False,
+            include_plotlyjs=False,
+            include_mathjax=False,
+            div_id=f"smemviz-figure-{i + 1}",
+            config={"displaylogo": False, "responsive": True},
+        )
     meta = [f"smemviz {version}".strip()]
     if pair.arch:
         meta.append(pair.arch)
     tables = "\n".join(html_report(p) for p in pair.plans)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_csp(fragment)}\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_csp(fragment)}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(heading)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
         f"<h1>{escape(heading)}</h1>\n"
-        f"<p class=\"smemviz-meta\">{escape(' · '.join(meta))}</p>\n"
+        f'<p class="smemviz-meta">{escape(" · ".join(meta))}</p>\n'
         f"{tables}\n{fragment}\n</body>\n</html>\n"
     )

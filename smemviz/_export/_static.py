@@ -116,9 +116,7 @@ class _Renderer:
             return future.result(timeout)
         except FutureTimeout:
             future.cancel()
-            raise ExportTimeoutError(
-                f"the browser ({self.browser}) did not {what} within {timeout:g} s"
-            ) from None
+            raise ExportTimeoutError(f"the browser ({self.browser}) did not {what} within {timeout:g} s") from None
 
     def render(self, fig: dict[str, Any], fmt: str, width: int, height: int, scale: float, timeout: float) -> bytes:
         opts = {"format": fmt, "width": width, "height": height, "scale": scale}
@@ -221,7 +219,6 @@ def stop_renderer() -> None:
         renderer, _renderer = _renderer, None
     if renderer is not None:
         renderer.close()
-
 
 
 def render_image(

@@ -25,8 +25,12 @@ def _with_checks(plan: LayoutPlan, arch: str | None) -> dict[str, Any]:
     d["lint"] = plan.lint(arch).to_list()
     occ = plan.occupancy(arch)
     if occ is not None:
-        d["occupancy"] = {"arch": occ.arch, "ctas_per_sm": occ.ctas, "limited_by": occ.limiter,
-                          "next_level_smem_per_cta": occ.next_smem_per_cta}
+        d["occupancy"] = {
+            "arch": occ.arch,
+            "ctas_per_sm": occ.ctas,
+            "limited_by": occ.limiter,
+            "next_level_smem_per_cta": occ.next_smem_per_cta,
+        }
     return d
 
 

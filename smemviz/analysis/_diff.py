@@ -63,8 +63,10 @@ class PlanDiff:
     def report(self) -> str:
         u = self.unit
         sign = "+" if self.total_delta >= 0 else ""
-        lines = [f"{self.memory.upper()} total {self.total_before:,} -> {self.total_after:,} {u} "
-                 f"({sign}{self.total_delta:,} {u}); padding {self.padding_before:,} -> {self.padding_after:,} {u}"]
+        lines = [
+            f"{self.memory.upper()} total {self.total_before:,} -> {self.total_after:,} {u} "
+            f"({sign}{self.total_delta:,} {u}); padding {self.padding_before:,} -> {self.padding_after:,} {u}"
+        ]
         if self.same:
             lines.append("  no region changed")
         for r in self.added:
@@ -72,8 +74,10 @@ class PlanDiff:
         for r in self.removed:
             lines.append(f"  - {shown(r.name)}: {r.size:,} {u} at {r.offset:,}")
         for c in self.resized:
-            lines.append(f"  ~ {shown(c.name)}: {c.before.size:,} -> {c.after.size:,} {u}"
-                         + (f", at {c.before.offset:,} -> {c.after.offset:,}" if c.moved_by else ""))
+            lines.append(
+                f"  ~ {shown(c.name)}: {c.before.size:,} -> {c.after.size:,} {u}"
+                + (f", at {c.before.offset:,} -> {c.after.offset:,}" if c.moved_by else "")
+            )
         for c in self.moved:
             lines.append(f"  > {shown(c.name)}: at {c.before.offset:,} -> {c.after.offset:,} ({c.moved_by:+,} {u})")
         if self.unchanged:
@@ -115,5 +119,16 @@ def diff_plans(before: LayoutPlan, after: LayoutPlan) -> PlanDiff:
             moved.append(RegionChange(key[0], a, b))
         else:
             unchanged += 1
-    return PlanDiff(before.memory, before.unit, added, removed, tuple(moved), tuple(resized), unchanged,
-                    before.total, after.total, before.padding, after.padding)
+    return PlanDiff(
+        before.memory,
+        before.unit,
+        added,
+        removed,
+        tuple(moved),
+        tuple(resized),
+        unchanged,
+        before.total,
+        after.total,
+        before.padding,
+        after.padding,
+    )

@@ -28,8 +28,14 @@ class Finding:
         return f"{self.severity}[{self.rule}] {self.message}; fix: {self.fix}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "severity": self.severity, "regions": list(self.regions),
-                "message": self.message, "fix": self.fix, "fact": self.fact}
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "regions": list(self.regions),
+            "message": self.message,
+            "fix": self.fix,
+            "fact": self.fact,
+        }
 
 
 @dataclass(frozen=True)

@@ -43,12 +43,16 @@ def _swizzle_align(ctx: _Context) -> list[Finding]:
     for r in ctx.plan.regions:
         atom = hardware.SWIZZLE_ATOM_BYTES.get(r.swizzle or "")
         if atom and r.offset % atom:
-            out.append(Finding(
-                "swizzle-align", "error", (r.name,),
-                f"{shown(r.name)} ({r.swizzle} swizzle) starts at {r.offset:,}, not a multiple of its {atom:,} B swizzle atom",
-                f"align {shown(r.name)} to {atom} (alignment={atom})",
-                f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
-            ))
+            out.append(
+                Finding(
+                    "swizzle-align",
+                    "error",
+                    (r.name,),
+                    f"{shown(r.name)} ({r.swizzle} swizzle) starts at {r.offset:,}, not a multiple of its {atom:,} B swizzle atom",
+                    f"align {shown(r.name)} to {atom} (alignment={atom})",
+                    f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
+                )
+            )
     return out
 
 
@@ -59,21 +63,29 @@ def _swizzle_stage(ctx: _Context) -> list[Finding]:
         if not atom or not r.stages:
             continue
         if r.size % r.stages:
-            out.append(Finding(
-                "swizzle-stage", "error", (r.name,),
-                f"{shown(r.name)} ({r.size:,} B) does not split into {r.stages} equal stages",
-                f"make {shown(r.name)} {r.stages} x a multiple of {atom:,} B",
-                f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
-            ))
+            out.append(
+                Finding(
+                    "swizzle-stage",
+                    "error",
+                    (r.name,),
+                    f"{shown(r.name)} ({r.size:,} B) does not split into {r.stages} equal stages",
+                    f"make {shown(r.name)} {r.stages} x a multiple of {atom:,} B",
+                    f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
+                )
+            )
         elif (r.size // r.stages) % atom:
             stage = r.size // r.stages
-            out.append(Finding(
-                "swizzle-stage", "error", (r.name,),
-                f"{shown(r.name)}: each of its {r.stages} stages is {stage:,} B, not a multiple of the "
-                f"{atom:,} B {r.swizzle} swizzle atom, so stages after the first start off the atom",
-                f"pad each stage of {shown(r.name)} to {-(-stage // atom) * atom:,} B or change the tile",
-                f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
-            ))
+            out.append(
+                Finding(
+                    "swizzle-stage",
+                    "error",
+                    (r.name,),
+                    f"{shown(r.name)}: each of its {r.stages} stages is {stage:,} B, not a multiple of the "
+                    f"{atom:,} B {r.swizzle} swizzle atom, so stages after the first start off the atom",
+                    f"pad each stage of {shown(r.name)} to {-(-stage // atom) * atom:,} B or change the tile",
+                    f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
+                )
+            )
     return out
 
 
@@ -82,12 +94,16 @@ def _tma_align(ctx: _Context) -> list[Finding]:
     out = []
     for r in ctx.plan.regions:
         if (r.tma or r.swizzle) and r.offset % need:
-            out.append(Finding(
-                "tma-align", "error", (r.name,),
-                f"{shown(r.name)} is a TMA destination at offset {r.offset:,}, not {need:,} B aligned",
-                f"align {shown(r.name)} to {need} (alignment={need})",
-                f"hardware.TMA_ALIGNMENT = {need}",
-            ))
+            out.append(
+                Finding(
+                    "tma-align",
+                    "error",
+                    (r.name,),
+                    f"{shown(r.name)} is a TMA destination at offset {r.offset:,}, not {need:,} B aligned",
+                    f"align {shown(r.name)} to {need} (alignment={need})",
+                    f"hardware.TMA_ALIGNMENT = {need}",
+                )
+            )
     return out
 
 
@@ -95,40 +111,68 @@ def _misaligned(ctx: _Context, kind: str, rule: str, what: str, need: int, field
     """A finding for each region of ``kind`` whose offset is not a multiple of ``need``."""
     return [
         Finding(
-            rule, "error", (r.name,),
+            rule,
+            "error",
+            (r.name,),
             f"{what} {shown(r.name)} at offset {r.offset:,} is not {need:,} B aligned",
             f"align {shown(r.name)} to {need} ({field} or alignment={need})",
             f"{fact} = {need}",
         )
-        for r in ctx.plan.regions if r.kind == kind and r.offset % need
+        for r in ctx.plan.regions
+        if r.kind == kind and r.offset % need
     ]
 
 
 def _mbarrier_align(ctx: _Context) -> list[Finding]:
-    return _misaligned(ctx, "barrier", "mbarrier-align", "mbarrier storage", hardware.MBARRIER_ALIGNMENT,
-                       "an Int64 field", "hardware.MBARRIER_ALIGNMENT")
+    return _misaligned(
+        ctx,
+        "barrier",
+        "mbarrier-align",
+        "mbarrier storage",
+        hardware.MBARRIER_ALIGNMENT,
+        "an Int64 field",
+        "hardware.MBARRIER_ALIGNMENT",
+    )
 
 
 def _tmem_ptr_align(ctx: _Context) -> list[Finding]:
-    return _misaligned(ctx, "tmem_ptr", "tmem-ptr-align", "TMEM-pointer slot", hardware.TMEM_PTR_BYTES,
-                       "an Int32 field", "hardware.TMEM_PTR_BYTES")
+    return _misaligned(
+        ctx,
+        "tmem_ptr",
+        "tmem-ptr-align",
+        "TMEM-pointer slot",
+        hardware.TMEM_PTR_BYTES,
+        "an Int32 field",
+        "hardware.TMEM_PTR_BYTES",
+    )
 
 
 def _capacity(ctx: _Context) -> list[Finding]:
     if ctx.arch is None:
-        return [Finding(
-            "capacity", "info", (), "no arch given, so the capacity was not checked",
-            "pass arch= (or --arch), or set $CUTE_DSL_ARCH", "hardware.Arch.smem_per_block",
-        )]
+        return [
+            Finding(
+                "capacity",
+                "info",
+                (),
+                "no arch given, so the capacity was not checked",
+                "pass arch= (or --arch), or set $CUTE_DSL_ARCH",
+                "hardware.Arch.smem_per_block",
+            )
+        ]
     cap = ctx.plan.capacity(ctx.arch)
     if cap.fits:
         return []
-    fact = ("hardware.Arch.smem_per_block" if ctx.plan.memory == "smem" else "hardware.TMEM_COLUMNS")
-    return [Finding(
-        "capacity", "error", tuple(label for label, _, _ in cap.contributors), cap.message(),
-        f"cut {cap.overshoot:,} {cap.unit} (fewer stages, smaller tiles, or alias buffers that are not live together)",
-        f"{fact} = {cap.limit} on {cap.arch}",
-    )]
+    fact = "hardware.Arch.smem_per_block" if ctx.plan.memory == "smem" else "hardware.TMEM_COLUMNS"
+    return [
+        Finding(
+            "capacity",
+            "error",
+            tuple(label for label, _, _ in cap.contributors),
+            cap.message(),
+            f"cut {cap.overshoot:,} {cap.unit} (fewer stages, smaller tiles, or alias buffers that are not live together)",
+            f"{fact} = {cap.limit} on {cap.arch}",
+        )
+    ]
 
 
 def _padding_share(ctx: _Context) -> list[Finding]:
@@ -141,13 +185,17 @@ def _padding_share(ctx: _Context) -> list[Finding]:
         return []
     worst = sorted(plan.regions, key=lambda r: -r.padding_before)[:3]
     names = tuple(r.name for r in worst if r.padding_before)
-    return [Finding(
-        "padding-share", "warning", names,
-        f"padding is {plan.padding:,} B, {100 * share:.1f}% of the {total:,} B layout "
-        f"(largest gaps before {', '.join(shown(n) for n in names) or 'the end'})",
-        "declare the most-aligned buffers first, or relax alignments the hardware does not need",
-        "hardware.Arch.smem_per_block (padding spends the same capacity)",
-    )]
+    return [
+        Finding(
+            "padding-share",
+            "warning",
+            names,
+            f"padding is {plan.padding:,} B, {100 * share:.1f}% of the {total:,} B layout "
+            f"(largest gaps before {', '.join(shown(n) for n in names) or 'the end'})",
+            "declare the most-aligned buffers first, or relax alignments the hardware does not need",
+            "hardware.Arch.smem_per_block (padding spends the same capacity)",
+        )
+    ]
 
 
 def _tmem_rounding(ctx: _Context) -> list[Finding]:
@@ -158,13 +206,17 @@ def _tmem_rounding(ctx: _Context) -> list[Finding]:
     wasted = alloc - plan.data_total
     if not wasted:
         return []
-    return [Finding(
-        "tmem-rounding", "warning", (),
-        f"{plan.data_total} TMEM columns are used but tcgen05.alloc takes {alloc}: {wasted} columns wasted",
-        f"use {alloc} columns (e.g. one more accumulator stage) or trim to {alloc // 2 if alloc > 32 else 32}",
-        f"hardware.TMEM_ALLOC_MIN_COLUMNS = {hardware.TMEM_ALLOC_MIN_COLUMNS}, powers of two up to "
-        f"{hardware.TMEM_ALLOC_MAX_COLUMNS}",
-    )]
+    return [
+        Finding(
+            "tmem-rounding",
+            "warning",
+            (),
+            f"{plan.data_total} TMEM columns are used but tcgen05.alloc takes {alloc}: {wasted} columns wasted",
+            f"use {alloc} columns (e.g. one more accumulator stage) or trim to {alloc // 2 if alloc > 32 else 32}",
+            f"hardware.TMEM_ALLOC_MIN_COLUMNS = {hardware.TMEM_ALLOC_MIN_COLUMNS}, powers of two up to "
+            f"{hardware.TMEM_ALLOC_MAX_COLUMNS}",
+        )
+    ]
 
 
 def _bank_conflict(ctx: _Context) -> list[Finding]:
@@ -198,8 +250,13 @@ RULES: dict[str, tuple[Severity, Rule]] = {
 }
 
 
-def lint(plan: LayoutPlan, arch: str | int | hardware.Arch | None = None, *,
-         padding_share: float = PADDING_SHARE, ignore: tuple[str, ...] = ()) -> Findings:
+def lint(
+    plan: LayoutPlan,
+    arch: str | int | hardware.Arch | None = None,
+    *,
+    padding_share: float = PADDING_SHARE,
+    ignore: tuple[str, ...] = (),
+) -> Findings:
     """Check ``plan`` against every rule in :data:`RULES` (minus ``ignore``)."""
     unknown = [r for r in ignore if r not in RULES]
     if unknown:

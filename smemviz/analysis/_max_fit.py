@@ -67,8 +67,11 @@ class MaxFit:
         return None, None
 
     def report(self) -> str:
-        head = (f"largest {self.name} that fits {self.arch}: {self.best}" if self.best is not None
-                else f"no {self.name} tried fits {self.arch}")
+        head = (
+            f"largest {self.name} that fits {self.arch}: {self.best}"
+            if self.best is not None
+            else f"no {self.name} tried fits {self.arch}"
+        )
         lines = [head]
         for t in self.tried:
             mark = "fits" if t.fits else "over"
@@ -88,8 +91,10 @@ class MaxFit:
             for t in self.tried
         )
         head = escape(self.report().splitlines()[0])
-        return (f"<div><b>{head}</b><table style='white-space:nowrap'><tr><th>{escape(self.name)}</th>"
-                f"<th>SMEM B</th><th>TMEM cols</th><th></th></tr>{rows}</table></div>")
+        return (
+            f"<div><b>{head}</b><table style='white-space:nowrap'><tr><th>{escape(self.name)}</th>"
+            f"<th>SMEM B</th><th>TMEM cols</th><th></th></tr>{rows}</table></div>"
+        )
 
 
 def max_fit(builder: Callable[..., Any], /, arch: Any = None, **arguments: Any) -> MaxFit:
@@ -134,9 +139,17 @@ def max_fit(builder: Callable[..., Any], /, arch: Any = None, **arguments: Any) 
         tmem_arch = chosen if chosen.has_tmem else hardware.default_arch("tmem")
         tmem_cap = tmem.capacity(tmem_arch) if tmem is not None else None
         fits = all(c.fits for c in (smem_cap, tmem_cap) if c is not None)
-        tried.append(Tried(value, smem, tmem, fits, smem_cap.used if smem_cap else 0,
-                           smem_cap.limit if smem_cap else chosen.smem_per_block,
-                           tmem_cap.used if tmem_cap else 0))
+        tried.append(
+            Tried(
+                value,
+                smem,
+                tmem,
+                fits,
+                smem_cap.used if smem_cap else 0,
+                smem_cap.limit if smem_cap else chosen.smem_per_block,
+                tmem_cap.used if tmem_cap else 0,
+            )
+        )
     if not tried:
         raise ValueError(f"max_fit: {name} has no values to try")
     assert chosen is not None

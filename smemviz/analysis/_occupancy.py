@@ -48,8 +48,11 @@ class Occupancy:
     @property
     def limiter(self) -> str:
         """What bounds ``ctas``: "shared memory", "threads", "registers" or "CTA slots"."""
-        for name, n in (("shared memory", self.by_smem), ("threads", self.by_threads),
-                        ("registers", self.by_registers)):
+        for name, n in (
+            ("shared memory", self.by_smem),
+            ("threads", self.by_threads),
+            ("registers", self.by_registers),
+        ):
             if n is not None and n == self.ctas:
                 return name
         return "CTA slots"
@@ -67,13 +70,15 @@ class Occupancy:
         plural = "s" if self.ctas != 1 else ""
         text = f"{self.arch}: {self.ctas} CTA{plural}/SM (limited by {self.limiter})"
         if self.next_smem_per_cta is not None:
-            text += (f"; {self.ctas + 1} CTAs/SM need <= {self.next_smem_per_cta:,} B per CTA "
-                     f"({self.smem_to_save:,} B less)")
+            text += (
+                f"; {self.ctas + 1} CTAs/SM need <= {self.next_smem_per_cta:,} B per CTA ({self.smem_to_save:,} B less)"
+            )
         return text
 
 
-def occupancy(smem_bytes: int, arch: str | int | hardware.Arch, *,
-              threads: int | None = None, registers: int | None = None) -> Occupancy:
+def occupancy(
+    smem_bytes: int, arch: str | int | hardware.Arch, *, threads: int | None = None, registers: int | None = None
+) -> Occupancy:
     """Occupancy of a CTA with ``smem_bytes`` of shared memory on ``arch``.
 
     ``threads`` (per CTA) and ``registers`` (per thread) add their limits;
@@ -88,9 +93,7 @@ def occupancy(smem_bytes: int, arch: str | int | hardware.Arch, *,
         if threads is None:
             raise ValueError("registers per thread need threads per CTA too")
         if not (isinstance(registers, int) and 1 <= registers <= hardware.MAX_REGISTERS_PER_THREAD):
-            raise ValueError(
-                f"registers per thread must be 1..{hardware.MAX_REGISTERS_PER_THREAD}, got {registers!r}"
-            )
+            raise ValueError(f"registers per thread must be 1..{hardware.MAX_REGISTERS_PER_THREAD}, got {registers!r}")
     footprint = smem_footprint(smem_bytes)
     by_smem = 0 if smem_bytes > a.smem_per_block else a.smem_per_sm // footprint
     by_threads = by_registers = None
@@ -114,7 +117,14 @@ def occupancy(smem_bytes: int, arch: str | int | hardware.Arch, *,
         if candidate >= 0:
             next_smem = candidate
     return Occupancy(
-        arch=a.name, smem_per_cta=smem_bytes, footprint=footprint, smem_per_sm=a.smem_per_sm,
-        by_smem=by_smem, by_threads=by_threads, by_registers=by_registers, max_ctas=a.max_ctas_per_sm,
-        carveout_kib=carveout, next_smem_per_cta=next_smem,
+        arch=a.name,
+        smem_per_cta=smem_bytes,
+        footprint=footprint,
+        smem_per_sm=a.smem_per_sm,
+        by_smem=by_smem,
+        by_threads=by_threads,
+        by_registers=by_registers,
+        max_ctas=a.max_ctas_per_sm,
+        carveout_kib=carveout,
+        next_smem_per_cta=next_smem,
     )

@@ -17,13 +17,29 @@ if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan, Region
     from ._lint import Finding
 
-__all__ = ["text_report", "html_report", "markdown_report", "summary_parts", "REGION_COLUMNS", "region_columns", "region_cells",
-           "lifetime_summary"]
+__all__ = [
+    "text_report",
+    "html_report",
+    "markdown_report",
+    "summary_parts",
+    "REGION_COLUMNS",
+    "region_columns",
+    "region_cells",
+    "lifetime_summary",
+]
 
 # the region table, as every view shows it: (heading, right-aligned?)
 REGION_COLUMNS: tuple[tuple[str, bool], ...] = (
-    ("name", False), ("kind", False), ("offset", True), ("hex", True), ("size", True), ("end", True),
-    ("align", True), ("pad before", True), ("group·phase", False), ("type", False),
+    ("name", False),
+    ("kind", False),
+    ("offset", True),
+    ("hex", True),
+    ("size", True),
+    ("end", True),
+    ("align", True),
+    ("pad before", True),
+    ("group·phase", False),
+    ("type", False),
 )
 _KIND_WORD = {"data": "", "barrier": "mbarriers", "tmem_ptr": "TMEM ptr"}
 
@@ -41,8 +57,18 @@ def region_cells(r: Region, with_source: bool = False) -> tuple[str, ...]:
     """One region's row of the table, raw text (escape it for HTML/Markdown)."""
     where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
     typed = f"{shown(r.dtype)} × {r.count:,}" if r.dtype else ""
-    cells = (shown(r.name), _KIND_WORD.get(r.kind, r.kind), f"{r.offset:,}", f"0x{r.offset:x}", f"{r.size:,}",
-             f"{r.end:,}", str(r.alignment), f"{r.padding_before:,}", where, typed)
+    cells = (
+        shown(r.name),
+        _KIND_WORD.get(r.kind, r.kind),
+        f"{r.offset:,}",
+        f"0x{r.offset:x}",
+        f"{r.size:,}",
+        f"{r.end:,}",
+        str(r.alignment),
+        f"{r.padding_before:,}",
+        where,
+        typed,
+    )
     return cells + ((shown(r.source or ""),) if with_source else ())
 
 
@@ -82,6 +108,7 @@ def lifetime_summary(plan: LayoutPlan) -> str:
         f"Lifetimes over {len(plan.steps)} steps: lower bound {fmt_units(plan.lower_bound or 0, plan.unit)}{why}, "
         f"{proof} [{plan.solver}]"
     )
+
 
 _KIND_MARK = {"data": "", "barrier": " [mbarrier]", "tmem_ptr": " [tmem ptr]"}
 
@@ -136,8 +163,11 @@ def _text_totals(plan: LayoutPlan) -> list[str]:
     """One total, what the layout needs (for SMEM the unified array: data, then barriers), and what it saves."""
     unit = plan.unit
     if plan.memory == "smem" and plan.barrier_bytes:
-        lines = [f"  Data:           {plan.data_total:>9,} B", f"  Barriers:       {plan.barrier_bytes:>9,} B",
-                 f"  Total:          {plan.unified_bytes:>9,} B  (data + barriers)"]
+        lines = [
+            f"  Data:           {plan.data_total:>9,} B",
+            f"  Barriers:       {plan.barrier_bytes:>9,} B",
+            f"  Total:          {plan.unified_bytes:>9,} B  (data + barriers)",
+        ]
     else:
         lines = [f"  Total:          {plan.total:>9,} {unit}"]
     if plan.alias_savings > 0:
@@ -222,12 +252,18 @@ def html_report(plan: LayoutPlan) -> str:
     sourced = len(columns) > len(REGION_COLUMNS)
     align = ["right" if right else "left" for _, right in columns]
     rows = [
-        "<tr>" + "".join(f"<td style='text-align:{a};white-space:nowrap'>{escape(c)}</td>"
-                         for c, a in zip(region_cells(r, sourced), align)) + "</tr>"
+        "<tr>"
+        + "".join(
+            f"<td style='text-align:{a};white-space:nowrap'>{escape(c)}</td>"
+            for c, a in zip(region_cells(r, sourced), align)
+        )
+        + "</tr>"
         for r in plan.regions
     ]
-    heads = "".join(f"<th style='text-align:{a}'>{escape(h if h != 'size' else f'size ({unit})')}</th>"
-                    for (h, _), a in zip(columns, align))
+    heads = "".join(
+        f"<th style='text-align:{a}'>{escape(h if h != 'size' else f'size ({unit})')}</th>"
+        for (h, _), a in zip(columns, align)
+    )
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
     cap = plan.capacity()
     color = "#2e7d32" if cap.fits else "#c62828"

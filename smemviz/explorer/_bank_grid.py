@@ -63,8 +63,9 @@ def grid_title(access: BankConflicts | AccessReport) -> str:
     return title
 
 
-def bank_grid_html(access: BankConflicts | AccessReport | None, *, rows: int | None = None,
-                   title: str | None = None) -> str:
+def bank_grid_html(
+    access: BankConflicts | AccessReport | None, *, rows: int | None = None, title: str | None = None
+) -> str:
     """The grid as one HTML fragment (``None``: an empty grid under ``title``)."""
     banks = hardware.SMEM_BANKS
     if access is None:
@@ -79,7 +80,9 @@ def bank_grid_html(access: BankConflicts | AccessReport | None, *, rows: int | N
             replay += [False] + [True] * (count - 1)
         text = title or grid_title(access)
     colors = lane_colors()
-    head = "<tr><th>wf \\ bank</th>" + "".join(f"<th style='text-align:center'>{b}</th>" for b in range(banks)) + "</tr>"
+    head = (
+        "<tr><th>wf \\ bank</th>" + "".join(f"<th style='text-align:center'>{b}</th>" for b in range(banks)) + "</tr>"
+    )
     body = []
     for w, row in enumerate(grid):
         cells = []
@@ -89,14 +92,20 @@ def bank_grid_html(access: BankConflicts | AccessReport | None, *, rows: int | N
                 continue
             bg, fg = colors[lanes[0] % banks]
             more = "+" if len(lanes) > 1 else ""
-            cells.append(f"<td style='background:{bg};color:{fg}' title='bank {b}, wavefront {w}: "
-                         f"lane{'s' if len(lanes) > 1 else ''} {', '.join(map(str, lanes))}'>{lanes[0]}{more}</td>")
+            cells.append(
+                f"<td style='background:{bg};color:{fg}' title='bank {b}, wavefront {w}: "
+                f"lane{'s' if len(lanes) > 1 else ''} {', '.join(map(str, lanes))}'>{lanes[0]}{more}</td>"
+            )
         mark = "&#9654; " if replay[w] else ""
         body.append(f"<tr{' class=r' if replay[w] else ''}><th>{mark}{w}</th>{''.join(cells)}</tr>")
     pad = max(0, (rows or 0) - len(grid))
     body += ["<tr><th>&nbsp;</th>" + "<td></td>" * banks + "</tr>"] * pad
-    legend = ("<div style='font-size:11px;color:#546e7a;margin-top:3px'>cell: the first lane the bank serves in "
-              "that wavefront (+: more lanes; hover lists them), colour by lane; "
-              f"<span style='color:{REPLAY}'>&#9654;</span> a wavefront the conflict adds</div>")
-    return (f"<div class='smemviz-bank-grid'><div class='smemviz-bank-title'>{escape(text)}</div>"
-            f"<table><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>{legend}</div>")
+    legend = (
+        "<div style='font-size:11px;color:#546e7a;margin-top:3px'>cell: the first lane the bank serves in "
+        "that wavefront (+: more lanes; hover lists them), colour by lane; "
+        f"<span style='color:{REPLAY}'>&#9654;</span> a wavefront the conflict adds</div>"
+    )
+    return (
+        f"<div class='smemviz-bank-grid'><div class='smemviz-bank-title'>{escape(text)}</div>"
+        f"<table><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>{legend}</div>"
+    )

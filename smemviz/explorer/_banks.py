@@ -29,10 +29,12 @@ __all__ = ["BankView", "SWIZZLE_OPTIONS", "DECLARED", "NO_ACCESSES"]
 
 DECLARED = "declared"
 SWIZZLE_OPTIONS = (DECLARED, "none", "32B", "64B", "128B")
-NO_ACCESSES = ("This layout declares no accesses. Say how the warps touch a buffer, e.g. "
-               "SmemAllocation(\"epi_c\", ..., access={\"instruction\": \"stmatrix.x4\", "
-               "\"layout\": \"(128,32):(32,1)\", \"warps\": (8, 1)}), or an access key in a layout file, "
-               "and this tab draws its banks.")
+NO_ACCESSES = (
+    "This layout declares no accesses. Say how the warps touch a buffer, e.g. "
+    'SmemAllocation("epi_c", ..., access={"instruction": "stmatrix.x4", '
+    '"layout": "(128,32):(32,1)", "warps": (8, 1)}), or an access key in a layout file, '
+    "and this tab draws its banks."
+)
 
 
 class BankView(widgets.VBox):
@@ -45,10 +47,19 @@ class BankView(widgets.VBox):
         self._quiet = False
         self.region = widgets.Dropdown(description="region", options=[], layout=widgets.Layout(width="260px"))
         self.access = widgets.Dropdown(description="access", options=[], layout=widgets.Layout(width="360px"))
-        self.swizzle = widgets.ToggleButtons(options=list(SWIZZLE_OPTIONS), value=DECLARED, description="swizzle",
-                                             tooltips=["the swizzle the access declares (or its region's)",
-                                                       "no swizzle", "32B mode", "64B mode", "128B mode"],
-                                             style={"button_width": "72px"})
+        self.swizzle = widgets.ToggleButtons(
+            options=list(SWIZZLE_OPTIONS),
+            value=DECLARED,
+            description="swizzle",
+            tooltips=[
+                "the swizzle the access declares (or its region's)",
+                "no swizzle",
+                "32B mode",
+                "64B mode",
+                "128B mode",
+            ],
+            style={"button_width": "72px"},
+        )
         self.numbers = widgets.HTML()
         self.table = widgets.HTML()
         self.message = widgets.HTML()
@@ -56,8 +67,10 @@ class BankView(widgets.VBox):
         self.title = ""  # the grid's title line, as drawn
         self.drawn: AccessReport | None = None  # what the grid shows (None: nothing analysed)
         self.controls = widgets.VBox([widgets.HBox([self.region, self.access]), self.swizzle])
-        self.body = widgets.VBox([widgets.HTML(GRID_CSS), self.controls, self.numbers, self.grid, self.table],
-                                 layout=widgets.Layout(width="100%"))
+        self.body = widgets.VBox(
+            [widgets.HTML(GRID_CSS), self.controls, self.numbers, self.grid, self.table],
+            layout=widgets.Layout(width="100%"),
+        )
         super().__init__([self.message, self.body], layout=widgets.Layout(width="100%"))
         self.add_class("smemviz-banks-view")
         self.region.observe(self._on_region, names="value")
@@ -65,7 +78,6 @@ class BankView(widgets.VBox):
         self.swizzle.observe(self._on_swizzle, names="value")
 
     # -- what is shown ---------------------------------------------------------------
-
 
     def show(self, plan: LayoutPlan | None) -> None:
         """Show ``plan``'s accesses, keeping the region, access and swizzle picked where they remain."""
@@ -98,8 +110,10 @@ class BankView(widgets.VBox):
             raise ValueError("the layout shown declares no accesses")
         if region is not None:
             if region not in self.region.options:
-                raise KeyError(f"region {region!r} has no access; regions with accesses: "
-                               f"{', '.join(map(repr, self.region.options))}")
+                raise KeyError(
+                    f"region {region!r} has no access; regions with accesses: "
+                    f"{', '.join(map(repr, self.region.options))}"
+                )
             self.region.value = region
         options = list(self.access.options)
         if not 0 <= access < len(options):
@@ -191,13 +205,18 @@ class BankView(widgets.VBox):
         self.numbers.value = self._numbers_html(acc, rep)
 
     def _numbers_html(self, acc: SmemAccess, rep: AccessReport) -> str:
-        state = ("<span style='color:#2e7d32'>conflict-free</span>" if rep.conflict_free
-                 else f"<span style='color:#c62828'>{rep.n_way}-way: {rep.excess:,} extra wavefronts</span>")
+        state = (
+            "<span style='color:#2e7d32'>conflict-free</span>"
+            if rep.conflict_free
+            else f"<span style='color:#c62828'>{rep.n_way}-way: {rep.excess:,} extra wavefronts</span>"
+        )
         swizzle = "no" if rep.swizzle in (None, "none", "NONE") else rep.swizzle
-        facts = (f"<b>{escape(shown(acc.region))}</b> {escape(rep.instruction)} over {escape(rep.layout)} "
-                 f"with {escape(str(swizzle))} swizzle at byte {rep.base:,} · {rep.warps} warp(s): "
-                 f"{rep.instructions:,} instructions, {rep.wavefronts:,} wavefronts (ideal {rep.ideal:,}), "
-                 f"{rep.conflicts:,} conflicts as ncu counts · {state}")
+        facts = (
+            f"<b>{escape(shown(acc.region))}</b> {escape(rep.instruction)} over {escape(rep.layout)} "
+            f"with {escape(str(swizzle))} swizzle at byte {rep.base:,} · {rep.warps} warp(s): "
+            f"{rep.instructions:,} instructions, {rep.wavefronts:,} wavefronts (ideal {rep.ideal:,}), "
+            f"{rep.conflicts:,} conflicts as ncu counts · {state}"
+        )
         advice = ""
         if not rep.conflict_free and self.swizzle.value == DECLARED and self.plan is not None:
             try:

@@ -18,7 +18,8 @@ def _parameters(builder: Callable[..., Any]) -> tuple[dict[str, inspect.Paramete
         return {}, True
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     named = {
-        n: p for n, p in params.items()
+        n: p
+        for n, p in params.items()
         if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     }
     return named, takes_any
@@ -53,7 +54,9 @@ def make_controls(builder: Callable[..., Any], abbrevs: dict[str, Any]) -> tuple
         default = params[key].default if key in params else inspect.Parameter.empty
         widget = abbrev if isinstance(abbrev, Widget) else interactive.widget_from_abbrev(abbrev, default)
         if widget is None or not hasattr(widget, "value"):
-            raise TypeError(f"control {key!r}: cannot make a widget from {abbrev!r} (use a tuple, a list, a value or a widget)")
+            raise TypeError(
+                f"control {key!r}: cannot make a widget from {abbrev!r} (use a tuple, a list, a value or a widget)"
+            )
         if isinstance(widget, fixed):
             fixed_values[key] = widget.value
             continue

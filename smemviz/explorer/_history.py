@@ -37,14 +37,18 @@ def history_html(attempts: list[Attempt]) -> str:
     for i in range(len(attempts) - 1, -1, -1):
         a = attempts[i]
         prev = attempts[i - 1].smem_total if i > 0 else None
-        delta = (f"{a.smem_total - prev:+,}" if a.smem_total is not None and prev is not None else "")
-        state = ("error" if a.fits is None else "fits" if a.fits else "over")
+        delta = f"{a.smem_total - prev:+,}" if a.smem_total is not None and prev is not None else ""
+        state = "error" if a.fits is None else "fits" if a.fits else "over"
         color = {"error": "#8e1b1b", "fits": "#2e7d32", "over": "#c62828"}[state]
         cells = "".join(f"<td>{escape(repr(v))}</td>" for _, v in a.values)
         smem = f"{a.smem_total:,}" if a.smem_total is not None else ""
         tmem = f"{a.tmem_columns:,}" if a.tmem_columns is not None else ""
-        rows.append(f"<tr>{cells}<td class=n>{smem}</td><td class=n>{delta}</td><td class=n>{tmem}</td>"
-                    f"<td style='color:{color}'>{state} ({escape(a.arch)})</td></tr>")
-    return ("<div class='smemviz-history smemviz-tscroll'><table class='smemviz-utable'><thead><tr>"
-            f"{head}<th class=n>SMEM B</th><th class=n>change</th><th class=n>TMEM cols</th><th></th></tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+        rows.append(
+            f"<tr>{cells}<td class=n>{smem}</td><td class=n>{delta}</td><td class=n>{tmem}</td>"
+            f"<td style='color:{color}'>{state} ({escape(a.arch)})</td></tr>"
+        )
+    return (
+        "<div class='smemviz-history smemviz-tscroll'><table class='smemviz-utable'><thead><tr>"
+        f"{head}<th class=n>SMEM B</th><th class=n>change</th><th class=n>TMEM cols</th><th></th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )

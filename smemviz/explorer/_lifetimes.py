@@ -27,8 +27,16 @@ from ._exports import export_row
 from ._panels import message_html
 from ._sync import LiveFigure
 
-__all__ = ["LifetimeView", "AS_BUILT", "step_spec", "marked_lifetime_spec", "with_lifetimes_of",
-           "declared_allocators", "lifetime_plan", "both_solved"]
+__all__ = [
+    "LifetimeView",
+    "AS_BUILT",
+    "step_spec",
+    "marked_lifetime_spec",
+    "with_lifetimes_of",
+    "declared_allocators",
+    "lifetime_plan",
+    "both_solved",
+]
 
 AS_BUILT = "as built"
 STEP_OUTLINE = "#1565c0"
@@ -53,16 +61,25 @@ def declared_allocators(obj: Any) -> dict[str, _BaseAllocator]:
     """smemviz allocators in what a builder returned (or was given), by memory:
     the declarations a comparison lays out again."""
     items = obj if isinstance(obj, (tuple, list)) else [obj]
-    return {item.plan.memory: item for item in items
-            if isinstance(item, _BaseAllocator) and item.layout_computed}
+    return {item.plan.memory: item for item in items if isinstance(item, _BaseAllocator) and item.layout_computed}
 
 
 def marked_lifetime_spec(plan: LayoutPlan, step: int, arch: Any = None) -> FigureSpec:
     """The lifetime map with ``step``'s column outlined (the first shape, so a
     new step changes two numbers of the figure)."""
     spec = lifetime_spec(plan, arch)
-    outline = {"type": "rect", "xref": "x", "yref": "paper", "x0": step - 0.5, "x1": step + 0.5, "y0": 0, "y1": 1,
-               "line": {"color": STEP_OUTLINE, "width": 2}, "fillcolor": "rgba(0,0,0,0)", "layer": "above"}
+    outline = {
+        "type": "rect",
+        "xref": "x",
+        "yref": "paper",
+        "x0": step - 0.5,
+        "x1": step + 0.5,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": STEP_OUTLINE, "width": 2},
+        "fillcolor": "rgba(0,0,0,0)",
+        "layer": "above",
+    }
     layout = {**spec.layout, "shapes": [outline, *spec.layout["shapes"]]}
     return FigureSpec(spec.traces, layout, {**spec.meta, "step": step})
 
@@ -81,8 +98,15 @@ def with_lifetimes_of(plan: LayoutPlan, solved: LayoutPlan) -> LayoutPlan:
         return plan
     live = {r.name: r.live for r in solved.regions}
     regions = tuple(replace(r, live=live.get(r.name), group=None, phase=None) for r in plan.regions)
-    return replace(plan, regions=regions, groups=(), steps=solved.steps, lower_bound=solved.lower_bound,
-                   optimal=plan.data_total == solved.lower_bound, solver="as written")
+    return replace(
+        plan,
+        regions=regions,
+        groups=(),
+        steps=solved.steps,
+        lower_bound=solved.lower_bound,
+        optimal=plan.data_total == solved.lower_bound,
+        solver="as written",
+    )
 
 
 class LifetimeView(widgets.VBox):
@@ -96,21 +120,27 @@ class LifetimeView(widgets.VBox):
         self._compared: dict[str, LayoutPlan] | None = None  # compare_layouts of the current declarations
         self._busy = False
         self.step_control = widgets.SelectionSlider(
-            options=self._step_options(plan), index=0, description="step", continuous_update=True,
+            options=self._step_options(plan),
+            index=0,
+            description="step",
+            continuous_update=True,
             layout=widgets.Layout(width="420px"),
         )
         self.compare_toggle = widgets.ToggleButton(
-            value=False, description="compare layouts",
+            value=False,
+            description="compare layouts",
             tooltip="lay the same declarations out as written, greedily and optimally (solves them again)",
             layout=widgets.Layout(width="150px"),
         )
         # which memory's lifetimes, when both were solved from lifetimes (see offer_memories)
-        self.memory_choice = widgets.ToggleButtons(options=[("SMEM", "smem"), ("TMEM", "tmem")], value=plan.memory,
-                                                   layout=widgets.Layout(display="none"))
+        self.memory_choice = widgets.ToggleButtons(
+            options=[("SMEM", "smem"), ("TMEM", "tmem")], value=plan.memory, layout=widgets.Layout(display="none")
+        )
         self.memory_choice.style.button_width = "60px"
         self.on_memory: Any = None  # called with no argument when the choice changes
-        self.layout_choice = widgets.ToggleButtons(options=[AS_BUILT], value=AS_BUILT,
-                                                   layout=widgets.Layout(display="none"))
+        self.layout_choice = widgets.ToggleButtons(
+            options=[AS_BUILT], value=AS_BUILT, layout=widgets.Layout(display="none")
+        )
         self.layout_choice.style.button_width = "110px"
         self.note = widgets.HTML()
         self._map = LiveFigure(marked_lifetime_spec(plan, 0, arch), legend=False)
@@ -119,15 +149,21 @@ class LifetimeView(widgets.VBox):
         self._compare_box = widgets.Box(layout=widgets.Layout(width="100%", display="none"))
         self._step_box = widgets.Box([self._step_maps[plan.memory].widget], layout=widgets.Layout(width="100%"))
         self.map_widget = self._map.widget
-        bar = widgets.HBox([self.memory_choice, self.step_control, self.compare_toggle, self.layout_choice],
-                           layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+        bar = widgets.HBox(
+            [self.memory_choice, self.step_control, self.compare_toggle, self.layout_choice],
+            layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+        )
         # the lifetime map drawn now (also a compared layout), as a diagram; JSON writes its plan
         self.export_path, self.export_buttons, _, export_box = export_row(
-            lambda: self.shown, self._say, figure=lambda: lifetime_spec(self.shown, self.arch).to_figure(),
+            lambda: self.shown,
+            self._say,
+            figure=lambda: lifetime_spec(self.shown, self.arch).to_figure(),
             stem="smemviz-lifetimes",
         )
-        super().__init__([bar, self.note, self._compare_box, self.map_widget, self._step_box, export_box],
-                         layout=widgets.Layout(width="100%"))
+        super().__init__(
+            [bar, self.note, self._compare_box, self.map_widget, self._step_box, export_box],
+            layout=widgets.Layout(width="100%"),
+        )
         self.step_control.observe(self._on_step, names="value")
         self.compare_toggle.observe(self._on_compare, names="value")
         self.layout_choice.observe(self._on_choice, names="value")
@@ -247,8 +283,10 @@ class LifetimeView(widgets.VBox):
         """Lay the declarations out three ways (once per layout) and offer each to draw."""
         if self._allocator is None:
             self._compared = None
-            self.note.value = ("<span style='color:#546e7a;font-size:12px'>Comparing needs the declarations: "
-                               "explore an allocator, or a builder that returns one.</span>")
+            self.note.value = (
+                "<span style='color:#546e7a;font-size:12px'>Comparing needs the declarations: "
+                "explore an allocator, or a builder that returns one.</span>"
+            )
             self._set_choices([AS_BUILT])
             return
         if self._compared is None:

@@ -45,8 +45,6 @@ PLOTLY_TRAIT = "_smemviz_plotly_js"  # plotly.js source, evaluated once per page
 PLOTLY_VERSION_TRAIT = "_smemviz_plotly_version"  # which plotly.js a page has evaluated already
 
 
-
-
 @lru_cache(maxsize=1)
 def map_widget_class() -> type:
     """The widget class, made on first use (plotly is imported only then):
@@ -75,8 +73,12 @@ def map_widget_class() -> type:
             the page before the redraw starts; the map view needs only the
             update. The values must be valid already (the explorer's specs
             are: the static figures validate the same specs)."""
-            message: MapUpdate = {"smemviz_update": True, "style_data": plotly_compat.to_wire(restyle_data),
-                                  "layout_data": relayout_data, "style_traces": trace_indexes}
+            message: MapUpdate = {
+                "smemviz_update": True,
+                "style_data": plotly_compat.to_wire(restyle_data),
+                "layout_data": relayout_data,
+                "style_traces": trace_indexes,
+            }
             self.send(message)
             plotly_compat.apply_update(self, restyle_data, relayout_data, trace_indexes)
 

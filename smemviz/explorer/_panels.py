@@ -17,8 +17,7 @@ from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, shade
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan
 
-__all__ = ["summary_html", "message_html", "tables_html", "TABLE_CSS", "usage_table_html", "key_html",
-           "MAX_TABLE_ROWS"]
+__all__ = ["summary_html", "message_html", "tables_html", "TABLE_CSS", "usage_table_html", "key_html", "MAX_TABLE_ROWS"]
 
 _BOX = "padding:6px 10px;border-radius:4px;margin:4px 0;font-size:13px;line-height:1.4;"
 _STYLES = {
@@ -35,7 +34,9 @@ def message_html(text: str, level: str = "error", note: str = "") -> str:
         return ""
     body = "<br>".join(escape(shown(line)) for line in text.split("\n"))
     if note:
-        body += f"<div class='smemviz-note' style='font-size:12px;opacity:0.8;margin-top:3px'>{escape(shown(note))}</div>"
+        body += (
+            f"<div class='smemviz-note' style='font-size:12px;opacity:0.8;margin-top:3px'>{escape(shown(note))}</div>"
+        )
     return f"<div class='smemviz-message smemviz-{level}' style='{_STYLES[level]}'>{body}</div>"
 
 
@@ -46,11 +47,16 @@ _GLYPH = "display:inline-block;width:22px;text-align:center;margin-right:5px;"
 def _key_items(memory: str) -> list[tuple[str, str]]:
     """(swatch HTML, meaning) pairs for one map, in the order they appear on it."""
     stripes = ", ".join(f"{shade(FAMILY_HUES[0], -0.28 + 0.18 * i)} {i * 25}% {(i + 1) * 25}%" for i in range(4))
-    hatch = (f"background:repeating-linear-gradient(45deg,#90a4ae 0 2px,{KIND_COLORS['padding']} 2px 6px)")
-    lanes = (f"background:linear-gradient({PALETTE[7]} 0 50%, {PALETTE[4]} 50% 100%);"
-             f"box-shadow:inset 0 0 0 1.5px {KIND_COLORS['group']}")
+    hatch = f"background:repeating-linear-gradient(45deg,#90a4ae 0 2px,{KIND_COLORS['padding']} 2px 6px)"
+    lanes = (
+        f"background:linear-gradient({PALETTE[7]} 0 50%, {PALETTE[4]} 50% 100%);"
+        f"box-shadow:inset 0 0 0 1.5px {KIND_COLORS['group']}"
+    )
     items = [
-        (f"<span style='{_SWATCH}background:linear-gradient(90deg, {stripes})'></span>", "an operand's stages: one hue, darkest first"),
+        (
+            f"<span style='{_SWATCH}background:linear-gradient(90deg, {stripes})'></span>",
+            "an operand's stages: one hue, darkest first",
+        ),
         (f"<span style='{_SWATCH}{lanes}'></span>", "alias group: one lane per phase"),
         (f"<span style='{_SWATCH}{hatch}'></span>", "padding"),
     ]
@@ -58,25 +64,34 @@ def _key_items(memory: str) -> list[tuple[str, str]]:
         items += [
             (f"<span style='{_GLYPH}color:{KIND_COLORS['barrier']}'>&#9650;</span>", "pipeline mbarriers"),
             (f"<span style='{_GLYPH}color:{KIND_COLORS['tmem_ptr']}'>&#9670;</span>", "TMEM-pointer slot"),
-            (f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['capacity']}'></span>",
-             "capacity of the chosen arch"),
+            (
+                f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['capacity']}'></span>",
+                "capacity of the chosen arch",
+            ),
         ]
     else:
         items += [
-            (f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['alloc']}'></span>",
-             "columns tcgen05.alloc asks for"),
-            (f"<span style='{_SWATCH}height:0;border-top:2px solid {KIND_COLORS['capacity']}'></span>",
-             f"{hardware.TMEM_COLUMNS} columns"),
+            (
+                f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['alloc']}'></span>",
+                "columns tcgen05.alloc asks for",
+            ),
+            (
+                f"<span style='{_SWATCH}height:0;border-top:2px solid {KIND_COLORS['capacity']}'></span>",
+                f"{hardware.TMEM_COLUMNS} columns",
+            ),
         ]
     return items
 
 
 def key_html(memory: str) -> str:
     """The fixed key under a map (the live maps have no plotly legend)."""
-    cells = "".join(f"<span style='margin-right:18px;white-space:nowrap'>{sw}{text}</span>"
-                    for sw, text in _key_items(memory))
-    return (f"<div class='smemviz-key smemviz-key-{memory}' "
-            f"style='font-size:12px;color:#37474f;margin:0 0 6px 12px;line-height:1.8'>{cells}</div>")
+    cells = "".join(
+        f"<span style='margin-right:18px;white-space:nowrap'>{sw}{text}</span>" for sw, text in _key_items(memory)
+    )
+    return (
+        f"<div class='smemviz-key smemviz-key-{memory}' "
+        f"style='font-size:12px;color:#37474f;margin:0 0 6px 12px;line-height:1.8'>{cells}</div>"
+    )
 
 
 def _line(plan: LayoutPlan) -> str:
@@ -84,9 +99,12 @@ def _line(plan: LayoutPlan) -> str:
     color = "#2e7d32" if cap.fits else "#c62828"
     limit = fmt_units(cap.limit, plan.unit) if plan.memory == "smem" else f"{cap.limit} columns"
     over = "" if cap.fits else f", over by {fmt_units(cap.overshoot, plan.unit)}"
-    verdict = (f"<span class='smemviz-{'fits' if cap.fits else 'over'}' style='color:{color}'>"
-               f"{cap.percent:.1f}% of {escape(cap.arch)} ({limit}){over}</span>"
-               if cap.arch else "no arch given")
+    verdict = (
+        f"<span class='smemviz-{'fits' if cap.fits else 'over'}' style='color:{color}'>"
+        f"{cap.percent:.1f}% of {escape(cap.arch)} ({limit}){over}</span>"
+        if cap.arch
+        else "no arch given"
+    )
     facts = [escape(p) for p in summary_parts(plan)]
     return " · ".join([f"<b>{plan.memory.upper()}</b> {facts[0]}", verdict, *facts[1:]])
 
@@ -105,8 +123,9 @@ def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     if len(findings) > MAX_FINDINGS:
         items += f"<li>... and {len(findings) - MAX_FINDINGS} more (plan.lint() lists them all)</li>"
     listing = f"<ul class='smemviz-findings' style='margin:2px 0;padding-left:18px'>{items}</ul>" if items else ""
-    return ("<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines)
-            + listing + "</div>")
+    return (
+        "<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines) + listing + "</div>"
+    )
 
 
 MAX_FINDINGS = 20  # the panel lists this many; reports and exports list every one
@@ -151,8 +170,14 @@ def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
     header = "".join(f"<th class=n>{escape(h)}</th>" if n else f"<th>{escape(h)}</th>" for h, n in zip(head, numeric))
     body = "".join("<tr>" + "".join(o + escape(c) for o, c in zip(open_cell, row)) + "</tr>" for row in rows)
     more = len(plan.regions) - max_rows
-    tail = (f"<div style='font-size:12px;color:#546e7a'>… and {more:,} more regions "
-            "(the JSON and HTML exports list them all)</div>") if more > 0 else ""
+    tail = (
+        (
+            f"<div style='font-size:12px;color:#546e7a'>… and {more:,} more regions "
+            "(the JSON and HTML exports list them all)</div>"
+        )
+        if more > 0
+        else ""
+    )
     title = "SMEM regions" if plan.memory == "smem" else "TMEM allocations"
     return (
         f"<div class='smemviz-table'><b>{title}</b> <span style='color:#546e7a'>({len(plan.regions):,})</span>"
@@ -164,7 +189,13 @@ def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
 def tables_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
     """The usage tables side by side (SMEM first), each scrolling on its own,
     so a short TMEM table is never pushed out of sight by a long SMEM one."""
-    parts = [f"<div style='flex:0 1 auto;min-width:0;max-width:100%'>{usage_table_html(p)}</div>"
-             for p in (smem, tmem) if p is not None]
-    return ("<div class='smemviz-tables' style='display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start'>"
-            + "".join(parts) + "</div>")
+    parts = [
+        f"<div style='flex:0 1 auto;min-width:0;max-width:100%'>{usage_table_html(p)}</div>"
+        for p in (smem, tmem)
+        if p is not None
+    ]
+    return (
+        "<div class='smemviz-tables' style='display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start'>"
+        + "".join(parts)
+        + "</div>"
+    )

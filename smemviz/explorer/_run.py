@@ -53,12 +53,24 @@ class RunPanel(widgets.VBox):
         self.status = widgets.HTML("<i>no run yet: press Run on GPU to compile and measure the current controls</i>")
         self.table = widgets.HTML()
         self.x_axis = widgets.ToggleButtons(options=list(PLOT_AXES), value="SMEM bytes", description="plot by")
-        self.plot = go.FigureWidget(layout={
-            "height": 300, "template": "plotly_white", "margin": {"l": 50, "r": 10, "t": 30, "b": 40},
-            "yaxis_title": "TFLOP/s",
-        })
-        self.plot.add_scatter(x=[], y=[], mode="markers+text", text=[], textposition="top center", name="runs",
-                              hovertemplate="%{hovertext}<extra></extra>", hovertext=[])
+        self.plot = go.FigureWidget(
+            layout={
+                "height": 300,
+                "template": "plotly_white",
+                "margin": {"l": 50, "r": 10, "t": 30, "b": 40},
+                "yaxis_title": "TFLOP/s",
+            }
+        )
+        self.plot.add_scatter(
+            x=[],
+            y=[],
+            mode="markers+text",
+            text=[],
+            textposition="top center",
+            name="runs",
+            hovertemplate="%{hovertext}<extra></extra>",
+            hovertext=[],
+        )
         self.button.on_click(lambda _b: self.run())
         self.x_axis.observe(lambda _change: self._draw(), names="value")
         super().__init__([widgets.HBox([self.button, self.status]), self.table, self.x_axis, self.plot])
@@ -84,8 +96,10 @@ class RunPanel(widgets.VBox):
         ran = row.get("ran")
         same = None if ran else self._same_compile(row)
         if same is not None:  # compiling the same controls again tells nothing new: no second row
-            self.status.value = (f"<span style='color:#555'>{escape(summary)} (the same as run #{same['run']}: "
-                                 "nothing new to add)</span>")
+            self.status.value = (
+                f"<span style='color:#555'>{escape(summary)} (the same as run #{same['run']}: "
+                "nothing new to add)</span>"
+            )
             return same
         self.history.append(row)
         colour = "#070" if ran and row.get("passed", True) else "#b00" if ran else "#555"
@@ -123,11 +137,21 @@ class RunPanel(widgets.VBox):
             # with nothing timed, say why on the chart rather than leave an empty grid
             empty = not timed
             reasons = [r.get("reason") for r in self.history if r.get("reason")]
-            why = (f"no timed runs: {reasons[-1]}" if reasons else
-                   "no runs yet: press Run on GPU") if empty else ""
-            self.plot.layout.annotations = [{
-                "text": escape(why), "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5,
-                "showarrow": False, "font": {"size": 13, "color": "#546e7a"},
-            }] if empty else []
+            why = (f"no timed runs: {reasons[-1]}" if reasons else "no runs yet: press Run on GPU") if empty else ""
+            self.plot.layout.annotations = (
+                [
+                    {
+                        "text": escape(why),
+                        "xref": "paper",
+                        "yref": "paper",
+                        "x": 0.5,
+                        "y": 0.5,
+                        "showarrow": False,
+                        "font": {"size": 13, "color": "#546e7a"},
+                    }
+                ]
+                if empty
+                else []
+            )
             self.plot.layout.xaxis.visible = not empty
             self.plot.layout.yaxis.visible = not empty

@@ -55,8 +55,13 @@ def changed_paths(old: dict[str, Any], new: dict[str, Any], prefix: str = "") ->
 
 
 def _same_shape_records(before: Any, value: Any) -> bool:
-    return (isinstance(value, list) and isinstance(before, list) and len(value) == len(before) > 0
-            and all(isinstance(v, dict) for v in value) and all(isinstance(b, dict) for b in before))
+    return (
+        isinstance(value, list)
+        and isinstance(before, list)
+        and len(value) == len(before) > 0
+        and all(isinstance(v, dict) for v in value)
+        and all(isinstance(b, dict) for b in before)
+    )
 
 
 NO_LEGEND_MARGIN_B = 50  # px under the plot: tick labels and the axis title

@@ -78,8 +78,12 @@ class Explorer(widgets.VBox):
         self._builder: Callable[..., Any] | None = None
         self.controls: dict[str, Any] = {}
         self._fixed: dict[str, Any] = {}
-        if (callable(target) and not isinstance(target, (LayoutPlan, tuple, list))
-                and not hasattr(target, "compute_layout") and not is_cute_struct(target)):
+        if (
+            callable(target)
+            and not isinstance(target, (LayoutPlan, tuple, list))
+            and not hasattr(target, "compute_layout")
+            and not is_cute_struct(target)
+        ):
             self._builder = target
             self.controls, self._fixed = make_controls(target, dict(controls or {}))
         elif controls:
@@ -102,12 +106,16 @@ class Explorer(widgets.VBox):
         plans = self._build() if self._builder else to_plans(target)
         arch_name = hardware.get_arch(arch).name if arch is not None else _default_arch(plans)
         self.arch_selector = widgets.Dropdown(
-            options=list(hardware.ARCHS), value=arch_name, description="arch",
+            options=list(hardware.ARCHS),
+            value=arch_name,
+            description="arch",
             layout=widgets.Layout(width="180px"),
         )
         # index, not value: a Dropdown whose value is None shows no selection at all
         self.phase_selector = widgets.Dropdown(
-            options=[(ALL_PHASES, None)], index=0, description="highlight",
+            options=[(ALL_PHASES, None)],
+            index=0,
+            description="highlight",
             layout=widgets.Layout(width="280px"),
         )
         self.message = widgets.HTML()
@@ -133,28 +141,48 @@ class Explorer(widgets.VBox):
         if self._builder is not None:
             self.details.set_title(2, "Tried")
         self._fixed_tabs = len(tabs)  # the Lifetimes tab, when shown, comes after these
-        self.reset_button = widgets.Button(description="reset", tooltip="put every control back where it started",
-                                           layout=widgets.Layout(width="70px"))
+        self.reset_button = widgets.Button(
+            description="reset", tooltip="put every control back where it started", layout=widgets.Layout(width="70px")
+        )
         self.reset_button.on_click(lambda _: self.reset())
-        self.export_path, self.export_buttons, self.export_offline, export_box = export_row(self._export_target, self._say)
+        self.export_path, self.export_buttons, self.export_offline, export_box = export_row(
+            self._export_target, self._say
+        )
 
         self.control_bar = bar = widgets.HBox(
-            [*self.controls.values(), *([self.reset_button] if self._builder is not None else []),
-             self.arch_selector, self.phase_selector],
+            [
+                *self.controls.values(),
+                *([self.reset_button] if self._builder is not None else []),
+                self.arch_selector,
+                self.phase_selector,
+            ],
             layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
         )
         # column boxes stretch the figures to the full width, which the fitter
         # then hands to plotly once the maps are on the page
-        self._smem_box = widgets.VBox([self.smem_widget, widgets.HTML(key_html("smem"))],
-                                      layout=widgets.Layout(width="100%"))
-        self._tmem_box = widgets.VBox([self.tmem_widget, widgets.HTML(key_html("tmem"))],
-                                      layout=widgets.Layout(width="100%"))
+        self._smem_box = widgets.VBox(
+            [self.smem_widget, widgets.HTML(key_html("smem"))], layout=widgets.Layout(width="100%")
+        )
+        self._tmem_box = widgets.VBox(
+            [self.tmem_widget, widgets.HTML(key_html("tmem"))], layout=widgets.Layout(width="100%")
+        )
         self._fitter = make_fitter()
         # the run action (compile, launch, measure the current controls), when a runner is given
         self.run_panel = _run_panel(run, lambda: self.values)
-        super().__init__([widgets.HTML(TABLE_CSS), bar, self.message, self.summary, self._smem_box, self._tmem_box,
-                          *([self.run_panel] if self.run_panel is not None else []),
-                          self.details, export_box, *([self._fitter] if self._fitter is not None else [])])
+        super().__init__(
+            [
+                widgets.HTML(TABLE_CSS),
+                bar,
+                self.message,
+                self.summary,
+                self._smem_box,
+                self._tmem_box,
+                *([self.run_panel] if self.run_panel is not None else []),
+                self.details,
+                export_box,
+                *([self._fitter] if self._fitter is not None else []),
+            ]
+        )
         self.add_class(EXPLORER_CLASS)
 
         self._accept(plans)
@@ -231,7 +259,9 @@ class Explorer(widgets.VBox):
             where = ", ".join(f"{k}={v!r}" for k, v in args.items())
             frame = _user_frame(exc)
             at = f" (at {frame.name}, line {frame.lineno})" if frame else ""
-            self.last_error = f"{type(exc).__name__}: {exc}{at}\nwith {where}" if where else f"{type(exc).__name__}: {exc}{at}"
+            self.last_error = (
+                f"{type(exc).__name__}: {exc}{at}\nwith {where}" if where else f"{type(exc).__name__}: {exc}{at}"
+            )
             return None, None
 
     def _over_capacity(self, plans: Plans) -> str | None:
@@ -253,8 +283,12 @@ class Explorer(widgets.VBox):
         """
         if plans == (None, None):
             self._record(plans)
-            self._say(f"{self.last_error}\nShowing the last layout that built." if self.smem_plan or self.tmem_plan
-                      else self.last_error or "no layout", "error")
+            self._say(
+                f"{self.last_error}\nShowing the last layout that built."
+                if self.smem_plan or self.tmem_plan
+                else self.last_error or "no layout",
+                "error",
+            )
             return
         self.smem_plan, self.tmem_plan = plans
         self._follow_plan_arch(plans)
@@ -277,8 +311,13 @@ class Explorer(widgets.VBox):
         failed = plans == (None, None)
         arch = self.arch
         fits = None if failed else self._over_capacity(plans) is None
-        attempt = Attempt(tuple(self.values.items()), smem.total if smem is not None else None,
-                          tmem.data_total if tmem is not None else None, fits, arch)
+        attempt = Attempt(
+            tuple(self.values.items()),
+            smem.total if smem is not None else None,
+            tmem.data_total if tmem is not None else None,
+            fits,
+            arch,
+        )
         if self.history and self.history[-1] == attempt:
             return
         self.history.append(attempt)
@@ -347,7 +386,7 @@ class Explorer(widgets.VBox):
             if self._lifetimes_index() is not None:
                 if self.details.selected_index == self._fixed_tabs:
                     self.details.selected_index = 0
-                self.details.children = self.details.children[:self._fixed_tabs]
+                self.details.children = self.details.children[: self._fixed_tabs]
             return
         allocator = self._declared.get(plan.memory)
         if self.lifetimes is None:
@@ -488,8 +527,9 @@ def _user_frame(exc: BaseException) -> traceback.FrameSummary | None:
     line that made the failing call, not the check inside smemviz that refused it."""
     frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
     # "<string>": code that dataclasses and the like generate, not a line anyone wrote
-    outside = [f for f in frames if f.filename != "<string>"
-               and not str(Path(f.filename).resolve()).startswith(_PACKAGE_DIR)]
+    outside = [
+        f for f in frames if f.filename != "<string>" and not str(Path(f.filename).resolve()).startswith(_PACKAGE_DIR)
+    ]
     chosen = outside or frames
     return chosen[-1] if chosen else None
 

@@ -35,8 +35,14 @@ def bank_conflict_spec(access: BankConflicts | AccessReport) -> dict[str, Any]:
     title = f"{res.instruction}: {res.wavefronts} wavefronts (ideal {res.ideal}), {res.conflicts} conflicts; {state}"
     if isinstance(access, AccessReport):
         title = f"{access.region}: " + title + f" (worst of {access.instructions} instructions)"
-    return {"lane": lane, "lanes": [[list(c) for c in row] for row in grid], "replay": replay,
-            "phase_of": phase_of, "title": title, "banks": hardware.SMEM_BANKS}
+    return {
+        "lane": lane,
+        "lanes": [[list(c) for c in row] for row in grid],
+        "replay": replay,
+        "phase_of": phase_of,
+        "title": title,
+        "banks": hardware.SMEM_BANKS,
+    }
 
 
 def bank_conflict_figure(access: BankConflicts | AccessReport) -> Any:
@@ -47,24 +53,56 @@ def bank_conflict_figure(access: BankConflicts | AccessReport) -> Any:
     banks = spec["banks"]
     n = len(spec["lane"])
     ylabels = [f"wf {w}" + (" (replay)" if spec["replay"][w] else "") for w in range(n)]
-    hover = [[f"bank {b}, wavefront {w}: lanes {', '.join(map(str, spec['lanes'][w][b]))}"
-              if spec["lanes"][w][b] else f"bank {b}, wavefront {w}: idle" for b in range(banks)]
-             for w in range(n)]
+    hover = [
+        [
+            f"bank {b}, wavefront {w}: lanes {', '.join(map(str, spec['lanes'][w][b]))}"
+            if spec["lanes"][w][b]
+            else f"bank {b}, wavefront {w}: idle"
+            for b in range(banks)
+        ]
+        for w in range(n)
+    ]
     text = [["" if v is None else str(v) for v in row] for row in spec["lane"]]
-    fig = go.Figure(go.Heatmap(
-        z=[[None if v is None else v for v in row] for row in spec["lane"]], x=list(range(banks)), y=ylabels,
-        text=text, texttemplate="%{text}", hovertext=hover, hoverinfo="text", colorscale="Turbo",
-        zmin=0, zmax=31, xgap=1, ygap=1, colorbar={"title": "lane"}, name="lanes"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=[[None if v is None else v for v in row] for row in spec["lane"]],
+            x=list(range(banks)),
+            y=ylabels,
+            text=text,
+            texttemplate="%{text}",
+            hovertext=hover,
+            hoverinfo="text",
+            colorscale="Turbo",
+            zmin=0,
+            zmax=31,
+            xgap=1,
+            ygap=1,
+            colorbar={"title": "lane"},
+            name="lanes",
+        )
+    )
     replays = [w for w in range(n) if spec["replay"][w]]
     if replays:
-        fig.add_trace(go.Scatter(x=[-1.2] * len(replays), y=[ylabels[w] for w in replays], mode="markers",
-                                 marker={"symbol": "triangle-right", "size": 10, "color": "#d62728"},
-                                 name="replay", hovertext=["a wavefront the conflict adds"] * len(replays),
-                                 hoverinfo="text"))
-    fig.update_layout(title={"text": plain(spec["title"]), "font": {"size": 13}}, font={"family": FONT},
-                      xaxis={"title": "bank", "dtick": 1, "range": [-1.8, banks - 0.5]},
-                      yaxis={"autorange": "reversed", "title": ""}, height=160 + 22 * n,
-                      margin={"l": 110, "r": 20, "t": 50, "b": 40}, showlegend=bool(replays))
+        fig.add_trace(
+            go.Scatter(
+                x=[-1.2] * len(replays),
+                y=[ylabels[w] for w in replays],
+                mode="markers",
+                marker={"symbol": "triangle-right", "size": 10, "color": "#d62728"},
+                name="replay",
+                hovertext=["a wavefront the conflict adds"] * len(replays),
+                hoverinfo="text",
+            )
+        )
+    fig.update_layout(
+        title={"text": plain(spec["title"]), "font": {"size": 13}},
+        font={"family": FONT},
+        xaxis={"title": "bank", "dtick": 1, "range": [-1.8, banks - 0.5]},
+        yaxis={"autorange": "reversed", "title": ""},
+        height=160 + 22 * n,
+        margin={"l": 110, "r": 20, "t": 50, "b": 40},
+        showlegend=bool(replays),
+    )
     return fig
 
 
@@ -80,11 +118,29 @@ def conflict_strip_figure(segments: Iterable[StripSegment], total: int | None = 
         ratio = min(s.excess_ratio, 8.0)
         red = int(40 + (ratio - 1) / 7 * 200)
         color = f"rgb({red},{200 - int((ratio - 1) / 7 * 160)},80)"
-        fig.add_trace(go.Bar(x=[s.end - s.offset], base=[s.offset], y=["banks"], orientation="h",
-                             marker={"color": color}, name=s.region,
-                             hovertext=[plain(f"{s.region} [{s.offset}, {s.end}): {s.instruction}, "
-                                              f"{s.wavefronts}/{s.ideal} wavefronts, {s.n_way}-way")],
-                             hoverinfo="text", showlegend=False))
-    fig.update_layout(barmode="overlay", height=120, xaxis={"range": [0, max(end, 1)], "title": "byte"},
-                      margin={"l": 60, "r": 20, "t": 20, "b": 40}, font={"family": FONT})
+        fig.add_trace(
+            go.Bar(
+                x=[s.end - s.offset],
+                base=[s.offset],
+                y=["banks"],
+                orientation="h",
+                marker={"color": color},
+                name=s.region,
+                hovertext=[
+                    plain(
+                        f"{s.region} [{s.offset}, {s.end}): {s.instruction}, "
+                        f"{s.wavefronts}/{s.ideal} wavefronts, {s.n_way}-way"
+                    )
+                ],
+                hoverinfo="text",
+                showlegend=False,
+            )
+        )
+    fig.update_layout(
+        barmode="overlay",
+        height=120,
+        xaxis={"range": [0, max(end, 1)], "title": "byte"},
+        margin={"l": 60, "r": 20, "t": 20, "b": 40},
+        font={"family": FONT},
+    )
     return fig

@@ -14,6 +14,7 @@ from ._style import FONT, plain
 
 __all__ = ["access_bank_figure", "plan_bank_figures", "plan_bank_figure"]
 
+
 def access_bank_figure(obj: Any, access: int | str = 0, *, swizzle: str | None = None) -> Any:
     """The 32-banks-by-wavefronts grid of one access a plan carries (its worst instruction).
 
@@ -46,8 +47,12 @@ def plan_bank_figures(obj: Any) -> list[tuple[str, Any]]:
     if not items:
         return []
     reports = [i.report for i in items if i.report is not None]
-    out = [("Conflict strip: each region's worst access", conflict_strip_figure(conflict_strip(plan, reports),
-                                                                                plan.data_total))]
+    out = [
+        (
+            "Conflict strip: each region's worst access",
+            conflict_strip_figure(conflict_strip(plan, reports), plan.data_total),
+        )
+    ]
     for item in items:
         assert item.report is not None
         out.append((f"{item.access.region}: {item.access.label}", bank_conflict_figure(item.report)))
@@ -62,8 +67,13 @@ def plan_bank_figure(obj: Any) -> Any:
     if not parts:
         raise ValueError("the plan carries no access the bank analysis can take: nothing to draw")
     heights = [120] + [max(160, 22 * len(fig.data[0].y) + 60) for _, fig in parts[1:]]
-    fig = make_subplots(rows=len(parts), cols=1, subplot_titles=[plain(h) for h, _ in parts],
-                        row_heights=[h / sum(heights) for h in heights], vertical_spacing=min(0.08, 0.5 / len(parts)))
+    fig = make_subplots(
+        rows=len(parts),
+        cols=1,
+        subplot_titles=[plain(h) for h, _ in parts],
+        row_heights=[h / sum(heights) for h in heights],
+        vertical_spacing=min(0.08, 0.5 / len(parts)),
+    )
     for row, (_, part) in enumerate(parts, start=1):
         for trace in part.data:
             if row > 2 and trace.type == "heatmap":
@@ -72,9 +82,14 @@ def plan_bank_figure(obj: Any) -> Any:
         src = part.layout
         fig.update_xaxes(title_text=src.xaxis.title.text, range=src.xaxis.range, dtick=src.xaxis.dtick, row=row, col=1)
         fig.update_yaxes(autorange=src.yaxis.autorange, row=row, col=1)
-    fig.update_layout(height=sum(heights) + 60 * len(parts), barmode="overlay", showlegend=False,
-                      font={"family": FONT}, margin={"l": 110, "r": 20, "t": 60, "b": 40},
-                      title={"text": "Bank conflicts of the plan's accesses", "x": 0.01, "xanchor": "left"})
+    fig.update_layout(
+        height=sum(heights) + 60 * len(parts),
+        barmode="overlay",
+        showlegend=False,
+        font={"family": FONT},
+        margin={"l": 110, "r": 20, "t": 60, "b": 40},
+        title={"text": "Bank conflicts of the plan's accesses", "x": 0.01, "xanchor": "left"},
+    )
     for ann in fig.layout.annotations:
         ann.font = {"size": 12}
     return fig

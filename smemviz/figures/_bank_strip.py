@@ -44,7 +44,19 @@ def strip_segments(plan: LayoutPlan) -> tuple[StripSegment, ...]:
 def strip_shapes(plan: LayoutPlan, scale: float = 1.0) -> list[dict[str, Any]]:
     """The strip's rectangles (empty for a plan without accesses)."""
     y0, y1 = STRIP_Y
-    return [{"type": "rect", "xref": "x", "yref": "y", "x0": s.offset, "x1": s.end, "y0": y0 * scale,
-             "y1": y1 * scale, "fillcolor": strip_color(s), "line": {"width": 0}, "layer": "above",
-             "name": f"banks: {s.region}"}
-            for s in strip_segments(plan)]
+    return [
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "y",
+            "x0": s.offset,
+            "x1": s.end,
+            "y0": y0 * scale,
+            "y1": y1 * scale,
+            "fillcolor": strip_color(s),
+            "line": {"width": 0},
+            "layer": "above",
+            "name": f"banks: {s.region}",
+        }
+        for s in strip_segments(plan)
+    ]

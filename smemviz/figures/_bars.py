@@ -21,8 +21,18 @@ if TYPE_CHECKING:
 __all__ = ["region_traces", "TRACE_NAMES", "widened", "spread"]
 
 # trace order; the explorer and the tests rely on it
-TRACE_NAMES = ("padding", "data", "aliased", "barrier", "tmem_ptr", "small", "groups", "group labels", "stages",
-               "findings")
+TRACE_NAMES = (
+    "padding",
+    "data",
+    "aliased",
+    "barrier",
+    "tmem_ptr",
+    "small",
+    "groups",
+    "group labels",
+    "stages",
+    "findings",
+)
 FINDING_COLORS = {"error": "#c62828", "warning": "#ef6c00", "info": "#546e7a"}
 
 DIM_STANDALONE = 0.35
@@ -125,13 +135,22 @@ def _label_color(fill: str, opacity: float) -> str:
     """Dark text on light or dimmed bars, white on dark ones."""
     if opacity < 1.0:
         return "#37474f"
-    r, g, b = (int(fill[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
     return "#263238" if 0.299 * r + 0.587 * g + 0.114 * b > 160 else "white"
 
 
 def _bar(  # noqa: PLR0913 - one bar trace: its regions, their lanes and how they are drawn
-        name: str, legend: str, regions: list[Region], plan: LayoutPlan, scale: float, span: float,
-         where: dict[str, Lane], highlight: Any, color: str | dict[str, str], pattern: str = "") -> dict[str, Any]:
+    name: str,
+    legend: str,
+    regions: list[Region],
+    plan: LayoutPlan,
+    scale: float,
+    span: float,
+    where: dict[str, Lane],
+    highlight: Any,
+    color: str | dict[str, str],
+    pattern: str = "",
+) -> dict[str, Any]:
     least = min_drawn(span) if name in ("data", "aliased") else 0.0
     # bars drawn wider than their size last, so their neighbours do not cover them
     regions = sorted(regions, key=lambda r: 0 < r.size < least)
@@ -156,8 +175,12 @@ def _bar(  # noqa: PLR0913 - one bar trace: its regions, their lanes and how the
         "hovertext": [region_hover(r, plan) + (NOT_TO_SCALE if 0 < r.size < least else "") for r in regions],
         "hovertemplate": "%{hovertext}<extra></extra>",
         "textposition": ["inside" if t else "none" for t in templates],
-        "textfont": {"color": _uniform([_label_color(c, o) for c, o, t in zip(fills, opacities, templates) if t] or ["white"],
-                                       [_label_color(c, o) for c, o in zip(fills, opacities)])},
+        "textfont": {
+            "color": _uniform(
+                [_label_color(c, o) for c, o, t in zip(fills, opacities, templates) if t] or ["white"],
+                [_label_color(c, o) for c, o in zip(fills, opacities)],
+            )
+        },
         "insidetextanchor": "middle",
         "textangle": 0,
         "constraintext": "inside",
@@ -168,16 +191,26 @@ def _bar(  # noqa: PLR0913 - one bar trace: its regions, their lanes and how the
             "line": {"width": 0.5, "color": "white"},
             # the pattern's background given as one colour: left out, plotly takes the
             # marker's colour array for it and warns "Invalid color specifier" per bar
-            "pattern": {"shape": pattern, "fgcolor": "white", "size": 6, "solidity": 0.25,
-                        **({"bgcolor": color} if pattern and isinstance(color, str) else {})},
+            "pattern": {
+                "shape": pattern,
+                "fgcolor": "white",
+                "size": 6,
+                "solidity": 0.25,
+                **({"bgcolor": color} if pattern and isinstance(color, str) else {}),
+            },
         },
         "showlegend": True,
     }
 
 
-def region_traces(plan: LayoutPlan, scale: float = 1.0,
-                  highlight: tuple[int, int] | None = None, span: float | None = None,
-                  findings: Iterable[Finding] = (), colors: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def region_traces(
+    plan: LayoutPlan,
+    scale: float = 1.0,
+    highlight: tuple[int, int] | None = None,
+    span: float | None = None,
+    findings: Iterable[Finding] = (),
+    colors: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
     """The block traces of one map, in :data:`TRACE_NAMES` order.
 
     ``scale`` maps the band ``[0, 1]`` onto the y axis (1 for SMEM, 128 lanes for TMEM);
@@ -273,7 +306,9 @@ def region_traces(plan: LayoutPlan, scale: float = 1.0,
         padding,
         _bar("data", "data", standalone, plan, scale, span, where, highlight, colors),
         _bar("aliased", "aliased (one lane per phase)", aliased, plan, scale, span, where, highlight, colors),
-        _bar("barrier", "pipeline mbarriers", barriers, plan, scale, span, where, highlight, KIND_COLORS["barrier"], "x"),
+        _bar(
+            "barrier", "pipeline mbarriers", barriers, plan, scale, span, where, highlight, KIND_COLORS["barrier"], "x"
+        ),
         _bar("tmem_ptr", "TMEM-pointer slot", slots, plan, scale, span, where, highlight, KIND_COLORS["tmem_ptr"], "+"),
         markers,
         outlines,
@@ -299,11 +334,19 @@ def _finding_marks(plan: LayoutPlan, findings: Iterable[Finding], scale: float) 
         "meta": "findings",
         "x": [r.offset + r.size / 2 for r, _ in marked],
         "y": [0.97 * scale for _ in marked],
-        "hovertext": ["<br>".join(f"<b>{plain(f.severity)} {plain(f.rule)}</b>: {plain(f.message)}"
-                                  f"<br>fix: {plain(f.fix)}" for f in fs) for _, fs in marked],
+        "hovertext": [
+            "<br>".join(
+                f"<b>{plain(f.severity)} {plain(f.rule)}</b>: {plain(f.message)}<br>fix: {plain(f.fix)}" for f in fs
+            )
+            for _, fs in marked
+        ],
         "hovertemplate": "%{hovertext}<extra></extra>",
-        "marker": {"symbol": "x-thin-open", "size": 13, "line": {"width": 3},
-                   "color": [FINDING_COLORS.get(fs[0].severity, FINDING_COLORS["info"]) for _, fs in marked]},
+        "marker": {
+            "symbol": "x-thin-open",
+            "size": 13,
+            "line": {"width": 3},
+            "color": [FINDING_COLORS.get(fs[0].severity, FINDING_COLORS["info"]) for _, fs in marked],
+        },
         "showlegend": False,
         "cliponaxis": True,
     }
@@ -325,8 +368,10 @@ def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, where: d
             at = r.offset + k * per_stage
             xs.append(at)
             ys.append(y)
-            hovers.append(f"<b>{plain(r.name)}</b><br>stage {k + 1} of {n} starts at {at:,} (0x{at:x})"
-                          f"<br>{fmt_units(per_stage, plan.unit)} per stage")
+            hovers.append(
+                f"<b>{plain(r.name)}</b><br>stage {k + 1} of {n} starts at {at:,} (0x{at:x})"
+                f"<br>{fmt_units(per_stage, plan.unit)} per stage"
+            )
     return {
         "type": "scatter",
         "mode": "markers",
@@ -357,7 +402,10 @@ def _group_hovers(plan: LayoutPlan) -> list[str]:
     unit = plan.unit
     out = []
     for g in plan.groups:
-        lines = [f"<b>alias group {g.index + 1}</b>", f"offset {g.offset:,} (0x{g.offset:x}), {fmt_units(g.size, unit)}"]
+        lines = [
+            f"<b>alias group {g.index + 1}</b>",
+            f"offset {g.offset:,} (0x{g.offset:x}), {fmt_units(g.size, unit)}",
+        ]
         for p, size in enumerate(g.phase_sizes):
             names = members.get((g.index, p), [])
             shown = ", ".join(plain(n) for n in names[:6])

@@ -15,8 +15,16 @@ __all__ = ["layout_figure"]
 def _moved(spec: FigureSpec, row: int) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any], list, list]:
     """The spec's traces, axes, shapes and annotations moved onto subplot ``row``."""
     suffix = "" if row == 1 else str(row)
-    traces = [{**t, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "legendgroup": t.get("meta"),
-               "showlegend": bool(t.get("showlegend")) and row == 1} for t in spec.traces]
+    traces = [
+        {
+            **t,
+            "xaxis": f"x{suffix}",
+            "yaxis": f"y{suffix}",
+            "legendgroup": t.get("meta"),
+            "showlegend": bool(t.get("showlegend")) and row == 1,
+        }
+        for t in spec.traces
+    ]
 
     def ref(shape: dict[str, Any]) -> dict[str, Any]:
         out = dict(shape)
@@ -25,8 +33,13 @@ def _moved(spec: FigureSpec, row: int) -> tuple[list[dict[str, Any]], dict[str, 
         return out
 
     lay = spec.layout
-    return (traces, dict(lay["xaxis"]), dict(lay["yaxis"]),
-            [ref(s) for s in lay.get("shapes", [])], [ref(a) for a in lay.get("annotations", [])])
+    return (
+        traces,
+        dict(lay["xaxis"]),
+        dict(lay["yaxis"]),
+        [ref(s) for s in lay.get("shapes", [])],
+        [ref(a) for a in lay.get("annotations", [])],
+    )
 
 
 def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None) -> Any:
@@ -49,7 +62,9 @@ def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None
 
     fig = make_subplots(rows=len(parts), cols=1, subplot_titles=[t for _, t in parts], vertical_spacing=0.22)
     shapes: list = []
-    annotations: list = [a.update(x=0, xanchor="left") for a in fig.layout.annotations]  # titles left, capacity notes right
+    annotations: list = [
+        a.update(x=0, xanchor="left") for a in fig.layout.annotations
+    ]  # titles left, capacity notes right
     for row, (spec, _) in enumerate(parts, start=1):
         traces, xaxis, yaxis, sh, an = _moved(spec, row)
         fig.add_traces(traces)
@@ -60,9 +75,17 @@ def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None
         annotations += an
     base = parts[0][0].layout
     fig.update_layout(
-        shapes=shapes, annotations=annotations, barmode="overlay", height=300 * len(parts) + 80,
-        margin={"l": 60, "r": 20, "t": 60, "b": 90}, font=base["font"], plot_bgcolor="white",
-        paper_bgcolor="white", legend={**base["legend"], "yref": "paper", "yanchor": "top", "y": -0.12 if len(parts) > 1 else -0.25},
-        hovermode="closest", hoverlabel=base["hoverlabel"], uniformtext=base["uniformtext"],
+        shapes=shapes,
+        annotations=annotations,
+        barmode="overlay",
+        height=300 * len(parts) + 80,
+        margin={"l": 60, "r": 20, "t": 60, "b": 90},
+        font=base["font"],
+        plot_bgcolor="white",
+        paper_bgcolor="white",
+        legend={**base["legend"], "yref": "paper", "yanchor": "top", "y": -0.12 if len(parts) > 1 else -0.25},
+        hovermode="closest",
+        hoverlabel=base["hoverlabel"],
+        uniformtext=base["uniformtext"],
     )
     return fig

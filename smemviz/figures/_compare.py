@@ -23,10 +23,13 @@ def _outline_changed(traces: list[dict[str, Any]], changed: set[str]) -> None:
         if t.get("type") != "bar" or "text" not in t or not t.get("text"):
             continue
         line = t["marker"].get("line", {})
-        t["marker"] = {**t["marker"], "line": {
-            "color": [CHANGED_OUTLINE["color"] if n in changed else line.get("color", "white") for n in t["text"]],
-            "width": [CHANGED_OUTLINE["width"] if n in changed else line.get("width", 0.5) for n in t["text"]],
-        }}
+        t["marker"] = {
+            **t["marker"],
+            "line": {
+                "color": [CHANGED_OUTLINE["color"] if n in changed else line.get("color", "white") for n in t["text"]],
+                "width": [CHANGED_OUTLINE["width"] if n in changed else line.get("width", 0.5) for n in t["text"]],
+            },
+        }
 
 
 def compare_figure(before: Any, after: Any, arch: Any = None, labels: tuple[str, str] = ("before", "after")) -> Any:
@@ -44,13 +47,17 @@ def compare_figure(before: Any, after: Any, arch: Any = None, labels: tuple[str,
     from plotly.subplots import make_subplots
 
     # short: the capacity label sits at the right end of the same line
-    titles = [f"{plain(label)}: {plan.total:,} B ({spec.meta['capacity'].percent:.1f}%)"
-              for label, plan, spec in zip(labels, (old, new), specs)]
+    titles = [
+        f"{plain(label)}: {plan.total:,} B ({spec.meta['capacity'].percent:.1f}%)"
+        for label, plan, spec in zip(labels, (old, new), specs)
+    ]
     fig = make_subplots(rows=2, cols=1, subplot_titles=titles, vertical_spacing=0.2, shared_xaxes=False)
     annotations: list = [a.update(x=0, xanchor="left") for a in fig.layout.annotations]
     shapes: list = []
-    marks = ({r.name for r in diff.removed}, {r.name for r in diff.added}
-             | {c.name for c in diff.moved} | {c.name for c in diff.resized})
+    marks = (
+        {r.name for r in diff.removed},
+        {r.name for r in diff.added} | {c.name for c in diff.moved} | {c.name for c in diff.resized},
+    )
     for row, (spec, changed) in enumerate(zip(specs, marks), start=1):
         traces, xaxis, yaxis, sh, an = _moved(spec, row)
         _outline_changed(traces, changed)
@@ -61,14 +68,29 @@ def compare_figure(before: Any, after: Any, arch: Any = None, labels: tuple[str,
         shapes += sh
         annotations += an
     sign = "+" if diff.total_delta >= 0 else ""
-    counts = (f"{len(diff.added)} added, {len(diff.removed)} removed, "
-              f"{len(diff.resized)} resized, {len(diff.moved)} moved (outlined)")
+    counts = (
+        f"{len(diff.added)} added, {len(diff.removed)} removed, "
+        f"{len(diff.resized)} resized, {len(diff.moved)} moved (outlined)"
+    )
     base = specs[0].layout
     fig.update_layout(
-        title={"text": f"{plain(labels[1])} vs {plain(labels[0])}: {sign}{diff.total_delta:,} B · {counts}",
-               "x": 0.01, "xanchor": "left", "font": {"size": 14}},
-        shapes=shapes, annotations=annotations, barmode="overlay", height=620, showlegend=False,
-        margin={"l": 30, "r": 20, "t": 90, "b": 50}, font=base["font"], plot_bgcolor="white",
-        paper_bgcolor="white", hovermode="closest", hoverlabel=base["hoverlabel"], uniformtext=base["uniformtext"],
+        title={
+            "text": f"{plain(labels[1])} vs {plain(labels[0])}: {sign}{diff.total_delta:,} B · {counts}",
+            "x": 0.01,
+            "xanchor": "left",
+            "font": {"size": 14},
+        },
+        shapes=shapes,
+        annotations=annotations,
+        barmode="overlay",
+        height=620,
+        showlegend=False,
+        margin={"l": 30, "r": 20, "t": 90, "b": 50},
+        font=base["font"],
+        plot_bgcolor="white",
+        paper_bgcolor="white",
+        hovermode="closest",
+        hoverlabel=base["hoverlabel"],
+        uniformtext=base["uniformtext"],
     )
     return fig

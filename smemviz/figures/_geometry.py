@@ -54,8 +54,10 @@ def lanes(plan: LayoutPlan) -> dict[str, Lane]:
     """
     counts = phase_counts(plan)
     out: dict[str, Lane] = {r.name: lane_of(r, counts) for r in plan.regions if r.group is not None}
-    alone = sorted((r for r in plan.regions if r.group is None and r.kind == "data" and r.size),
-                   key=lambda r: (r.offset, -r.size, r.index))
+    alone = sorted(
+        (r for r in plan.regions if r.group is None and r.kind == "data" and r.size),
+        key=lambda r: (r.offset, -r.size, r.index),
+    )
     cluster: list[tuple[Region, int]] = []
     ends: list[int] = []  # per lane of the open cluster: where its last region ends
 

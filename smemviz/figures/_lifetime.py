@@ -69,7 +69,7 @@ def sharing(plan: LayoutPlan) -> dict[str, list[str]]:
     spans = sorted((r.offset, r.end, sum(1 << k for k in _live_steps(r, n)), r.name) for r in regions)
     out: dict[str, list[str]] = {r.name: [] for r in regions}
     for i, (_, end, live, name) in enumerate(spans):
-        for start, _, other_live, other in spans[i + 1:]:
+        for start, _, other_live, other in spans[i + 1 :]:
             if start >= end:
                 break
             if not live & other_live:
@@ -154,77 +154,187 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
 
     traces: list[dict[str, Any]] = [
         {
-            "type": "bar", "name": "regions", "x": xs, "width": widths, "base": bases, "y": heights,
+            "type": "bar",
+            "name": "regions",
+            "x": xs,
+            "width": widths,
+            "base": bases,
+            "y": heights,
             "marker": {"color": colors, "line": {"color": "white", "width": 1}},
-            "text": texts, "textposition": "inside", "insidetextanchor": "middle", "textangle": 0,
-            "hovertext": hovers, "hoverinfo": "text", "xaxis": "x", "yaxis": "y", "showlegend": False,
+            "text": texts,
+            "textposition": "inside",
+            "insidetextanchor": "middle",
+            "textangle": 0,
+            "hovertext": hovers,
+            "hoverinfo": "text",
+            "xaxis": "x",
+            "yaxis": "y",
+            "showlegend": False,
         },
         {
-            "type": "bar", "name": "gaps", "x": [(g[0] + g[1]) / 2 for g in gap_list],
+            "type": "bar",
+            "name": "gaps",
+            "x": [(g[0] + g[1]) / 2 for g in gap_list],
             "width": [g[1] - g[0] + STEP_WIDTH for g in gap_list],
-            "base": [g[2] for g in gap_list], "y": [g[3] - g[2] for g in gap_list],
-            "marker": {"color": "white", "line": {"color": KIND_COLORS["padding"], "width": 1},
-                       "pattern": {"shape": "/", "fgcolor": KIND_COLORS["padding"], "size": 6}},
-            "hovertext": [f"unused at {_step_span(plan, first, last)}: {fmt_units(b - a, unit)} ({a:,} to {b:,})"
-                          for first, last, a, b in gap_list],
-            "hoverinfo": "text", "xaxis": "x", "yaxis": "y", "showlegend": False,
+            "base": [g[2] for g in gap_list],
+            "y": [g[3] - g[2] for g in gap_list],
+            "marker": {
+                "color": "white",
+                "line": {"color": KIND_COLORS["padding"], "width": 1},
+                "pattern": {"shape": "/", "fgcolor": KIND_COLORS["padding"], "size": 6},
+            },
+            "hovertext": [
+                f"unused at {_step_span(plan, first, last)}: {fmt_units(b - a, unit)} ({a:,} to {b:,})"
+                for first, last, a, b in gap_list
+            ],
+            "hoverinfo": "text",
+            "xaxis": "x",
+            "yaxis": "y",
+            "showlegend": False,
         },
         {
-            "type": "bar", "name": "live bytes", "x": list(range(n)), "y": list(profile),
+            "type": "bar",
+            "name": "live bytes",
+            "x": list(range(n)),
+            "y": list(profile),
             "marker": {"color": ["#ffa000" if k in bound_steps else "#90a4ae" for k in range(n)]},
-            "hovertext": [f"{plain(plan.steps[k])}: {fmt_units(profile[k], unit)} live; "
-                          f"alone needs {fmt_units(bounds[k], unit)}" for k in range(n)],
-            "hoverinfo": "text", "xaxis": "x2", "yaxis": "y2", "showlegend": False,
+            "hovertext": [
+                f"{plain(plan.steps[k])}: {fmt_units(profile[k], unit)} live; alone needs {fmt_units(bounds[k], unit)}"
+                for k in range(n)
+            ],
+            "hoverinfo": "text",
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "showlegend": False,
         },
     ]
 
     proof = "optimal (proven)" if plan.optimal else f"gap ≤ {fmt_units(plan.gap or 0, unit)}"
     pairwise, stacked = plan.pairwise_bound
-    why = (f" · {some_names(stacked)} meet pairwise at different steps, so they stack: "
-           f"{fmt_units(pairwise, unit)} at least" if stacked else "")
+    why = (
+        f" · {some_names(stacked)} meet pairwise at different steps, so they stack: "
+        f"{fmt_units(pairwise, unit)} at least"
+        if stacked
+        else ""
+    )
     peak_text = f"peak {fmt_units(peak, unit)} · lower bound {fmt_units(plan.lower_bound or 0, unit)} · {proof}"
     shapes: list[dict[str, Any]] = [
-        {"type": "rect", "xref": "x", "yref": "paper", "x0": k - 0.5, "x1": k + 0.5, "y0": 0, "y1": 1,
-         "fillcolor": BOUND_SHADE, "line": {"width": 0}, "layer": "below"}
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "paper",
+            "x0": k - 0.5,
+            "x1": k + 0.5,
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": BOUND_SHADE,
+            "line": {"width": 0},
+            "layer": "below",
+        }
         for k in bound_steps
     ]
-    shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": peak, "y1": peak,
-                   "line": {"color": "#263238", "width": 2}})
+    shapes.append(
+        {
+            "type": "line",
+            "xref": "paper",
+            "yref": "y",
+            "x0": 0,
+            "x1": 1,
+            "y0": peak,
+            "y1": peak,
+            "line": {"color": "#263238", "width": 2},
+        }
+    )
     annotations: list[dict[str, Any]] = [
-        {"xref": "paper", "yref": "y", "x": 1.0, "y": peak, "xanchor": "right", "yanchor": "bottom",
-         "showarrow": False, "text": plain(peak_text), "font": {"size": 12, "color": "#263238"}},
+        {
+            "xref": "paper",
+            "yref": "y",
+            "x": 1.0,
+            "y": peak,
+            "xanchor": "right",
+            "yanchor": "bottom",
+            "showarrow": False,
+            "text": plain(peak_text),
+            "font": {"size": 12, "color": "#263238"},
+        },
     ]
     if cap.limit > 0:
-        shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": cap.limit,
-                       "y1": cap.limit, "line": {"color": KIND_COLORS["capacity"], "width": 2, "dash": "dash"}})
-        annotations.append({"xref": "paper", "yref": "y", "x": 0.0, "y": cap.limit, "xanchor": "left",
-                            "yanchor": "bottom", "showarrow": False,
-                            "text": f"{cap.arch} limit {fmt_units(cap.limit, unit)}",
-                            "font": {"size": 12, "color": KIND_COLORS["capacity"]}})
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "paper",
+                "yref": "y",
+                "x0": 0,
+                "x1": 1,
+                "y0": cap.limit,
+                "y1": cap.limit,
+                "line": {"color": KIND_COLORS["capacity"], "width": 2, "dash": "dash"},
+            }
+        )
+        annotations.append(
+            {
+                "xref": "paper",
+                "yref": "y",
+                "x": 0.0,
+                "y": cap.limit,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "text": f"{cap.arch} limit {fmt_units(cap.limit, unit)}",
+                "font": {"size": 12, "color": KIND_COLORS["capacity"]},
+            }
+        )
     ticks = {"tickmode": "array", "tickvals": list(range(n)), "ticktext": [plain(s) for s in plan.steps]}
     what = "SMEM" if plan.memory == "smem" else "TMEM"
     layout: dict[str, Any] = {
-        "title": {"text": f"{what} lifetimes: {n} steps, {len(plan.data_regions)} regions",
-                  "subtitle": {"text": plain(f"solver {plan.solver} · {proof}{why}") + (
-                      f" · {widened_count:,} tiny {'region' if widened_count == 1 else 'regions'} drawn taller "
-                      "(not to scale)" if widened_count else ""),
-                               "font": {"size": 12, "color": "#546e7a"}},
-                  "x": 0.01, "xanchor": "left"},
-        "barmode": "overlay", "bargap": 0, "height": 520,
+        "title": {
+            "text": f"{what} lifetimes: {n} steps, {len(plan.data_regions)} regions",
+            "subtitle": {
+                "text": plain(f"solver {plan.solver} · {proof}{why}")
+                + (
+                    f" · {widened_count:,} tiny {'region' if widened_count == 1 else 'regions'} drawn taller "
+                    "(not to scale)"
+                    if widened_count
+                    else ""
+                ),
+                "font": {"size": 12, "color": "#546e7a"},
+            },
+            "x": 0.01,
+            "xanchor": "left",
+        },
+        "barmode": "overlay",
+        "bargap": 0,
+        "height": 520,
         "margin": {"l": 70, "r": 20, "t": 80, "b": 50},
-        "font": {"family": FONT, "size": 12}, "plot_bgcolor": "white", "paper_bgcolor": "white",
-        "hovermode": "closest", "uniformtext": {"minsize": 9, "mode": "hide"},
+        "font": {"family": FONT, "size": 12},
+        "plot_bgcolor": "white",
+        "paper_bgcolor": "white",
+        "hovermode": "closest",
+        "uniformtext": {"minsize": 9, "mode": "hide"},
         "xaxis": {**ticks, "range": [-0.5, n - 0.5], "anchor": "y", "showgrid": False, "zeroline": False},
-        "yaxis": {"domain": list(MAP_DOMAIN), "range": [0, span * 1.06], "title": {"text": f"address ({unit})"},
-                  "gridcolor": "#eceff1", "zeroline": False},
+        "yaxis": {
+            "domain": list(MAP_DOMAIN),
+            "range": [0, span * 1.06],
+            "title": {"text": f"address ({unit})"},
+            "gridcolor": "#eceff1",
+            "zeroline": False,
+        },
         "xaxis2": {**ticks, "range": [-0.5, n - 0.5], "anchor": "y2", "matches": "x", "showgrid": False},
-        "yaxis2": {"domain": list(PROFILE_DOMAIN), "title": {"text": f"live ({unit})"}, "gridcolor": "#eceff1",
-                   "rangemode": "tozero"},
+        "yaxis2": {
+            "domain": list(PROFILE_DOMAIN),
+            "title": {"text": f"live ({unit})"},
+            "gridcolor": "#eceff1",
+            "rangemode": "tozero",
+        },
         "shapes": shapes,
         "annotations": annotations,
     }
-    meta = {"bound_steps": tuple(bound_steps), "pairwise_bound": (pairwise, stacked), "sharing": shares,
-            "capacity": cap}
+    meta = {
+        "bound_steps": tuple(bound_steps),
+        "pairwise_bound": (pairwise, stacked),
+        "sharing": shares,
+        "capacity": cap,
+    }
     return FigureSpec(traces, layout, meta)
 
 
@@ -245,29 +355,62 @@ def comparison_spec(plans: dict[str, LayoutPlan], selected: str | None = None) -
     unit = plans[names[0]].unit if names else "B"
     bounds = [p.lower_bound for p in plans.values() if p.lower_bound is not None]
     trace = {
-        "type": "bar", "orientation": "h", "name": "totals", "x": totals, "y": names,
-        "text": [fmt_units(t, unit) for t in totals], "textposition": "auto",
-        "marker": {"color": ["#90a4ae" if p.optimal is not True else "#2e7d32" for p in plans.values()],
-                   "line": {"color": ["#263238" if n == selected else "rgba(0,0,0,0)" for n in names], "width": 2}},
-        "hovertext": [f"{plain(n)}: {fmt_units(t, unit)}" + (" (proven optimal)" if plans[n].optimal else "")
-                      for n, t in zip(names, totals)],
-        "hoverinfo": "text", "showlegend": False,
+        "type": "bar",
+        "orientation": "h",
+        "name": "totals",
+        "x": totals,
+        "y": names,
+        "text": [fmt_units(t, unit) for t in totals],
+        "textposition": "auto",
+        "marker": {
+            "color": ["#90a4ae" if p.optimal is not True else "#2e7d32" for p in plans.values()],
+            "line": {"color": ["#263238" if n == selected else "rgba(0,0,0,0)" for n in names], "width": 2},
+        },
+        "hovertext": [
+            f"{plain(n)}: {fmt_units(t, unit)}" + (" (proven optimal)" if plans[n].optimal else "")
+            for n, t in zip(names, totals)
+        ],
+        "hoverinfo": "text",
+        "showlegend": False,
     }
     shapes: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
     if bounds:
         bound = max(bounds)
-        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": bound, "x1": bound, "y0": 0, "y1": 1,
-                       "line": {"color": "#263238", "dash": "dot"}})
-        annotations.append({"xref": "x", "yref": "paper", "x": bound, "y": 1, "xanchor": "left",
-                            "yanchor": "bottom", "showarrow": False,
-                            "text": f"lower bound {fmt_units(bound, unit)}"})
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": bound,
+                "x1": bound,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": "#263238", "dash": "dot"},
+            }
+        )
+        annotations.append(
+            {
+                "xref": "x",
+                "yref": "paper",
+                "x": bound,
+                "y": 1,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "text": f"lower bound {fmt_units(bound, unit)}",
+            }
+        )
     layout = {
-        "title": {"text": "Data total by layout"}, "height": 120 + 40 * len(names), "font": {"family": FONT},
-        "plot_bgcolor": "white", "margin": {"l": 110, "r": 20, "t": 60, "b": 40},
+        "title": {"text": "Data total by layout"},
+        "height": 120 + 40 * len(names),
+        "font": {"family": FONT},
+        "plot_bgcolor": "white",
+        "margin": {"l": 110, "r": 20, "t": 60, "b": 40},
         "xaxis": {"rangemode": "tozero", "title": {"text": unit}},
         "yaxis": {"categoryorder": "array", "categoryarray": names, "autorange": "reversed"},
-        "shapes": shapes, "annotations": annotations,
+        "shapes": shapes,
+        "annotations": annotations,
     }
     return FigureSpec([trace], layout, {"names": tuple(names)})
 

@@ -26,8 +26,9 @@ def _smem_plan(obj: Any, arch: Any = None) -> LayoutPlan:
     return plan
 
 
-def smem_spec(plan: LayoutPlan, arch: Any = None,
-              highlight: tuple[int, int] | None = None, colors: dict[str, str] | None = None) -> FigureSpec:
+def smem_spec(
+    plan: LayoutPlan, arch: Any = None, highlight: tuple[int, int] | None = None, colors: dict[str, str] | None = None
+) -> FigureSpec:
     """The SMEM map of ``plan`` as plain data (see :class:`FigureSpec`);
     ``colors`` by region name, where the regions are part of a larger layout."""
     cap = plan.capacity(arch)
@@ -37,26 +38,46 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
     if cap.arch is None:
         title = f"SMEM layout: {fmt_units(cap.used, 'B')} (no arch given)"
     elif cap.limit:
-        title = (f"SMEM layout: {fmt_units(cap.used, 'B')} of {fmt_units(cap.limit, 'B')} on {cap.arch} "
-                 f"({cap.percent:.1f}%)")
+        title = (
+            f"SMEM layout: {fmt_units(cap.used, 'B')} of {fmt_units(cap.limit, 'B')} on {cap.arch} ({cap.percent:.1f}%)"
+        )
     else:
         title = f"SMEM layout: {fmt_units(cap.used, 'B')}; {cap.arch} has no SMEM"
     subtitle = _subtitle(plan, span)
     shapes = [
-        {   # the capacity line
-            "type": "line", "xref": "x", "yref": "y domain", "x0": cap.limit, "x1": cap.limit,
-            "y0": 0, "y1": 1, "line": {"color": KIND_COLORS["capacity"], "width": 2, "dash": "dash"},
+        {  # the capacity line
+            "type": "line",
+            "xref": "x",
+            "yref": "y domain",
+            "x0": cap.limit,
+            "x1": cap.limit,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": KIND_COLORS["capacity"], "width": 2, "dash": "dash"},
         },
-        {   # the part of the layout beyond capacity, if any
-            "type": "rect", "xref": "x", "yref": "y domain", "x0": cap.limit, "x1": max(cap.limit, cap.used),
-            "y0": 0, "y1": 1, "fillcolor": "rgba(198,40,40,0.12)", "line": {"width": 0}, "layer": "below",
+        {  # the part of the layout beyond capacity, if any
+            "type": "rect",
+            "xref": "x",
+            "yref": "y domain",
+            "x0": cap.limit,
+            "x1": max(cap.limit, cap.used),
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": "rgba(198,40,40,0.12)",
+            "line": {"width": 0},
+            "layer": "below",
         },
     ]
     over = f", over by {fmt_units(cap.overshoot, 'B')}" if not cap.fits else ""
     annotations = [
         {
-            "xref": "x", "yref": "y domain", "x": cap.limit, "y": 1.0, "yanchor": "bottom",
-            "xanchor": "right" if cap.limit > 0.6 * span else "left", "showarrow": False,
+            "xref": "x",
+            "yref": "y domain",
+            "x": cap.limit,
+            "y": 1.0,
+            "yanchor": "bottom",
+            "xanchor": "right" if cap.limit > 0.6 * span else "left",
+            "showarrow": False,
             "text": f"{cap.arch} limit {fmt_units(cap.limit, 'B')} · {cap.percent:.1f}% used{over}",
             "font": {"color": color, "size": 12},
         },
@@ -70,26 +91,41 @@ def smem_spec(plan: LayoutPlan, arch: Any = None,
         **map_layout(title, subtitle, margin_left=30, color=None if cap.fits else KIND_COLORS["capacity"]),
         "xaxis": {
             "title": {"text": "SMEM address (ticks in KiB)"},
-            "range": [0, span * 1.01], "tickvals": tickvals, "ticktext": ticktext,
-            "showgrid": True, "gridcolor": "#eceff1", "zeroline": False, "showline": True, "linecolor": "#90a4ae",
+            "range": [0, span * 1.01],
+            "tickvals": tickvals,
+            "ticktext": ticktext,
+            "showgrid": True,
+            "gridcolor": "#eceff1",
+            "zeroline": False,
+            "showline": True,
+            "linecolor": "#90a4ae",
         },
         "yaxis": {
-            "range": [SLOT_Y - 0.1, LABEL_Y + 0.13], "showticklabels": False, "showgrid": False,
-            "zeroline": False, "fixedrange": True,
+            "range": [SLOT_Y - 0.1, LABEL_Y + 0.13],
+            "showticklabels": False,
+            "showgrid": False,
+            "zeroline": False,
+            "fixedrange": True,
         },
         "shapes": shapes,
         "annotations": annotations,
         # for the live map when zoomed: its ticks (bytes and hex) and the minimum bar width
         "meta": {"smemviz_unit": "B", "smemviz_min_bar": MIN_BAR_FRACTION},
     }
-    short = (f"SMEM {_kib(cap.used)} of {_kib(cap.limit)} · {cap.arch} · {cap.percent:.0f}%"
-             + (" · OVER" if not cap.fits else ""))
-    meta: dict[str, Any] = {"capacity": cap, "span": span, "narrow": {
-        "title.text": short,
-        "title.subtitle.text": f"{len(plan.regions)} regions" + (f" · {widened(plan, span)} not to scale"
-                                                                  if widened(plan, span) else ""),
-        "annotations[0].text": f"{cap.arch} {cap.percent:.0f}%" + (f", +{_kib(cap.overshoot)}" if not cap.fits else ""),
-    }}
+    short = f"SMEM {_kib(cap.used)} of {_kib(cap.limit)} · {cap.arch} · {cap.percent:.0f}%" + (
+        " · OVER" if not cap.fits else ""
+    )
+    meta: dict[str, Any] = {
+        "capacity": cap,
+        "span": span,
+        "narrow": {
+            "title.text": short,
+            "title.subtitle.text": f"{len(plan.regions)} regions"
+            + (f" · {widened(plan, span)} not to scale" if widened(plan, span) else ""),
+            "annotations[0].text": f"{cap.arch} {cap.percent:.0f}%"
+            + (f", +{_kib(cap.overshoot)}" if not cap.fits else ""),
+        },
+    }
     if cap.arch is None:  # no capacity line or label to shorten
         meta["narrow"] = {"title.subtitle.text": meta["narrow"]["title.subtitle.text"]}
     elif len(annotations) > 1:  # the occupancy label, short
@@ -106,17 +142,34 @@ def _mark_next_occupancy(plan: LayoutPlan, arch: str, shapes: list, annotations:
     if occ is None or occ.ctas == 0 or occ.next_smem_per_cta is None:
         return
     x = occ.next_smem_per_cta
-    shapes.append({
-        "type": "line", "xref": "x", "yref": "y domain", "x0": x, "x1": x, "y0": 0, "y1": 1,
-        "line": {"color": KIND_COLORS["occupancy"], "width": 1, "dash": "dot"},
-    })
+    shapes.append(
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "y domain",
+            "x0": x,
+            "x1": x,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": KIND_COLORS["occupancy"], "width": 1, "dash": "dot"},
+        }
+    )
     # inside the plot, at the top beside the line: under the axis it would sit on the tick labels
-    annotations.append({
-        "xref": "x", "yref": "y domain", "x": x, "y": 1.0, "yanchor": "top", "xanchor": "left", "xshift": 3,
-        "showarrow": False, "font": {"color": KIND_COLORS["occupancy"], "size": 11},
-        "bgcolor": "rgba(255,255,255,0.8)",
-        "text": f"{occ.ctas + 1} CTAs/SM: <= {fmt_units(x, 'B')}",
-    })
+    annotations.append(
+        {
+            "xref": "x",
+            "yref": "y domain",
+            "x": x,
+            "y": 1.0,
+            "yanchor": "top",
+            "xanchor": "left",
+            "xshift": 3,
+            "showarrow": False,
+            "font": {"color": KIND_COLORS["occupancy"], "size": 11},
+            "bgcolor": "rgba(255,255,255,0.8)",
+            "text": f"{occ.ctas + 1} CTAs/SM: <= {fmt_units(x, 'B')}",
+        }
+    )
 
 
 def _kib(nbytes: int) -> str:

@@ -59,8 +59,10 @@ def _holes_trace(trace: dict[str, Any], plan: LayoutPlan, step: int, unit: str, 
             hovers.append(f"<b>padding</b><br>{where}<br>no region is placed here at any step")
             continue
         owners = [r.name for r in idle if r.offset < b and a < r.end]
-        hovers.append(f"<b>not live at {plain(plan.steps[step])}</b><br>{where}"
-                      f"<br>holds {plain(some_names(owners))} at other steps")
+        hovers.append(
+            f"<b>not live at {plain(plan.steps[step])}</b><br>{where}"
+            f"<br>holds {plain(some_names(owners))} at other steps"
+        )
     padding_marker = trace["marker"]
     return {
         **trace,
@@ -95,8 +97,10 @@ def step_map_spec(plan: LayoutPlan, step: int | str, arch: Any = None) -> Figure
     padding = sum(b - a for a, b, pad in holes if pad)
     live = at.data_regions
     unit = plan.unit
-    parts = [f"{len(live):,} of {len(plan.data_regions):,} regions live",
-             f"live data {fmt_units(sum(r.size for r in live), unit)}"]
+    parts = [
+        f"{len(live):,} of {len(plan.data_regions):,} regions live",
+        f"live data {fmt_units(sum(r.size for r in live), unit)}",
+    ]
     if not_live:
         parts.append(f"not live here {fmt_units(not_live, unit)}")
     if padding:
@@ -109,11 +113,17 @@ def step_map_spec(plan: LayoutPlan, step: int | str, arch: Any = None) -> Figure
     grow = 16 * (lines - was)
     # the map's own title without its KiB asides: the step's name makes it long enough
     what = re.sub(r" \([\d.]+ KiB\)", "", spec.layout["title"]["text"])
-    title = {**spec.layout["title"], "text": f"At step {plain(repr(plan.steps[k]))} ({k + 1} of {len(plan.steps)}), "
-             f"{len(live):,} live · " + what,
-             "subtitle": {**spec.layout["title"]["subtitle"], "text": subtitle}}
-    layout = {**spec.layout, "title": title, "height": spec.layout["height"] + grow,
-              "margin": {**spec.layout["margin"], "t": spec.layout["margin"]["t"] + grow}}
+    title = {
+        **spec.layout["title"],
+        "text": f"At step {plain(repr(plan.steps[k]))} ({k + 1} of {len(plan.steps)}), {len(live):,} live · " + what,
+        "subtitle": {**spec.layout["title"]["subtitle"], "text": subtitle},
+    }
+    layout = {
+        **spec.layout,
+        "title": title,
+        "height": spec.layout["height"] + grow,
+        "margin": {**spec.layout["margin"], "t": spec.layout["margin"]["t"] + grow},
+    }
     meta = dict(spec.meta)
     narrow = dict(meta.get("narrow", {}))
     if "title.text" in narrow:

@@ -40,10 +40,25 @@ FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 
 # A qualitative palette with enough contrast for white or black labels.
 PALETTE: tuple[str, ...] = (
-    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-    "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#8cd17d", "#f1ce63",
-    "#a0cbe8", "#ffbe7d", "#d4a6c8", "#499894", "#d37295",
-    "#b6992d", "#fabfd2",
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#e15759",
+    "#76b7b2",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#86bcb6",
+    "#8cd17d",
+    "#f1ce63",
+    "#a0cbe8",
+    "#ffbe7d",
+    "#d4a6c8",
+    "#499894",
+    "#d37295",
+    "#b6992d",
+    "#fabfd2",
 )
 
 # Fixed colours for what is not user data, so it never blends with it.
@@ -70,8 +85,13 @@ def map_layout(title: str, subtitle: str, margin_left: int, color: str | None = 
     long subtitle is wrapped, the top margin grown to hold its lines."""
     subtitle, lines = wrapped(subtitle)
     return {
-        "title": {"text": title, "subtitle": {"text": subtitle, "font": {"size": 12, "color": "#546e7a"}},
-                  "x": 0.01, "xanchor": "left", "font": {"color": color or "#263238"}},
+        "title": {
+            "text": title,
+            "subtitle": {"text": subtitle, "font": {"size": 12, "color": "#546e7a"}},
+            "x": 0.01,
+            "xanchor": "left",
+            "font": {"color": color or "#263238"},
+        },
         "barmode": "overlay",
         "height": 320 + SUBTITLE_LINE_PX * (lines - 1),
         "margin": {"l": margin_left, "r": 20, "t": 80 + SUBTITLE_LINE_PX * (lines - 1), "b": 75},
@@ -79,12 +99,19 @@ def map_layout(title: str, subtitle: str, margin_left: int, color: str | None = 
         "plot_bgcolor": "white",
         "paper_bgcolor": "white",
         # at the bottom edge of the figure, under the axis title rather than over it
-        "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.01, "x": 0,
-                   "font": {"size": 11}},
+        "legend": {
+            "orientation": "h",
+            "yref": "container",
+            "yanchor": "bottom",
+            "y": 0.01,
+            "x": 0,
+            "font": {"size": 11},
+        },
         "hovermode": "closest",
         "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
         "uniformtext": {"minsize": 9, "mode": "hide"},
     }
+
 
 KIND_COLORS = {
     "barrier": "#37474f",
@@ -103,8 +130,16 @@ _STAGE_WORD = re.compile(r"(?:[_\-.]?(?:stage|stg|s))?[_\-.]?$", re.IGNORECASE)
 
 # Hues for families of regions: mid tones, so shades either way stay readable.
 FAMILY_HUES: tuple[str, ...] = (
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#499894",
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#499894",
 )
 SHADES = 8  # stage k of a family: darkest at 0, lighter with each stage, repeating after 8
 _SHADE_FROM, _SHADE_STEP = -0.28, 0.09
@@ -132,7 +167,7 @@ def _hue_index(family: str) -> int:
 
 def shade(color: str, amount: float) -> str:
     """``color`` mixed towards white (``amount`` > 0) or black (< 0)."""
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
     target = 255 if amount > 0 else 0
     a = abs(amount)
     return "#" + "".join(f"{round(c + (target - c) * a):02x}" for c in (r, g, b))
@@ -226,5 +261,3 @@ def kib_ticks(span: int, target: int = 10) -> tuple[list[int], list[str]]:
     step = next((s for s in _STEPS if span / s <= target), _STEPS[-1])
     vals = list(range(0, span + 1, step))
     return vals, [kib_label(v) for v in vals]
-
-

@@ -29,8 +29,9 @@ def _tmem_plan(obj: Any) -> LayoutPlan:
     return plan
 
 
-def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None,
-              colors: dict[str, str] | None = None) -> FigureSpec:
+def tmem_spec(
+    plan: LayoutPlan, highlight: tuple[int, int] | None = None, colors: dict[str, str] | None = None
+) -> FigureSpec:
     """The TMEM map of ``plan`` as plain data (see :class:`FigureSpec`)."""
     used = plan.data_total
     columns = hardware.TMEM_COLUMNS
@@ -38,32 +39,60 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None,
     over = used > columns
     alloc = plan.tmem_alloc_columns if not over else 0
     state = (
-        f"over the {columns} columns of a CTA by {used - columns}" if over
-        else f"tcgen05.alloc({alloc})" if alloc else "nothing allocated"
+        f"over the {columns} columns of a CTA by {used - columns}"
+        if over
+        else f"tcgen05.alloc({alloc})"
+        if alloc
+        else "nothing allocated"
     )
     title = f"TMEM layout: {used:,} of {columns} columns ({100.0 * used / columns:.1f}%) · {state}"
     shapes = [
-        {   # columns that tcgen05.alloc reserves beyond those used
-            "type": "rect", "xref": "x", "yref": "y", "x0": used, "x1": max(used, alloc),
-            "y0": 0, "y1": LANES, "fillcolor": "rgba(21,101,192,0.08)",
-            "line": {"width": 0}, "layer": "below",
+        {  # columns that tcgen05.alloc reserves beyond those used
+            "type": "rect",
+            "xref": "x",
+            "yref": "y",
+            "x0": used,
+            "x1": max(used, alloc),
+            "y0": 0,
+            "y1": LANES,
+            "fillcolor": "rgba(21,101,192,0.08)",
+            "line": {"width": 0},
+            "layer": "below",
         },
-        {   # the tcgen05.alloc column count
-            "type": "line", "xref": "x", "yref": "y", "x0": alloc, "x1": alloc, "y0": 0, "y1": LANES,
+        {  # the tcgen05.alloc column count
+            "type": "line",
+            "xref": "x",
+            "yref": "y",
+            "x0": alloc,
+            "x1": alloc,
+            "y0": 0,
+            "y1": LANES,
             "line": {"color": KIND_COLORS["alloc"], "width": 2, "dash": "dash"},
             "visible": bool(alloc),
         },
-        {   # the physical edge: 512 columns
-            "type": "line", "xref": "x", "yref": "y domain", "x0": columns, "x1": columns, "y0": 0, "y1": 1,
+        {  # the physical edge: 512 columns
+            "type": "line",
+            "xref": "x",
+            "yref": "y domain",
+            "x0": columns,
+            "x1": columns,
+            "y0": 0,
+            "y1": 1,
             "line": {"color": KIND_COLORS["capacity"], "width": 2},
         },
     ]
     annotations = [
-        {   # above the plot area, clear of the group labels that sit over the band,
+        {  # above the plot area, clear of the group labels that sit over the band,
             # and on the side of the line where it fits
-            "xref": "x", "yref": "y domain", "x": alloc, "y": 1.0, "yanchor": "bottom",
-            "xanchor": "right" if alloc > 0.6 * span else "left", "showarrow": False,
-            "text": f"tcgen05.alloc {alloc} cols", "visible": bool(alloc),
+            "xref": "x",
+            "yref": "y domain",
+            "x": alloc,
+            "y": 1.0,
+            "yanchor": "bottom",
+            "xanchor": "right" if alloc > 0.6 * span else "left",
+            "showarrow": False,
+            "text": f"tcgen05.alloc {alloc} cols",
+            "visible": bool(alloc),
             "font": {"color": KIND_COLORS["alloc"], "size": 12},
         },
     ]
@@ -71,13 +100,22 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None,
         **map_layout(title, _subtitle(plan, span), margin_left=50),
         "height": TMEM_HEIGHT_PX,
         "xaxis": {
-            "title": {"text": "TMEM column"}, "range": [0, span * 1.01],
+            "title": {"text": "TMEM column"},
+            "range": [0, span * 1.01],
             "tickvals": list(range(0, span + 1, 32 if span <= 512 else 64)),
-            "showgrid": True, "gridcolor": "#eceff1", "zeroline": False, "showline": True, "linecolor": "#90a4ae",
+            "showgrid": True,
+            "gridcolor": "#eceff1",
+            "zeroline": False,
+            "showline": True,
+            "linecolor": "#90a4ae",
         },
         "yaxis": {
-            "title": {"text": "lane"}, "range": [(SLOT_Y - 0.06) * LANES, (LABEL_Y + 0.13) * LANES],
-            "tickvals": [0, 32, 64, 96, 128], "showgrid": False, "zeroline": False, "fixedrange": True,
+            "title": {"text": "lane"},
+            "range": [(SLOT_Y - 0.06) * LANES, (LABEL_Y + 0.13) * LANES],
+            "tickvals": [0, 32, 64, 96, 128],
+            "showgrid": False,
+            "zeroline": False,
+            "fixedrange": True,
         },
         "shapes": shapes,
         "annotations": annotations,
@@ -88,8 +126,11 @@ def tmem_spec(plan: LayoutPlan, highlight: tuple[int, int] | None = None,
         "title.subtitle.text": f"{len(plan.regions)} allocations",
     }
     findings = findings_beyond_capacity(plan)  # capacity has its own line
-    return FigureSpec(region_traces(plan, float(LANES), highlight, span, findings, colors), layout,
-                      {"alloc_columns": alloc, "span": span, "narrow": narrow})
+    return FigureSpec(
+        region_traces(plan, float(LANES), highlight, span, findings, colors),
+        layout,
+        {"alloc_columns": alloc, "span": span, "narrow": narrow},
+    )
 
 
 def _subtitle(plan: LayoutPlan, span: float) -> str:

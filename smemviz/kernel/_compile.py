@@ -23,6 +23,7 @@ from ..layout._emit import require_cutlass
 
 __all__ = ["CompiledKernel", "compile_host", "normalise_arch", "cache_info", "clear_cache"]
 
+
 def normalise_arch(arch: str | int) -> str:
     """The target to compile for: ``"sm90"``/``"90a"``/``"hopper"`` -> ``"sm_90a"``
     (:func:`smemviz.hardware.compile_target`)."""
@@ -85,9 +86,7 @@ def dynamic_smem_from_ir(ir_text: str) -> int | None:
     configs = re.findall(r"(%\w+) = llvm\.alloca %\w+ x " + _LAUNCH_CFG, ir_text)
     found: set[int] = set()
     for cfg in configs:
-        geps = re.findall(
-            r"(%\w+) = llvm\.getelementptr " + re.escape(cfg) + r"\[0, 2\] : ", ir_text
-        )
+        geps = re.findall(r"(%\w+) = llvm\.getelementptr " + re.escape(cfg) + r"\[0, 2\] : ", ir_text)
         for gep in geps:
             for value in re.findall(r"llvm\.store (%\w+), " + re.escape(gep) + r" : i64", ir_text):
                 if value in constants:
@@ -171,7 +170,6 @@ def plan_key(plan: Any) -> tuple:
         plan.unified_bytes,
         plan.base_alignment,
         tuple(
-            (r.name, r.kind, r.offset, r.size, r.alignment, r.group, r.phase, r.dtype, r.count)
-            for r in plan.regions
+            (r.name, r.kind, r.offset, r.size, r.alignment, r.group, r.phase, r.dtype, r.count) for r in plan.regions
         ),
     )

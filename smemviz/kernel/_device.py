@@ -12,8 +12,16 @@ from typing import Any
 from .. import hardware
 from .._optional import installed
 
-__all__ = ["GpuInfo", "NoGpuError", "WrongGpuError", "current_gpu", "require_gpu", "torch_or_none",
-           "nvidia_device_visible", "no_gpu_reason"]
+__all__ = [
+    "GpuInfo",
+    "NoGpuError",
+    "WrongGpuError",
+    "current_gpu",
+    "require_gpu",
+    "torch_or_none",
+    "nvidia_device_visible",
+    "no_gpu_reason",
+]
 
 
 class NoGpuError(RuntimeError):
@@ -53,8 +61,9 @@ def nvidia_device_visible() -> bool:
     import glob
     import os
 
-    if glob.glob("/dev/nvidia[0-9]*") or (os.path.isdir("/proc/driver/nvidia/gpus")
-                                           and os.listdir("/proc/driver/nvidia/gpus")):
+    if glob.glob("/dev/nvidia[0-9]*") or (
+        os.path.isdir("/proc/driver/nvidia/gpus") and os.listdir("/proc/driver/nvidia/gpus")
+    ):
         return True
     import shutil
 

@@ -168,7 +168,9 @@ def read_addresses(ptx: str) -> PtxAddresses:
         o for reg in re.findall(rf"tcgen05\.mma\.[\w:.]+\s+\[({_R})\]", ptx) for o in tmem(reg, "tcgen05.mma")
     )
     ld_cols = frozenset(
-        o for reg in re.findall(rf"tcgen05\.ld\.[\w:.]+\s+\{{[^}}]*\}},\s*\[({_R})\]", ptx) for o in tmem(reg, "tcgen05.ld")
+        o
+        for reg in re.findall(rf"tcgen05\.ld\.[\w:.]+\s+\{{[^}}]*\}},\s*\[({_R})\]", ptx)
+        for o in tmem(reg, "tcgen05.ld")
     )
     # UMMA descriptors carry (SMEM address >> 4) in their low 14 bits
     shifted = dict(re.findall(rf"shr\.u32\s+({_R}), ({_R}), 4;", ptx))
@@ -241,8 +243,12 @@ def gemm_plan_facts(layout, ptx: str) -> list[PlanFact]:
         PlanFact("TMEM base read back from (SMEM byte)", str(offsets["tmem_ptr"]), _fmt(set(found.tmem_slot_reads))),
         PlanFact("tcgen05.alloc columns", str(columns), _fmt(found.tcgen05_alloc_columns)),
         PlanFact("tcgen05.dealloc columns", str(columns), _fmt(found.tcgen05_dealloc_columns)),
-        PlanFact("tcgen05.mma accumulators (TMEM columns)", _fmt(layout.acc_columns()), _fmt(found.mma_accumulator_columns)),
-        PlanFact("tcgen05.ld epilogue reads (TMEM columns)", _fmt(layout.acc_columns()), _fmt(found.epilogue_load_columns)),
+        PlanFact(
+            "tcgen05.mma accumulators (TMEM columns)", _fmt(layout.acc_columns()), _fmt(found.mma_accumulator_columns)
+        ),
+        PlanFact(
+            "tcgen05.ld epilogue reads (TMEM columns)", _fmt(layout.acc_columns()), _fmt(found.epilogue_load_columns)
+        ),
         PlanFact("UMMA SMEM descriptors (A, B bytes)", _fmt(operands), _fmt(found.mma_descriptor_offsets)),
         PlanFact("TMA loads into (A, B bytes)", _fmt(operands), _fmt(found.tma_load_offsets)),
         PlanFact("TMA stores from (C staging byte)", str(offsets["c"]), _fmt(found.tma_store_offsets)),

@@ -27,8 +27,15 @@ from .. import hardware
 from .._dtypes import dtype_name, dtype_width
 from .._errors import DeclarationError, DeclarationTypeError
 
-__all__ = ["SmemAccess", "ACCESS_KEYS", "SWIZZLE_CHOICES", "access_from_dict", "accesses_of", "instruction_spellings",
-           "canonical_instruction"]
+__all__ = [
+    "SmemAccess",
+    "ACCESS_KEYS",
+    "SWIZZLE_CHOICES",
+    "access_from_dict",
+    "accesses_of",
+    "instruction_spellings",
+    "canonical_instruction",
+]
 
 ACCESS_KEYS = ("region", "instruction", "layout", "dtype", "swizzle", "warps", "threads", "stage")
 # "region": the region's own mode; "none": no swizzle, whatever the region says
@@ -44,9 +51,14 @@ def _spellings() -> dict[str, str]:
     """
     table: dict[str, str] = {}
     for kind in ("ld", "st"):
-        for suffixes in (("b8", "u8", "s8"), ("b16", "u16", "s16", "f16"), ("b32", "u32", "s32", "f32"),
-                         ("b64", "u64", "s64", "f64"), ("v2.b32", "v2.u32", "v2.s32", "v2.f32"),
-                         ("v4.b32", "v4.u32", "v4.s32", "v4.f32")):
+        for suffixes in (
+            ("b8", "u8", "s8"),
+            ("b16", "u16", "s16", "f16"),
+            ("b32", "u32", "s32", "f32"),
+            ("b64", "u64", "s64", "f64"),
+            ("v2.b32", "v2.u32", "v2.s32", "v2.f32"),
+            ("v4.b32", "v4.u32", "v4.s32", "v4.f32"),
+        ):
             for s in suffixes:
                 table[f"{kind}.shared.{s}"] = f"{kind}.shared.{suffixes[0]}"
     for kind in ("ldmatrix", "stmatrix"):
@@ -190,21 +202,33 @@ def _check(acc: SmemAccess, region: Any) -> None:
     """Refuse a record the analysis could not take, naming the allocation and the key."""
     where = f"access of {region!r}" if region is not None else "access"
     if region is not None and (not isinstance(region, str) or not region):
-        raise _fail("access", "region", f"'region' must name a region, got {region!r}",
-                    kind=DeclarationTypeError)
+        raise _fail("access", "region", f"'region' must name a region, got {region!r}", kind=DeclarationTypeError)
     instruction = acc.instruction
     if not isinstance(instruction, str):
-        raise _fail(where, "instruction", f"'instruction' must be a PTX spelling such as 'stmatrix.x4', "
-                                          f"not {type(instruction).__name__} {instruction!r}",
-                    kind=DeclarationTypeError, allocation=region)
+        raise _fail(
+            where,
+            "instruction",
+            f"'instruction' must be a PTX spelling such as 'stmatrix.x4', "
+            f"not {type(instruction).__name__} {instruction!r}",
+            kind=DeclarationTypeError,
+            allocation=region,
+        )
     if canonical_instruction(instruction) is None:
         known = ", ".join(sorted({v for v in _SPELLINGS.values()}))
-        raise _fail(where, "instruction", f"unknown instruction {instruction!r}; the bank model knows {known}",
-                    allocation=region)
+        raise _fail(
+            where,
+            "instruction",
+            f"unknown instruction {instruction!r}; the bank model knows {known}",
+            allocation=region,
+        )
     _check_tile(acc, where, region)
     if acc.swizzle not in SWIZZLE_CHOICES:
-        raise _fail(where, "swizzle", f"'swizzle' must be one of {', '.join(map(repr, SWIZZLE_CHOICES))}, "
-                                      f"got {acc.swizzle!r}", allocation=region)
+        raise _fail(
+            where,
+            "swizzle",
+            f"'swizzle' must be one of {', '.join(map(repr, SWIZZLE_CHOICES))}, got {acc.swizzle!r}",
+            allocation=region,
+        )
     _check_pair(acc.warps, "warps", where, region)
     if acc.threads is not None:
         _check_threads(acc, where, region)
@@ -218,8 +242,13 @@ def _check_tile(acc: SmemAccess, where: str, region: Any) -> None:
     for key in ("layout", "dtype"):
         value = getattr(acc, key)
         if value is not None and not isinstance(value, str):
-            raise _fail(where, key, f"'{key}' must be text, got {type(value).__name__} {value!r}",
-                        kind=DeclarationTypeError, allocation=region)
+            raise _fail(
+                where,
+                key,
+                f"'{key}' must be text, got {type(value).__name__} {value!r}",
+                kind=DeclarationTypeError,
+                allocation=region,
+            )
         if isinstance(value, str) and (not value.strip() or not value.isprintable()):
             raise _fail(where, key, f"'{key}' must be printable, non-empty text, got {value!r}", allocation=region)
     if acc.layout is not None:
@@ -232,8 +261,12 @@ def _check_tile(acc: SmemAccess, where: str, region: Any) -> None:
         except (TypeError, ValueError) as exc:
             raise _fail(where, "dtype", str(exc), allocation=region) from None
         if bits % 8:
-            raise _fail(where, "dtype", f"{acc.dtype!r} is {bits}-bit: the bank analysis takes whole-byte elements",
-                        allocation=region)
+            raise _fail(
+                where,
+                "dtype",
+                f"{acc.dtype!r} is {bits}-bit: the bank analysis takes whole-byte elements",
+                allocation=region,
+            )
 
 
 def _check_threads(acc: SmemAccess, where: str, region: Any) -> None:
@@ -241,35 +274,53 @@ def _check_threads(acc: SmemAccess, where: str, region: Any) -> None:
     assert acc.threads is not None
     _check_pair(acc.threads, "threads", where, region)
     if _is_matrix(acc.short_instruction):
-        raise _fail(where, "threads", f"'threads' arranges the lanes of per-thread ld/st and cp.async; "
-                                      f"{acc.instruction} places its lanes itself", allocation=region)
+        raise _fail(
+            where,
+            "threads",
+            f"'threads' arranges the lanes of per-thread ld/st and cp.async; {acc.instruction} places its lanes itself",
+            allocation=region,
+        )
     if acc.threads[0] * acc.threads[1] != WARP_LANES:
-        raise _fail(where, "threads", f"'threads' {list(acc.threads)} arranges {acc.threads[0] * acc.threads[1]} "
-                                      f"lanes; a warp has {WARP_LANES}", allocation=region)
+        raise _fail(
+            where,
+            "threads",
+            f"'threads' {list(acc.threads)} arranges {acc.threads[0] * acc.threads[1]} lanes; a warp has {WARP_LANES}",
+            allocation=region,
+        )
 
 
 def _check_pair(value: Any, key: str, where: str, region: Any) -> None:
-    if (not isinstance(value, tuple) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)):
-        raise _fail(where, key, f"'{key}' must be two positive integers [rows, columns], got {value!r}",
-                    allocation=region)
+    if (
+        not isinstance(value, tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+    ):
+        raise _fail(
+            where, key, f"'{key}' must be two positive integers [rows, columns], got {value!r}", allocation=region
+        )
 
 
 def access_from_dict(data: Mapping[str, Any], region: str | None = None) -> SmemAccess:
     """An :class:`SmemAccess` from its plain-data form (a layout file's ``access`` table, a plan's
     JSON), refusing unknown keys and bad values; ``region`` names it when the table does not."""
     if not isinstance(data, Mapping):
-        raise DeclarationTypeError(f"access of {region!r}: an access is a table of {', '.join(ACCESS_KEYS)}, "
-                                   f"not {type(data).__name__}", allocation=region, field="access")
+        raise DeclarationTypeError(
+            f"access of {region!r}: an access is a table of {', '.join(ACCESS_KEYS)}, not {type(data).__name__}",
+            allocation=region,
+            field="access",
+        )
     name = data.get("region", region)
     where = f"access of {name!r}" if name else "access"
     if region is not None and "region" in data and data["region"] != region:
-        raise _fail(where, "region", f"declared on {region!r} but names region {data['region']!r}",
-                    allocation=region)
+        raise _fail(where, "region", f"declared on {region!r} but names region {data['region']!r}", allocation=region)
     unknown = sorted(str(k) for k in data if k not in ACCESS_KEYS)
     if unknown:
-        raise _fail(where, unknown[0], f"unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(ACCESS_KEYS)}",
-                    allocation=name)
+        raise _fail(
+            where,
+            unknown[0],
+            f"unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(ACCESS_KEYS)}",
+            allocation=name,
+        )
     if "instruction" not in data:
         raise _fail(where, "instruction", "missing 'instruction' (e.g. 'stmatrix.x4')", allocation=name)
     swizzle = data.get("swizzle", "region")
@@ -295,8 +346,11 @@ def accesses_of(value: Any, allocation: str, *, stages: int | None = None) -> tu
     for item in items:
         if isinstance(item, SmemAccess):
             if item.region is not None and item.region != allocation:
-                raise DeclarationError(f"access of {allocation!r}: declared on {allocation!r} but names region "
-                                       f"{item.region!r}", allocation=allocation, field="access.region")
+                raise DeclarationError(
+                    f"access of {allocation!r}: declared on {allocation!r} but names region {item.region!r}",
+                    allocation=allocation,
+                    field="access.region",
+                )
             acc = item if item.region == allocation else _with_region(item, allocation)
         elif isinstance(item, str):
             acc = SmemAccess(item, region=allocation)
@@ -306,10 +360,15 @@ def accesses_of(value: Any, allocation: str, *, stages: int | None = None) -> tu
             raise DeclarationTypeError(
                 f"SMEM allocation {allocation!r}: access must be an SmemAccess, a table or an instruction "
                 f"spelling (or a list of them), got {type(item).__name__} {item!r}",
-                allocation=allocation, field="access")
+                allocation=allocation,
+                field="access",
+            )
         if stages is not None and acc.stage >= stages:
-            raise DeclarationError(f"access of {allocation!r}: stage {acc.stage} does not exist; the allocation "
-                                   f"holds {stages} stage(s)", allocation=allocation, field="access.stage")
+            raise DeclarationError(
+                f"access of {allocation!r}: stage {acc.stage} does not exist; the allocation holds {stages} stage(s)",
+                allocation=allocation,
+                field="access.stage",
+            )
         out.append(acc)
     return tuple(out)
 

@@ -28,7 +28,9 @@ INT_MAX = 2**63 - 1
 def _too_big(kind: str, name: Any, field: str, value: int) -> DeclarationError:
     return DeclarationError(
         f"{kind} allocation {name!r}: {field} {value:,} ({value.bit_length()} bits) does not fit in 64 bits "
-        f"(at most {INT_MAX:,})", allocation=name, field=field,
+        f"(at most {INT_MAX:,})",
+        allocation=name,
+        field=field,
     )
 
 
@@ -71,15 +73,21 @@ def _check_smem_fields_slowly(alloc: SmemAllocation) -> None:
     name = alloc.name
     if not _is_int(alloc.size_bytes):
         raise DeclarationTypeError(
-            f"SMEM allocation {name!r}: size_bytes must be an int, got {alloc.size_bytes!r}", allocation=name, field="size_bytes"
+            f"SMEM allocation {name!r}: size_bytes must be an int, got {alloc.size_bytes!r}",
+            allocation=name,
+            field="size_bytes",
         )
     if alloc.size_bytes < 0:
         raise DeclarationError(
-            f"SMEM allocation {name!r}: size_bytes must be >= 0, got {alloc.size_bytes}", allocation=name, field="size_bytes"
+            f"SMEM allocation {name!r}: size_bytes must be >= 0, got {alloc.size_bytes}",
+            allocation=name,
+            field="size_bytes",
         )
     if not _is_int(alloc.alignment):
         raise DeclarationTypeError(
-            f"SMEM allocation {name!r}: alignment must be an int, got {alloc.alignment!r}", allocation=name, field="alignment"
+            f"SMEM allocation {name!r}: alignment must be an int, got {alloc.alignment!r}",
+            allocation=name,
+            field="alignment",
         )
     if alloc.alignment <= 0 or alloc.alignment & (alloc.alignment - 1):
         raise DeclarationError(
@@ -110,7 +118,9 @@ def _check_smem_fields_slowly(alloc: SmemAllocation) -> None:
     except (TypeError, ValueError) as exc:
         raise _dtype_error(exc, name) from None
     if alloc.size_bytes == 0:
-        raise DeclarationError(f"SMEM allocation {name!r}: size is 0 ({alloc.count} x {dtype_name(alloc.dtype)})", allocation=name)
+        raise DeclarationError(
+            f"SMEM allocation {name!r}: size is 0 ({alloc.count} x {dtype_name(alloc.dtype)})", allocation=name
+        )
     if alloc.size_bytes < needed:
         raise DeclarationError(
             f"SMEM allocation {name!r}: size_bytes {alloc.size_bytes} is smaller than "
@@ -184,25 +194,39 @@ class SmemAllocation:
         if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)) or not shape:
             raise DeclarationTypeError(
                 f"allocation {self.name!r}: shape must be a non-empty tuple of ints, got {shape!r}",
-                allocation=self.name, field="shape")
+                allocation=self.name,
+                field="shape",
+            )
         shape = tuple(_plain_int(n) for n in shape)  # NumPy extents, as counts take them
         if not all(_is_int(n) and n > 0 for n in shape):
-            raise DeclarationError(f"allocation {self.name!r}: every extent of shape must be an int > 0, got {shape!r}",
-                                   allocation=self.name, field="shape")
+            raise DeclarationError(
+                f"allocation {self.name!r}: every extent of shape must be an int > 0, got {shape!r}",
+                allocation=self.name,
+                field="shape",
+            )
         if self.dtype is None:
-            raise DeclarationError(f"allocation {self.name!r}: shape={tuple(shape)!r} needs a dtype to size it",
-                                   allocation=self.name, field="shape")
+            raise DeclarationError(
+                f"allocation {self.name!r}: shape={tuple(shape)!r} needs a dtype to size it",
+                allocation=self.name,
+                field="shape",
+            )
         elements = 1
         for n in shape:
             elements *= n
         if self.count not in (1, elements):
             raise DeclarationError(
                 f"allocation {self.name!r}: count={self.count!r} disagrees with shape={tuple(shape)!r} "
-                f"({elements} elements); give one of them", allocation=self.name, field="count")
+                f"({elements} elements); give one of them",
+                allocation=self.name,
+                field="count",
+            )
         if self.stages is not None and self.stages != shape[0]:
             raise DeclarationError(
                 f"allocation {self.name!r}: stages={self.stages!r} disagrees with shape={tuple(shape)!r}, "
-                f"whose first extent is the stage count", allocation=self.name, field="stages")
+                f"whose first extent is the stage count",
+                allocation=self.name,
+                field="stages",
+            )
         self.shape = tuple(shape)
         self.count = elements
         self.stages = shape[0]
@@ -234,16 +258,21 @@ def check_lint_fields(alloc: Any) -> None:
     swizzle = getattr(alloc, "swizzle", None)
     if swizzle is not None and swizzle not in SWIZZLE_ATOM_BYTES:
         known = ", ".join(repr(k) for k in SWIZZLE_ATOM_BYTES)
-        raise DeclarationError(f"SMEM allocation {name!r}: swizzle must be None, {known}; got {swizzle!r}",
-                               allocation=name, field="swizzle")
+        raise DeclarationError(
+            f"SMEM allocation {name!r}: swizzle must be None, {known}; got {swizzle!r}",
+            allocation=name,
+            field="swizzle",
+        )
     stages = getattr(alloc, "stages", None)
     if stages is not None and (not _is_int(stages) or stages <= 0):
-        raise DeclarationError(f"SMEM allocation {name!r}: stages must be a positive int, got {stages!r}",
-                               allocation=name, field="stages")
+        raise DeclarationError(
+            f"SMEM allocation {name!r}: stages must be a positive int, got {stages!r}", allocation=name, field="stages"
+        )
     tma = getattr(alloc, "tma", None)
     if tma is not None and not isinstance(tma, bool):
-        raise DeclarationTypeError(f"SMEM allocation {name!r}: tma must be True, False or None, got {tma!r}",
-                                   allocation=name, field="tma")
+        raise DeclarationTypeError(
+            f"SMEM allocation {name!r}: tma must be True, False or None, got {tma!r}", allocation=name, field="tma"
+        )
 
 
 def declared_accesses(alloc: Any) -> tuple[SmemAccess, ...]:
@@ -252,19 +281,31 @@ def declared_accesses(alloc: Any) -> tuple[SmemAccess, ...]:
     accesses = accesses_of(getattr(alloc, "access", None), alloc.name, stages=getattr(alloc, "stages", None))
     for acc in accesses:
         if acc.dtype is None and getattr(alloc, "dtype", None) is None:
-            raise DeclarationError(f"access of {alloc.name!r}: neither the access nor the allocation gives a "
-                                   f"dtype; the bank analysis needs the element size", allocation=alloc.name,
-                                   field="access.dtype")
+            raise DeclarationError(
+                f"access of {alloc.name!r}: neither the access nor the allocation gives a "
+                f"dtype; the bank analysis needs the element size",
+                allocation=alloc.name,
+                field="access.dtype",
+            )
         if acc.layout is None:
-            raise DeclarationError(f"access of {alloc.name!r}: give the tile's 'layout' (CuTe shape:stride in "
-                                   f"elements, e.g. '(128,64):(64,1)')", allocation=alloc.name,
-                                   field="access.layout")
+            raise DeclarationError(
+                f"access of {alloc.name!r}: give the tile's 'layout' (CuTe shape:stride in "
+                f"elements, e.g. '(128,64):(64,1)')",
+                allocation=alloc.name,
+                field="access.layout",
+            )
     return accesses
 
 
 def check_tmem_fields(alloc: TmemAllocation) -> None:
     name = alloc.name
-    if type(alloc.num_columns) is int and 0 < alloc.num_columns <= INT_MAX and type(name) is str and name and name.isprintable():
+    if (
+        type(alloc.num_columns) is int
+        and 0 < alloc.num_columns <= INT_MAX
+        and type(name) is str
+        and name
+        and name.isprintable()
+    ):
         return
     check_name(name, "TMEM allocation")
     if not _is_int(alloc.num_columns):
@@ -275,7 +316,9 @@ def check_tmem_fields(alloc: TmemAllocation) -> None:
         )
     if alloc.num_columns <= 0:
         raise DeclarationError(
-            f"TMEM allocation {name!r}: num_columns must be >= 1, got {alloc.num_columns}", allocation=name, field="num_columns"
+            f"TMEM allocation {name!r}: num_columns must be >= 1, got {alloc.num_columns}",
+            allocation=name,
+            field="num_columns",
         )
     if alloc.num_columns > INT_MAX:
         raise _too_big("TMEM", name, "num_columns", alloc.num_columns)

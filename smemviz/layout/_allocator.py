@@ -34,8 +34,14 @@ from ._pipelines import _PipelineMethods, barriers_per_stage
 from ._plan import CapacityCheck
 from ._trace import _TraceMethods
 
-__all__ = ["SmemAllocator", "TmemAllocator", "groups_to_lifetimes", "compare_layouts", "capacity_checks_deferred",
-           "barriers_per_stage"]
+__all__ = [
+    "SmemAllocator",
+    "TmemAllocator",
+    "groups_to_lifetimes",
+    "compare_layouts",
+    "capacity_checks_deferred",
+    "barriers_per_stage",
+]
 
 
 class SmemAllocator(_TraceMethods, _PipelineMethods):
@@ -64,9 +70,7 @@ class SmemAllocator(_TraceMethods, _PipelineMethods):
             check_smem_fields(alloc)
             return
         if isinstance(alloc, TmemAllocation) or hasattr(alloc, "num_columns"):
-            raise TypeError(
-                f"{where}: {_label(alloc)!r} is a TMEM allocation; give it to a TmemAllocator"
-            )
+            raise TypeError(f"{where}: {_label(alloc)!r} is a TMEM allocation; give it to a TmemAllocator")
         if all(hasattr(alloc, f) for f in ("name", "size_bytes", "alignment", "offset")):
             check_smem_fields(alloc)  # a CUTLASS SmemAllocation or a look-alike
             return
@@ -102,7 +106,11 @@ class SmemAllocator(_TraceMethods, _PipelineMethods):
         unified = align_up(total, hardware.MBARRIER_ALIGNMENT) + self._barrier_bytes
         largest = sorted(self.allocations, key=lambda a: -a.size_bytes)[:3]
         verdict = CapacityCheck(
-            self._arch.name, "smem", unified, self._arch.smem_per_block, "B",
+            self._arch.name,
+            "smem",
+            unified,
+            self._arch.smem_per_block,
+            "B",
             tuple((a.name, a.size_bytes, a.alignment) for a in largest),
             breakdown=f"data {total:,} B + barriers {self._barrier_bytes:,} B",
         )
@@ -164,6 +172,7 @@ class SmemAllocator(_TraceMethods, _PipelineMethods):
         otherwise return the :class:`CapacityCheck`."""
         return self.plan.check(arch)
 
+
 class TmemAllocator(_BaseAllocator):
     """Tensor-memory allocator: column offsets (no alignment), at most 512 columns.
 
@@ -184,9 +193,7 @@ class TmemAllocator(_BaseAllocator):
             check_tmem_fields(alloc)
             return
         if isinstance(alloc, SmemAllocation) or hasattr(alloc, "size_bytes"):
-            raise TypeError(
-                f"{where}: {_label(alloc)!r} is an SMEM allocation; give it to an SmemAllocator"
-            )
+            raise TypeError(f"{where}: {_label(alloc)!r} is an SMEM allocation; give it to an SmemAllocator")
         if all(hasattr(alloc, f) for f in ("name", "num_columns", "offset")):
             check_tmem_fields(alloc)
             return
@@ -205,8 +212,9 @@ class TmemAllocator(_BaseAllocator):
     def _check_capacity_before_commit(self, total: int) -> None:
         arch = self._arch if self._arch is not None else hardware.default_arch("tmem")
         largest = sorted(self.allocations, key=lambda a: -a.num_columns)[:3]
-        verdict = CapacityCheck(arch.name, "tmem", total, arch.tmem_columns, "cols",
-                                tuple((a.name, a.num_columns, 1) for a in largest))
+        verdict = CapacityCheck(
+            arch.name, "tmem", total, arch.tmem_columns, "cols", tuple((a.name, a.num_columns, 1) for a in largest)
+        )
         if not verdict.fits:
             raise CapacityError(verdict.message())
 

@@ -146,7 +146,11 @@ class _BaseAllocator:
             if id(a) in self._added and self._live.get(id(a)) != steps:
                 raise ValueError(
                     f"allocation {_label(a)!r} was already added "
-                    + ("live in every step" if id(a) not in self._live else f"with live steps {describe_live(self._live[id(a)])}")
+                    + (
+                        "live in every step"
+                        if id(a) not in self._live
+                        else f"with live steps {describe_live(self._live[id(a)])}"
+                    )
                     + f"; cannot add it again live in {describe_live(steps)}"
                 )
             out[id(a)] = steps
@@ -234,7 +238,9 @@ class _BaseAllocator:
                         f"allocation {a.name!r} appears twice in the same alias group", allocation=a.name
                     )
                 if id(a) in self._aliased:
-                    raise DeclarationError(f"allocation {a.name!r} is already in another alias group", allocation=a.name)
+                    raise DeclarationError(
+                        f"allocation {a.name!r} is already in another alias group", allocation=a.name
+                    )
                 seen.add(id(a))
         self._alias_groups.append(phase_lists)
         self._aliased |= seen
@@ -265,7 +271,9 @@ class _BaseAllocator:
         if solver is not None and solver not in SOLVERS:
             raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
         if node_budget != "auto" and not _is_int(node_budget):
-            raise TypeError(f"node_budget must be an int >= 0 or 'auto', got {type(node_budget).__name__} {node_budget!r}")
+            raise TypeError(
+                f"node_budget must be an int >= 0 or 'auto', got {type(node_budget).__name__} {node_budget!r}"
+            )
         if node_budget != "auto" and node_budget < 0:
             raise ValueError(f"node_budget must be an int >= 0 or 'auto', got {node_budget!r}")
         fit = check_fit(fit)
@@ -314,8 +322,11 @@ class _BaseAllocator:
         capacity = self._data_capacity()
         declared = Declarations(allocs, self._size, self._align, dict(self._live), self._alias_groups, self._steps)
         offsets, total, lifetimes = solve_placement(
-            declared, {id(a): o for a, o, _, _ in self._member_offsets(packed)},
-            also=self._layout_to_beat, solver=solver, node_budget=node_budget,
+            declared,
+            {id(a): o for a, o, _, _ in self._member_offsets(packed)},
+            also=self._layout_to_beat,
+            solver=solver,
+            node_budget=node_budget,
             target=min((c for c in (capacity, room) if c is not None), default=None),
             enough=room,
         )
@@ -347,7 +358,8 @@ class _BaseAllocator:
                 raise DeclarationError(
                     f"two different allocations are named {name!r}; names must be unique in one "
                     f"{type(self).__name__} (rename one, or add the same object twice)",
-                    allocation=name, field="name",
+                    allocation=name,
+                    field="name",
                 )
 
     def _check_capacity_before_commit(self, total: int) -> None:

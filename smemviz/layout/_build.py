@@ -118,17 +118,24 @@ def build_plan(  # noqa: PLR0913 - the keyword options are the plan's own fields
         prev_end = data_total
         for name, nbytes in barriers:
             off = align_up(cursor, hardware.MBARRIER_ALIGNMENT)
-            regions.append(Region(
-                name=name, kind="barrier", offset=off, size=nbytes,
-                alignment=hardware.MBARRIER_ALIGNMENT, padding_before=off - prev_end,
-                dtype="i64", count=nbytes // hardware.MBARRIER_BYTES, index=index,
-            ))
+            regions.append(
+                Region(
+                    name=name,
+                    kind="barrier",
+                    offset=off,
+                    size=nbytes,
+                    alignment=hardware.MBARRIER_ALIGNMENT,
+                    padding_before=off - prev_end,
+                    dtype="i64",
+                    count=nbytes // hardware.MBARRIER_BYTES,
+                    index=index,
+                )
+            )
             index += 1
             cursor = prev_end = off + nbytes
         barrier_total = cursor - start
 
-    accesses = tuple(acc for a in [*standalone, *(a for g in groups for p in g for a in p)]
-                     for acc in _accesses(a))
+    accesses = tuple(acc for a in [*standalone, *(a for g in groups for p in g for a in p)] for acc in _accesses(a))
     regions.sort(key=lambda r: (r.offset, r.index))
     if lifetimes is not None:
         regions = _padding_by_step(regions)
@@ -165,8 +172,11 @@ def _padding_by_step(regions: list[Region]) -> list[Region]:
     lives = [None if r.live is None else frozenset(r.live) for r in regions]
     out = []
     for r, live in zip(regions, lives):
-        below = [q.end for q, other in zip(regions, lives) if q is not r and q.end <= r.offset
-                 and (live is None or other is None or not live.isdisjoint(other))]
+        below = [
+            q.end
+            for q, other in zip(regions, lives)
+            if q is not r and q.end <= r.offset and (live is None or other is None or not live.isdisjoint(other))
+        ]
         out.append(replace(r, padding_before=r.offset - max(below, default=0)))
     return out
 

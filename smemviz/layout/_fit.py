@@ -53,8 +53,7 @@ def refuse_over_fit(allocator: Any, total: int, fit: int, barrier_bytes: int, so
     largest = sorted(allocator.allocations, key=lambda a: -allocator._size(a))[:3]
     names = ", ".join(f"{a.name} ({allocator._size(a):,} {unit})" for a in largest)
     how = f" (data {total:,} B + barriers {barrier_bytes:,} B)" if smem and barrier_bytes else ""
-    hint = ("; the solver found no smaller layout within its node budget (a larger node_budget may)"
-            if solved else "")
+    hint = "; the solver found no smaller layout within its node budget (a larger node_budget may)" if solved else ""
     raise CapacityError(
         f"{type(allocator).__name__}: the {'SMEM' if smem else 'TMEM'} layout needs {used:,} {unit}{how}, "
         f"over fit={fit:,} by {used - fit:,} {unit}; largest: {names}{hint}"

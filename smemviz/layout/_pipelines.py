@@ -72,13 +72,15 @@ def barriers_per_stage(group: Any) -> int:
             raise DeclarationError(
                 f"pipeline group {label!r} has neither num_barriers_per_stage nor members to count "
                 f"(members + 1 barrier pairs per stage), got members={members!r}",
-                allocation=label, field="members",
+                allocation=label,
+                field="members",
             )
         return count + 1
     if not _is_int(per_stage) or per_stage <= 0:
         raise DeclarationError(
             f"pipeline group {label!r}: num_barriers_per_stage must be a positive int, got {per_stage!r}",
-            allocation=label, field="num_barriers_per_stage",
+            allocation=label,
+            field="num_barriers_per_stage",
         )
     return per_stage
 
@@ -115,9 +117,7 @@ class _PipelineMethods(_BaseAllocator):
         self._ensure_open(f"add resource {label!r}")
         cfg = getattr(resource, "pipeline_config", None)
         if not hasattr(resource, "get_smem_requirements") and cfg is None:
-            raise TypeError(
-                f"resource {label!r} has neither get_smem_requirements() nor a pipeline_config"
-            )
+            raise TypeError(f"resource {label!r} has neither get_smem_requirements() nor a pipeline_config")
         reqs = self._collect_requirements(resource, "get_smem_requirements")
         needs_barriers = (
             cfg is not None
@@ -139,8 +139,11 @@ class _PipelineMethods(_BaseAllocator):
         self._stages(PipelineConfig(stages), "pipeline", name)  # checked before anything changes
         taken = [label for label, _ in self._barrier_entries()]
         if f"{name}.barriers" in taken:
-            raise DeclarationError(f"pipeline {name!r} is declared twice (its barriers {name}.barriers exist already)",
-                                   allocation=name, field="name")
+            raise DeclarationError(
+                f"pipeline {name!r} is declared twice (its barriers {name}.barriers exist already)",
+                allocation=name,
+                field="name",
+            )
         pipeline = Pipeline(name, PipelineConfig(stages))
         self.add_resource(pipeline)
         return pipeline
@@ -153,13 +156,13 @@ class _PipelineMethods(_BaseAllocator):
         self._ensure_open(f"add pipeline group {label!r}")
         cfg = getattr(group, "pipeline_config", None)
         if cfg is None:
-            raise ValueError(
-                f"pipeline group {label!r} has no pipeline_config; register it once the group is built"
-            )
+            raise ValueError(f"pipeline group {label!r} has no pipeline_config; register it once the group is built")
         stages = self._stages(cfg, "pipeline group", label)
         per_stage = barriers_per_stage(group)
         self._barrier_groups.append(group)
-        self._add_barriers(self._group_barriers, f"{label}.barriers", per_stage * stages * hardware.BARRIER_BYTES_PER_STAGE)
+        self._add_barriers(
+            self._group_barriers, f"{label}.barriers", per_stage * stages * hardware.BARRIER_BYTES_PER_STAGE
+        )
 
     def _add_barriers(self, into: list, name: str, nbytes: int) -> None:
         align = hardware.MBARRIER_ALIGNMENT

@@ -32,8 +32,18 @@ if TYPE_CHECKING:
     from ..analysis._lint import Findings
     from ..analysis._occupancy import Occupancy
 
-__all__ = ["Region", "AliasGroup", "LayoutPlan", "CapacityCheck", "SCHEMA", "SCHEMA_VERSION", "LIFETIME_SCHEMA_VERSION",
-           "STRUCT_SOURCE", "CAPTURE_SOURCE", "SELF_SIZED_SOURCES"]
+__all__ = [
+    "Region",
+    "AliasGroup",
+    "LayoutPlan",
+    "CapacityCheck",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "LIFETIME_SCHEMA_VERSION",
+    "STRUCT_SOURCE",
+    "CAPTURE_SOURCE",
+    "SELF_SIZED_SOURCES",
+]
 
 SCHEMA = "smemviz.layout-plan"
 SCHEMA_VERSION = 1
@@ -176,12 +186,17 @@ class CapacityCheck:
             return f"{head}; no arch given, so no capacity checked (pass arch=, e.g. 'sm_90a')"
         if self.limit == 0:
             return f"{self.arch} has no {what}, but the layout needs {self.used:,} {unit}"
-        limit = (f"the {self.arch} per-block limit of {self.limit:,} B" if self.memory == "smem"
-                 else f"the {self.limit:,} columns of a CTA on {self.arch}")
+        limit = (
+            f"the {self.arch} per-block limit of {self.limit:,} B"
+            if self.memory == "smem"
+            else f"the {self.limit:,} columns of a CTA on {self.arch}"
+        )
         if self.fits:
             return f"{head}: fits {limit} ({self.percent:.1f}%)"
-        top = ", ".join(f"{shown(label)} ({size:,} {unit}" + (f", align {al})" if al > 1 else ")")
-                        for label, size, al in self.contributors)
+        top = ", ".join(
+            f"{shown(label)} ({size:,} {unit}" + (f", align {al})" if al > 1 else ")")
+            for label, size, al in self.contributors
+        )
         return f"{head}, which exceeds {limit} by {self.overshoot:,} {unit}; largest: {top}"
 
 
@@ -225,11 +240,13 @@ class LayoutPlan:
             if not isinstance(acc, SmemAccess):
                 raise TypeError(f"LayoutPlan.accesses holds SmemAccess records, not {type(acc).__name__}")
             if acc.region not in kinds:
-                raise ValueError(f"access {acc.short_instruction} names region {acc.region!r}, which the plan "
-                                 f"does not have")
+                raise ValueError(
+                    f"access {acc.short_instruction} names region {acc.region!r}, which the plan does not have"
+                )
             if kinds[acc.region] != "data":
-                raise ValueError(f"access {acc.short_instruction} of {acc.region!r}: a {kinds[acc.region]} region "
-                                 f"holds no tile")
+                raise ValueError(
+                    f"access {acc.short_instruction} of {acc.region!r}: a {kinds[acc.region]} region holds no tile"
+                )
 
     def accesses_of(self, region: str) -> tuple[SmemAccess, ...]:
         """The accesses declared on ``region``, in declaration order."""
@@ -456,8 +473,9 @@ class LayoutPlan:
             raise CapacityError(result.message())
         return result
 
-    def occupancy(self, arch: str | int | hardware.Arch | None = None, *,
-                  threads: int | None = None, registers: int | None = None) -> Occupancy | None:
+    def occupancy(
+        self, arch: str | int | hardware.Arch | None = None, *, threads: int | None = None, registers: int | None = None
+    ) -> Occupancy | None:
         """CTAs per SM this SMEM layout allows on ``arch`` (optionally with threads per
         CTA and registers per thread), and the SMEM per CTA one more CTA would need.
         ``None`` for TMEM plans and when there is no arch."""

@@ -115,9 +115,26 @@ def _region(data: Any, where: str) -> Region:
         raise _fail(f"{where}.count", f"0 elements in a region of {size} units")
     if (dtype is None) != (count is None):
         raise _fail(where, "dtype and count must be both set or both null")
-    others = {k: v for k, v in d.items() if k not in ("name", "kind", "offset", "size", "alignment", "group",
-                                                      "phase", "padding_before", "dtype", "count", "index", "end",
-                                                      "live")}
+    others = {
+        k: v
+        for k, v in d.items()
+        if k
+        not in (
+            "name",
+            "kind",
+            "offset",
+            "size",
+            "alignment",
+            "group",
+            "phase",
+            "padding_before",
+            "dtype",
+            "count",
+            "index",
+            "end",
+            "live",
+        )
+    }
     _check_lint_fields(others, where)
     live = d.get("live")
     if live is not None:
@@ -144,8 +161,10 @@ def _region(data: Any, where: str) -> Region:
 def _check_lint_fields(d: dict[str, Any], where: str) -> None:
     swizzle = d.get("swizzle")
     if swizzle is not None and swizzle not in hardware.SWIZZLE_ATOM_BYTES:
-        raise _fail(f"{where}.swizzle", f"expected null or one of {', '.join(hardware.SWIZZLE_ATOM_BYTES)}, "
-                                        f"got {_brief(swizzle)}")
+        raise _fail(
+            f"{where}.swizzle",
+            f"expected null or one of {', '.join(hardware.SWIZZLE_ATOM_BYTES)}, got {_brief(swizzle)}",
+        )
     _opt_int(d.get("stages"), f"{where}.stages", 1)
     for key in ("layout", "source"):
         text = _str(d.get(key), f"{where}.{key}", optional=True)
@@ -172,7 +191,9 @@ def _group(data: Any, where: str, position: int) -> AliasGroup:
     index = _int(d["index"], f"{where}.index")
     if index != position:
         raise _fail(f"{where}.index", f"is {index}, but the group is number {position} in the list")
-    phase_sizes = tuple(_int(s, f"{where}.phase_sizes[{i}]") for i, s in enumerate(_list(d["phase_sizes"], f"{where}.phase_sizes")))
+    phase_sizes = tuple(
+        _int(s, f"{where}.phase_sizes[{i}]") for i, s in enumerate(_list(d["phase_sizes"], f"{where}.phase_sizes"))
+    )
     if not phase_sizes:
         raise _fail(f"{where}.phase_sizes", "an alias group has at least one phase")
     size = _int(d["size"], f"{where}.size")
@@ -212,14 +233,18 @@ def _check_groups(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...], s
         for p, size in enumerate(g.phase_sizes):
             if struct:
                 if reach.get((g.index, p), 0) > size:
-                    raise _fail(f"groups[{g.index}].phase_sizes[{p}]",
-                                f"{size}, but the phase's regions reach {reach[(g.index, p)]}")
+                    raise _fail(
+                        f"groups[{g.index}].phase_sizes[{p}]",
+                        f"{size}, but the phase's regions reach {reach[(g.index, p)]}",
+                    )
                 continue
             if (g.index, p) not in reach:
                 raise _fail(f"groups[{g.index}].phase_sizes[{p}]", "the phase has no regions")
             if reach[(g.index, p)] != size:
-                raise _fail(f"groups[{g.index}].phase_sizes[{p}]",
-                            f"{size}, but the phase's regions reach {reach[(g.index, p)]}")
+                raise _fail(
+                    f"groups[{g.index}].phase_sizes[{p}]",
+                    f"{size}, but the phase's regions reach {reach[(g.index, p)]}",
+                )
 
 
 def _check_no_overlap(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...], struct: bool = False) -> None:
@@ -228,8 +253,11 @@ def _check_no_overlap(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...
     inside a union of a ``@cute.struct`` lies inside the outer group.)"""
     blocks = [(r.offset, r.end, repr(r.name)) for r in regions if r.group is None and r.size]
     # a struct's outer union comes before the unions inside it
-    outer = [g for g in groups if not (struct and any(
-        h.index < g.index and h.offset <= g.offset and g.end <= h.end for h in groups))]
+    outer = [
+        g
+        for g in groups
+        if not (struct and any(h.index < g.index and h.offset <= g.offset and g.end <= h.end for h in groups))
+    ]
     blocks += [(g.offset, g.end, f"alias group {g.index}") for g in outer if g.size]
     phases: dict[tuple[int, int], list[tuple[int, int, str]]] = {}
     for r in regions:
@@ -239,7 +267,9 @@ def _check_no_overlap(regions: tuple[Region, ...], groups: tuple[AliasGroup, ...
         spans.sort()
         for (s0, e0, n0), (s1, e1, n1) in zip(spans, spans[1:]):
             if s1 < e0:
-                raise _fail("regions", f"{_cut(n0)} [{s0}, {e0}) and {_cut(n1)} [{s1}, {e1}) overlap but are live together")
+                raise _fail(
+                    "regions", f"{_cut(n0)} [{s0}, {e0}) and {_cut(n1)} [{s1}, {e1}) overlap but are live together"
+                )
 
 
 def _lifetime_fields(d: dict[str, Any], version: Any, regions: tuple[Region, ...]) -> dict[str, Any]:
@@ -263,8 +293,12 @@ def _lifetime_fields(d: dict[str, Any], version: Any, regions: tuple[Region, ...
     lower = _int(d.get("lower_bound"), "lower_bound")
     if lower > _int(d.get("data_total"), "data_total") or (optimal and lower != d.get("data_total")):
         raise _fail("lower_bound", f"{lower} does not fit the data total {d.get('data_total')} (optimal: {optimal})")
-    return {"steps": steps, "lower_bound": lower, "optimal": optimal,
-            "solver": _str(d.get("solver"), "solver", optional=True)}
+    return {
+        "steps": steps,
+        "lower_bound": lower,
+        "optimal": optimal,
+        "solver": _str(d.get("solver"), "solver", optional=True),
+    }
 
 
 def _accesses(value: Any, memory: str, regions: tuple[Region, ...]) -> tuple[SmemAccess, ...]:
@@ -298,8 +332,10 @@ def _check_no_overlap_by_step(plan: LayoutPlan) -> None:
         spans = sorted((r.offset, r.end, repr(r.name)) for r in plan.regions if r.size and r.live_in(k))
         for (s0, e0, n0), (s1, e1, n1) in zip(spans, spans[1:]):
             if s1 < e0:
-                raise _fail("regions", f"{_cut(n0)} [{s0}, {e0}) and {_cut(n1)} [{s1}, {e1}) overlap "
-                                       f"but are both live at step {step!r}")
+                raise _fail(
+                    "regions",
+                    f"{_cut(n0)} [{s0}, {e0}) and {_cut(n1)} [{s1}, {e1}) overlap but are both live at step {step!r}",
+                )
 
 
 def _cut(label: str) -> str:
@@ -314,7 +350,9 @@ def _check_struct_totals(plan: LayoutPlan) -> None:
         raise _fail("data_total", f"{plan.data_total}, but the struct's fields end at {end}")
     # a struct's size is rounded to its alignment; a captured kernel's total is the compiler's, unrounded
     if plan.source == STRUCT_SOURCE and plan.data_total % plan.base_alignment:
-        raise _fail("data_total", f"{plan.data_total} is not a multiple of the struct's alignment {plan.base_alignment}")
+        raise _fail(
+            "data_total", f"{plan.data_total} is not a multiple of the struct's alignment {plan.base_alignment}"
+        )
     if plan.barrier_bytes:
         raise _fail("barrier_bytes", f"{plan.barrier_bytes}, but a struct's mbarriers are among its fields")
     if plan.memory != "smem":
@@ -330,8 +368,9 @@ def _check_totals(plan: LayoutPlan) -> None:
     if plan.source in SELF_SIZED_SOURCES:
         _check_struct_totals(plan)
         return
-    data_end = max([r.end for r in plan.regions if r.group is None and r.kind != "barrier"]
-                   + [g.end for g in plan.groups] + [0])
+    data_end = max(
+        [r.end for r in plan.regions if r.group is None and r.kind != "barrier"] + [g.end for g in plan.groups] + [0]
+    )
     if plan.data_total != data_end:
         raise _fail("data_total", f"{plan.data_total}, but the data regions end at {data_end}")
     barriers = plan.barrier_regions

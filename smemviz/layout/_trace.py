@@ -69,9 +69,7 @@ class _TraceMethods(_BaseAllocator):
         self._require_allocated("get()")
         self._check_member(alloc, "get()")
         if alloc.dtype is None:
-            raise TypeError(
-                f"allocation {alloc.name!r} has no dtype; use get_as_type(alloc, dtype, count)"
-            )
+            raise TypeError(f"allocation {alloc.name!r} has no dtype; use get_as_type(alloc, dtype, count)")
         from . import _emit
 
         return _emit.typed_view(self._smem_base, self._offset_of(alloc), alloc.dtype, alloc.count)

@@ -309,7 +309,13 @@ def _candidates(s, g, d):
     at ``heap[frames[d, _CAND]:]``; their count."""
     frames = s.frames
     heap, min_off, rank, size = s.heap, s.min_off, s.rank, g.size
-    sub, m, last_off, last_rank, out = frames[d, _SUB], frames[d, _M], frames[d, _LAST_OFF], frames[d, _LAST_RANK], frames[d, _CAND]
+    sub, m, last_off, last_rank, out = (
+        frames[d, _SUB],
+        frames[d, _M],
+        frames[d, _LAST_OFF],
+        frames[d, _LAST_RANK],
+        frames[d, _CAND],
+    )
     min_height = _NO_BOUND
     for k in range(sub, sub + m):
         i = heap[k]
@@ -356,7 +362,15 @@ def _place(s, g, d, i, o):
     frames = s.frames
     off, min_off, total, heap, sec_seen, stats = s.off, s.min_off, s.total, s.heap, s.sec_seen, s.stats
     size, align, nbr_ptr, nbr_idx, sec_ptr, sec_idx, mem_ptr, mem_idx = (
-        g.size, g.align, g.nbr_ptr, g.nbr_idx, g.sec_ptr, g.sec_idx, g.mem_ptr, g.mem_idx)
+        g.size,
+        g.align,
+        g.nbr_ptr,
+        g.nbr_idx,
+        g.sec_ptr,
+        g.sec_idx,
+        g.mem_ptr,
+        g.mem_idx,
+    )
     cap = stats[_CAP]
     end = o + size[i]
     _push(s, _SET_OFF, i, off[i])
@@ -474,7 +488,9 @@ def _rerank(s, g, a, b, free):
     for k in range(1, m):  # insertion sort by (crowding, span, area, index), all but the index descending
         x = heap[order + k]
         q = k - 1
-        while q >= 0 and _before(g, heap[a + x], heap[a + heap[order + q]], heap[crowd + x], heap[crowd + heap[order + q]]):
+        while q >= 0 and _before(
+            g, heap[a + x], heap[a + heap[order + q]], heap[crowd + x], heap[crowd + heap[order + q]]
+        ):
             heap[order + q + 1] = heap[order + q]
             q -= 1
         heap[order + q + 1] = x
@@ -530,9 +546,14 @@ def _enter(s, g, d, memo):
         return _UP_YES
     slot, _ = _memo_find(s, d, memo)
     table = memo.table
-    if table[slot, _LEN] > 0 and stats[_CAP] <= table[slot, _CAP_SEEN] and (
-            table[slot, _OFF] < frames[d, _LAST_OFF] or (
-                table[slot, _OFF] == frames[d, _LAST_OFF] and table[slot, _RANK] <= frames[d, _LAST_RANK])):
+    if (
+        table[slot, _LEN] > 0
+        and stats[_CAP] <= table[slot, _CAP_SEEN]
+        and (
+            table[slot, _OFF] < frames[d, _LAST_OFF]
+            or (table[slot, _OFF] == frames[d, _LAST_OFF] and table[slot, _RANK] <= frames[d, _LAST_RANK])
+        )
+    ):
         stats[_PRUNED] = table[slot, _BOUND]  # searched before, from no later a position, within no smaller a cap
         return _UP_NO
     frames[d, _SECS] = frames[d, _TOP]
@@ -618,8 +639,15 @@ def _next(s, g, d, memo):
             if count == 0:  # nothing left in this frame
                 return _UP_YES
             fresh = count > 1
-            _open(frames, d + 1, heap[starts], heap[starts + 1] - heap[starts], -1 if fresh else o, -1 if fresh else r,
-                  starts + frames[d, _M] + 1)
+            _open(
+                frames,
+                d + 1,
+                heap[starts],
+                heap[starts + 1] - heap[starts],
+                -1 if fresh else o,
+                -1 if fresh else r,
+                starts + frames[d, _M] + 1,
+            )
             return _DOWN
         _undo(s, mark)
         if not stacked:
@@ -654,17 +682,37 @@ def _start(g, rank, cap, limit, order_id):
     heap = np.empty(n + (n + 1) * (3 * n + 2 + nsec) + 3 * n, np.int64)
     for i in range(n):
         heap[i] = i
-    return Search(np.full(n, -1, np.int64), np.zeros(n, np.int64), total, rank, who, np.zeros(n, np.int64),
-                  np.zeros(nsec, np.int64), stats, np.empty((trail, 3), np.int64), heap,
-                  np.zeros((n + 2, FRAME_COLUMNS), np.int64))
+    return Search(
+        np.full(n, -1, np.int64),
+        np.zeros(n, np.int64),
+        total,
+        rank,
+        who,
+        np.zeros(n, np.int64),
+        np.zeros(nsec, np.int64),
+        stats,
+        np.empty((trail, 3), np.int64),
+        heap,
+        np.zeros((n + 2, FRAME_COLUMNS), np.int64),
+    )
 
 
 @_inline
 def _views(s):
     """The search's arrays through uncounted views (:func:`_unowned`)."""
-    return Search(_unowned(s.off), _unowned(s.min_off), _unowned(s.total), _unowned(s.rank), _unowned(s.who),
-                  _unowned(s.seen), _unowned(s.sec_seen), _unowned(s.stats), _unowned(s.trail), _unowned(s.heap),
-                  _unowned(s.frames))
+    return Search(
+        _unowned(s.off),
+        _unowned(s.min_off),
+        _unowned(s.total),
+        _unowned(s.rank),
+        _unowned(s.who),
+        _unowned(s.seen),
+        _unowned(s.sec_seen),
+        _unowned(s.stats),
+        _unowned(s.trail),
+        _unowned(s.heap),
+        _unowned(s.frames),
+    )
 
 
 @_jit
@@ -682,8 +730,17 @@ def run(g, rank, order_id, cap, limit, memo):
     """
     owned = _start(g, rank, cap, limit, order_id)  # alive until its offsets are returned
     s = _views(owned)
-    g = Graph(_unowned(g.size), _unowned(g.align), _unowned(g.span), _unowned(g.nbr_ptr), _unowned(g.nbr_idx),
-              _unowned(g.sec_ptr), _unowned(g.sec_idx), _unowned(g.mem_ptr), _unowned(g.mem_idx))
+    g = Graph(
+        _unowned(g.size),
+        _unowned(g.align),
+        _unowned(g.span),
+        _unowned(g.nbr_ptr),
+        _unowned(g.nbr_idx),
+        _unowned(g.sec_ptr),
+        _unowned(g.sec_idx),
+        _unowned(g.mem_ptr),
+        _unowned(g.mem_idx),
+    )
     memo = Memo(_unowned(memo.table), _unowned(memo.info), _unowned(memo.pool))
     frames, stats = s.frames, s.stats
     _open(frames, 0, 0, len(g.size), -1, -1, len(g.size))

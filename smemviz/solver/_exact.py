@@ -47,7 +47,9 @@ class _Component:
         sec_local = {s: k for k, s in enumerate(section_ids)}
         arr = core.as_array
         self.graph = core.Graph(
-            arr(self.sizes), arr(self.aligns), arr([p.spans[g] for g in comp]),
+            arr(self.sizes),
+            arr(self.aligns),
+            arr([p.spans[g] for g in comp]),
             *_csr([[local[j] for j in p.neighbours[g]] for g in comp], arr),
             *_csr([[sec_local[s] for s in p.buffer_sections[g]] for g in comp], arr),
             *_csr([[local[g] for g in p.sections[s]] for s in section_ids], arr),
@@ -77,7 +79,9 @@ class _Component:
     def run(self, order_id: int, rank: Sequence[int], cap: int, limit: int) -> tuple[int, int, int, list[int]]:
         """One search of the kernel (see ``_core.run``): (status, nodes, least pruned bound, offsets)."""
         self._make_room(limit)
-        status, nodes, pruned, off = self.core.run(self.graph, self.core.as_array(rank), order_id, cap, limit, self.memo)
+        status, nodes, pruned, off = self.core.run(
+            self.graph, self.core.as_array(rank), order_id, cap, limit, self.memo
+        )
         return int(status), int(nodes), int(pruned), [int(x) for x in off]
 
 
@@ -134,7 +138,9 @@ def search(  # noqa: PLR0913 - the search's inputs and its stopping rules, named
     probing = {lower_bound, target}  # caps still worth a look of their own
     while proven_lo < best_peak and best_peak > enough and used < node_budget:
         for order_id, rank in enumerate(ranks):
-            caps = sorted({cap for cap in (*probing, best_peak - 1) if cap is not None and proven_lo <= cap < best_peak})
+            caps = sorted(
+                {cap for cap in (*probing, best_peak - 1) if cap is not None and proven_lo <= cap < best_peak}
+            )
             for cap in caps:
                 if proven_lo >= best_peak or best_peak <= enough or used >= node_budget:
                     break

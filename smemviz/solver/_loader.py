@@ -38,7 +38,7 @@ FAST_EXTRA = f"pip install 'smemviz[{extra_for('numba')}]'"
 
 @functools.cache
 def core_kind() -> str:
-    """"compiled" when numba compiles the kernel here, else "python" (said once, as a warning).
+    """ "compiled" when numba compiles the kernel here, else "python" (said once, as a warning).
 
     The first call on a machine compiles (seconds); numba caches the result beside the source.
     """
@@ -53,8 +53,12 @@ def core_kind() -> str:
     try:
         kernel = load_core(True)
         if not _cached(kernel):
-            print("smemviz: compiling the lifetime solver's search kernel with numba "
-                  "(once: numba keeps it for later sessions; 20-40 s)...", file=sys.stderr, flush=True)
+            print(
+                "smemviz: compiling the lifetime solver's search kernel with numba "
+                "(once: numba keeps it for later sessions; 20-40 s)...",
+                file=sys.stderr,
+                flush=True,
+            )
         _warm_up(kernel)
     except Exception as exc:  # numba too old or too new for this numpy, or broken
         warnings.warn(

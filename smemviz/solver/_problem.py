@@ -111,9 +111,7 @@ def _pack_subsets_reference(sizes: Sequence[int], alignments: Sequence[int]) -> 
     end = [0] * (1 << len(sizes))
     for mask in range(1, len(end)):
         end[mask] = min(
-            align_up(end[mask ^ (1 << i)], a) + s
-            for i, (s, a) in enumerate(zip(sizes, alignments))
-            if mask >> i & 1
+            align_up(end[mask ^ (1 << i)], a) + s for i, (s, a) in enumerate(zip(sizes, alignments)) if mask >> i & 1
         )
     return end[-1]
 
@@ -252,7 +250,10 @@ class Problem:
 
     @classmethod
     def build(
-        cls, sizes: Sequence[int], alignments: Sequence[int], lives: Sequence[Iterable[int]],
+        cls,
+        sizes: Sequence[int],
+        alignments: Sequence[int],
+        lives: Sequence[Iterable[int]],
         step_lengths: Sequence[int] | None = None,
     ) -> Problem:
         """``lives[i]``: the steps buffer ``i`` is live in; ``step_lengths``: how long each
@@ -303,9 +304,7 @@ class Problem:
             for i in sections[k]:
                 buffer_sections[i].append(k)
                 reach[i] |= m
-        neighbours = tuple(
-            tuple(j for j in range(n) if j != i and reach[i] >> j & 1) for i in range(n)
-        )
+        neighbours = tuple(tuple(j for j in range(n) if j != i and reach[i] >> j & 1) for i in range(n))
         bounds = tuple(packed_bound([sizes[i] for i in s], [alignments[i] for i in s]) for s in sections)
         totals = [sum(sizes[i] for i in s) for s in sections]
         crowding = tuple(max((totals[k] for k in buffer_sections[i]), default=0) for i in range(n))

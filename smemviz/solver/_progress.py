@@ -39,8 +39,15 @@ class Progress:
     """Told after each search of the kernel how many of the layout's nodes are used and
     what is known (best peak, proven bound); draws once the solve has run a while."""
 
-    def __init__(self, buffers: int, budget: int, unit: str = "B", *, notice_after_s: float = SHOW_AFTER_S,
-                 stop: Callable[[], bool] | None = None) -> None:
+    def __init__(
+        self,
+        buffers: int,
+        budget: int,
+        unit: str = "B",
+        *,
+        notice_after_s: float = SHOW_AFTER_S,
+        stop: Callable[[], bool] | None = None,
+    ) -> None:
         self._clock = time.monotonic
         self._start = self._clock()
         self._buffers, self._budget, self._unit = buffers, max(1, budget), unit
@@ -84,22 +91,31 @@ class _Line:
         self._tty = bool(getattr(sys.stderr, "isatty", lambda: False)())
         self.every = REDRAW_S if self._tty else LINE_EVERY_S
         self._budget = budget
-        print(f"smemviz: still searching for the smallest layout of {buffers} buffers "
-              f"(node budget {budget:,}; the same declarations always give the same layout). "
-              "compute_layout(solver='greedy') or a smaller node_budget answers sooner.",
-              file=sys.stderr, flush=True)
+        print(
+            f"smemviz: still searching for the smallest layout of {buffers} buffers "
+            f"(node budget {budget:,}; the same declarations always give the same layout). "
+            "compute_layout(solver='greedy') or a smaller node_budget answers sooner.",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def draw(self, nodes: int, best: int | None, bound: int | None, unit: str) -> None:
         text = f"smemviz: searched {nodes:,} of {self._budget:,} nodes ({100 * nodes // self._budget}%)" + _state(
-            best, bound, unit)
-        print(("\r" + text + "\x1b[K") if self._tty else text, end="" if self._tty else "\n", file=sys.stderr,
-              flush=True)
+            best, bound, unit
+        )
+        print(
+            ("\r" + text + "\x1b[K") if self._tty else text, end="" if self._tty else "\n", file=sys.stderr, flush=True
+        )
 
     def finish(self, nodes: int, peak: int, bound: int, proven: bool, unit: str, seconds: float) -> None:
         verdict = "proven optimal" if proven else f"gap {peak - bound:,} {unit} to the lower bound {bound:,} {unit}"
         text = f"smemviz: searched {nodes:,} nodes in {seconds:.1f} s: {peak:,} {unit}, {verdict}"
-        print(("\r" + text + "\x1b[K\n") if self._tty else text, end="" if self._tty else "\n", file=sys.stderr,
-              flush=True)
+        print(
+            ("\r" + text + "\x1b[K\n") if self._tty else text,
+            end="" if self._tty else "\n",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 class _Bar:

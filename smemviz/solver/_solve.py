@@ -12,8 +12,17 @@ from ._greedy import ORDERS, best_greedy
 from ._problem import Problem
 from ._progress import Progress
 
-__all__ = ["Solution", "SolverName", "SOLVERS", "solve", "solve_problem", "DEFAULT_NODE_BUDGET", "DEFAULT_WORK",
-           "NOTICE_AFTER_S", "default_node_budget"]
+__all__ = [
+    "Solution",
+    "SolverName",
+    "SOLVERS",
+    "solve",
+    "solve_problem",
+    "DEFAULT_NODE_BUDGET",
+    "DEFAULT_WORK",
+    "NOTICE_AFTER_S",
+    "default_node_budget",
+]
 
 SolverName = Literal["auto", "exact", "greedy"]
 SOLVERS = ("auto", "exact", "greedy")
@@ -77,7 +86,11 @@ def solve(  # noqa: PLR0913 - the public solver's keyword options
     """
     return solve_problem(
         Problem.build(sizes, alignments, lives, step_lengths),
-        solver=solver, node_budget=node_budget, incumbents=incumbents, target=target, enough=enough,
+        solver=solver,
+        node_budget=node_budget,
+        incumbents=incumbents,
+        target=target,
+        enough=enough,
     )
 
 
@@ -135,8 +148,19 @@ def solve_problem(
         if solver != "greedy" and best_peak > max(comp_lower, good_enough) and budget > 0:
             ranks = [_ranks(p, comp, order) for order in _SEARCH_ORDERS]
             progress.done_before = nodes
-            result = search(p, comp, ranks, best, best_peak, comp_lower, budget, target, good_enough,
-                            progress.should_stop, progress=progress.update)
+            result = search(
+                p,
+                comp,
+                ranks,
+                best,
+                best_peak,
+                comp_lower,
+                budget,
+                target,
+                good_enough,
+                progress.should_stop,
+                progress=progress.update,
+            )
             nodes += result.nodes
             comp_lower = result.lower_bound
             if result.peak < best_peak:
@@ -168,4 +192,3 @@ def _ranks(p: Problem, comp: Sequence[int], order: str) -> list[int]:
     for pos, i in enumerate(seq):
         rank[i] = pos
     return rank
-

@@ -114,8 +114,11 @@ def _live_items(live: Any, label: str, where: str) -> list[Any]:
         return [live]
     if isinstance(live, (set, frozenset, list, tuple)):
         if len(live) > MAX_POINTS:
-            raise _refused(label, f"{where} names {len(live):,} steps, at most {MAX_POINTS:,}; "
-                                  "give a range(first, stop) for a long stretch")
+            raise _refused(
+                label,
+                f"{where} names {len(live):,} steps, at most {MAX_POINTS:,}; "
+                "give a range(first, stop) for a long stretch",
+            )
         if not live:
             raise _refused(label, f"{where}{live!r} is empty; an allocation must be live in at least one step")
         return list(live)

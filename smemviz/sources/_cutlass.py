@@ -46,8 +46,14 @@ def plan_from_cutlass(allocator: Any, arch: str | None = None) -> LayoutPlan:
         arch = hardware.get_arch(arch).name
     if is_tmem:
         return build_plan(
-            "tmem", standalone, allocator._alias_groups, allocator._total,
-            size_of=lambda a: a.num_columns, align_of=lambda a: 1, arch=arch, source="cutlass",
+            "tmem",
+            standalone,
+            allocator._alias_groups,
+            allocator._total,
+            size_of=lambda a: a.num_columns,
+            align_of=lambda a: 1,
+            arch=arch,
+            source="cutlass",
         )
     stage = hardware.BARRIER_BYTES_PER_STAGE
     barriers = [
@@ -58,8 +64,14 @@ def plan_from_cutlass(allocator: Any, arch: str | None = None) -> LayoutPlan:
         for g in getattr(allocator, "_barrier_groups", [])
     ]
     return build_plan(
-        "smem", standalone, allocator._alias_groups, allocator._total,
-        size_of=lambda a: a.size_bytes, align_of=lambda a: a.alignment,
-        barriers=barriers, tmem_ptr=getattr(allocator, "_tmem_ptr_alloc", None),
-        arch=arch, source="cutlass",
+        "smem",
+        standalone,
+        allocator._alias_groups,
+        allocator._total,
+        size_of=lambda a: a.size_bytes,
+        align_of=lambda a: a.alignment,
+        barriers=barriers,
+        tmem_ptr=getattr(allocator, "_tmem_ptr_alloc", None),
+        arch=arch,
+        source="cutlass",
     )

@@ -68,7 +68,8 @@ def parse_minimalloc(text: str, where: str = "<csv>") -> tuple[MiniMallocBuffer,
         fields = [f.strip() for f in line.split(",")]
         if len(fields) != len(columns):
             raise MiniMallocFormatError(
-                f"{where} line {number}: {len(fields)} fields, the header names {len(columns)}: {line[:80]!r}")
+                f"{where} line {number}: {len(fields)} fields, the header names {len(columns)}: {line[:80]!r}"
+            )
         ident = fields[at["id"]]
         if not ident:
             raise MiniMallocFormatError(f"{where} line {number}: empty id")
@@ -97,13 +98,15 @@ def _check_header(columns: list[str], where: str, line: int) -> None:
     if missing:
         raise MiniMallocFormatError(
             f"{where} line {line}: the header lacks {', '.join(map(repr, missing))} "
-            f"(it names {', '.join(map(repr, columns))}; required: id,lower,upper,size)")
+            f"(it names {', '.join(map(repr, columns))}; required: id,lower,upper,size)"
+        )
     if "gaps" in columns:
         raise MiniMallocFormatError(f"{where} line {line}: lifetimes with gaps are not read (column 'gaps')")
     unknown = [c for c in columns if c not in _KNOWN]
     if unknown:
-        raise MiniMallocFormatError(f"{where} line {line}: unknown column {unknown[0]!r}; known: "
-                                    f"{', '.join(sorted(_KNOWN))}")
+        raise MiniMallocFormatError(
+            f"{where} line {line}: unknown column {unknown[0]!r}; known: {', '.join(sorted(_KNOWN))}"
+        )
 
 
 def _int(text: str, where: str) -> int:

@@ -131,8 +131,7 @@ def _member_info(member: Any) -> tuple[int, Any]:
     return 1, member
 
 
-def _walk(dec: Any, base: int, prefix: str, cursor: int, w: _Walk,
-          group: int | None, phase: int | None) -> int:
+def _walk(dec: Any, base: int, prefix: str, cursor: int, w: _Walk, group: int | None, phase: int | None) -> int:
     """Add the leaves of ``dec`` placed at ``base``; returns the end of the last one."""
     from cutlass.cute import struct, union
 
@@ -165,13 +164,24 @@ def _walk(dec: Any, base: int, prefix: str, cursor: int, w: _Walk,
             short = dtype_name(dtype)
             kind = w.kind_of(path, short, count)
             w.used.add(path)
-            w.regions.append(Region(
-                name=path, kind=kind, offset=offset, size=size,
-                alignment=max(declared, natural), padding_before=max(0, offset - here),
-                group=my_group, phase=my_phase, dtype=short, count=count,
-                index=len(w.regions), swizzle=w.swizzle.get(path), stages=w.stages.get(path),
-                tma=True if path in w.tma else None,
-            ))
+            w.regions.append(
+                Region(
+                    name=path,
+                    kind=kind,
+                    offset=offset,
+                    size=size,
+                    alignment=max(declared, natural),
+                    padding_before=max(0, offset - here),
+                    group=my_group,
+                    phase=my_phase,
+                    dtype=short,
+                    count=count,
+                    index=len(w.regions),
+                    swizzle=w.swizzle.get(path),
+                    stages=w.stages.get(path),
+                    tma=True if path in w.tma else None,
+                )
+            )
             end = offset + size
         if is_union:
             phase_ends.append(max(end, offset + size))
@@ -218,8 +228,7 @@ def plan_from_struct(
     dec = _resolve(storage)
     if dec is None:
         raise TypeError(
-            f"expected a @cute.struct class, its plain class or an instance, got {type(storage).__name__} "
-            f"{storage!r}"
+            f"expected a @cute.struct class, its plain class or an instance, got {type(storage).__name__} {storage!r}"
         )
     swizzle = dict(swizzle or {})
     stages = dict(stages or {})
@@ -231,7 +240,10 @@ def plan_from_struct(
         if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
             raise ValueError(f"struct field {name!r}: stages must be a positive int, got {n!r}")
     w = _Walk(
-        barriers=_names(barriers, "barriers"), tmem_ptr=tmem_ptr, swizzle=swizzle, stages=stages,
+        barriers=_names(barriers, "barriers"),
+        tmem_ptr=tmem_ptr,
+        swizzle=swizzle,
+        stages=stages,
         tma=_names(tma, "tma"),
     )
     _walk(dec, 0, "", 0, w, None, None)

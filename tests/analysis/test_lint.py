@@ -106,8 +106,7 @@ def test_tmem_over_512_columns_is_a_capacity_error():
 
 
 def test_padding_share():
-    gappy = hand_plan(Region("flag", "data", 0, 100), Region("sA", "data", 4096, 4096, padding_before=3996),
-                      total=8192)
+    gappy = hand_plan(Region("flag", "data", 0, 100), Region("sA", "data", 4096, 4096, padding_before=3996), total=8192)
     (f,) = [f for f in gappy.lint() if f.rule == "padding-share"]
     assert f.severity == "warning" and f.regions == ("sA",) and "48.8%" in f.message
     dense = hand_plan(Region("sA", "data", 0, 4096), Region("flag", "data", 4096, 100), total=4196)
@@ -138,13 +137,25 @@ def test_every_rule_cites_a_fact_that_exists():
     plans = [
         smem(SmemAllocation("f", 16, 16), SmemAllocation("sA", 3 * 1536, 16, swizzle="128B", stages=3, tma=True)),
         smem(SmemAllocation("sA", 300 * 1024)),
-        hand_plan(Region("x", "data", 0, 2), Region("b", "barrier", 2, 8), Region("s", "tmem_ptr", 10, 4),
-                  Region("y", "data", 8192, 8), total=8200),
+        hand_plan(
+            Region("x", "data", 0, 2),
+            Region("b", "barrier", 2, 8),
+            Region("s", "tmem_ptr", 10, 4),
+            Region("y", "data", 8192, 8),
+            total=8200,
+        ),
         LayoutPlan("tmem", (Region("acc", "data", 0, 100),), data_total=100),
-        smem(SmemAllocation("epi_c", dtype="bf16", count=4096,
-                            access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1]}),
-             SmemAllocation("small", dtype="bf16", count=64,
-                            access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)"})),
+        smem(
+            SmemAllocation(
+                "epi_c",
+                dtype="bf16",
+                count=4096,
+                access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1]},
+            ),
+            SmemAllocation(
+                "small", dtype="bf16", count=64, access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)"}
+            ),
+        ),
     ]
     seen = set()
     for plan in plans:
@@ -157,8 +168,12 @@ def test_every_rule_cites_a_fact_that_exists():
 
 
 def test_findings_come_errors_first_and_ignore_works():
-    plan = hand_plan(Region("flag", "data", 0, 100), Region("bars", "barrier", 4092, 16, padding_before=3992),
-                     Region("sA", "data", 4108, 4096), total=8204)
+    plan = hand_plan(
+        Region("flag", "data", 0, 100),
+        Region("bars", "barrier", 4092, 16, padding_before=3992),
+        Region("sA", "data", 4108, 4096),
+        total=8204,
+    )
     found = plan.lint()
     severities = [f.severity for f in found]
     assert severities == sorted(severities, key=["error", "warning", "info"].index)
@@ -210,8 +225,7 @@ def test_json_export_carries_findings(tmp_path):
 
 def test_cli_check_exit_codes(tmp_path, capsys):
     bad = smem(SmemAllocation("f", 128, 128), SmemAllocation("sA", 8192, 128, swizzle="128B"))
-    warn = hand_plan(Region("flag", "data", 0, 100), Region("sA", "data", 4096, 4096, padding_before=3996),
-                     total=8192)
+    warn = hand_plan(Region("flag", "data", 0, 100), Region("sA", "data", 4096, 4096, padding_before=3996), total=8192)
     clean = smem(SmemAllocation("sA", 8192, 1024, swizzle="128B"))
     for name, plan in (("bad", bad), ("warn", warn), ("clean", clean)):
         (tmp_path / f"{name}.json").write_text(plan.to_json())
@@ -253,8 +267,11 @@ def test_explorer_summary_lists_at_most_a_screenful():
 def test_the_plan_reader_refuses_bad_lint_fields():
     plan = smem(SmemAllocation("sA", 4096, 1024, swizzle="64B", stages=2, tma=True))
     good = json.loads(plan.to_json())
-    for key, value, message in (("swizzle", "16B", "regions[0].swizzle"), ("stages", 0, "regions[0].stages"),
-                                ("tma", "yes", "regions[0].tma")):
+    for key, value, message in (
+        ("swizzle", "16B", "regions[0].swizzle"),
+        ("stages", 0, "regions[0].stages"),
+        ("tma", "yes", "regions[0].tma"),
+    ):
         bad = json.loads(json.dumps(good))
         bad["regions"][0][key] = value
         with pytest.raises(ValueError, match=re.escape(message)):

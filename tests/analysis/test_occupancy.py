@@ -88,8 +88,10 @@ def test_the_count_is_the_most_footprints_the_sm_holds(arch_name, smem_bytes):
         # the largest SMEM per CTA that fits one more CTA (allocation granularity may give even more)
         assert occupancy(occ.next_smem_per_cta, arch).ctas > occ.ctas
         assert occupancy(occ.next_smem_per_cta + 1, arch).ctas <= occ.ctas
-        assert occupancy(occ.next_smem_per_cta + 1, arch).ctas <= occ.ctas or \
-            occ.next_smem_per_cta + 1 > arch.smem_per_block
+        assert (
+            occupancy(occ.next_smem_per_cta + 1, arch).ctas <= occ.ctas
+            or occ.next_smem_per_cta + 1 > arch.smem_per_block
+        )
 
 
 def test_plan_occupancy_report_and_cli(tmp_path, capsys):
@@ -201,8 +203,9 @@ def test_the_smem_map_marks_what_one_more_cta_per_sm_would_take():
     fig = smem_figure(s, arch="sm_90")
     marks = [sh for sh in fig.layout.shapes if sh.line.dash == "dot"]
     assert [m.x0 for m in marks] == [115_712]
-    assert any(a.text == "2 CTAs/SM: <= 115,712 B (113 KiB)" for a in fig.layout.annotations), \
-        [a.text for a in fig.layout.annotations]
+    assert any(a.text == "2 CTAs/SM: <= 115,712 B (113 KiB)" for a in fig.layout.annotations), [
+        a.text for a in fig.layout.annotations
+    ]
     over = SmemAllocator()
     over.add(SmemAllocation("big", 240 * 1024))
     over.compute_layout()
@@ -220,7 +223,11 @@ def test_the_model_matches_the_h200_driver_as_recorded():
     facts = recorded["attrs"]
     h200 = hardware.arch_of_capability(facts["major"], facts["minor"])
     assert (facts["smem_sm"], facts["optin"], facts["blocks_sm"], facts["threads_sm"]) == (
-        h200.smem_per_sm, h200.smem_per_block, h200.max_ctas_per_sm, h200.max_warps_per_sm * hardware.WARP_THREADS)
+        h200.smem_per_sm,
+        h200.smem_per_block,
+        h200.max_ctas_per_sm,
+        h200.max_warps_per_sm * hardware.WARP_THREADS,
+    )
     assert (facts["reserved"], facts["regs_sm"]) == (hardware.SMEM_RESERVED_PER_CTA, hardware.REGISTERS_PER_SM)
     rows = recorded["rows"]
     assert len(rows) == 56

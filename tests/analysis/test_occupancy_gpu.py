@@ -42,8 +42,22 @@ _PTX = b"""
 }
 """
 
-SMEM_SIZES = (0, 1, 1024, 7 * 1024, 48 * 1024, 99 * 1024 + 1, 100_000, 115_712, 115_713, 116_736,
-              150_000, 200_000, 230_400, 232_448)
+SMEM_SIZES = (
+    0,
+    1,
+    1024,
+    7 * 1024,
+    48 * 1024,
+    99 * 1024 + 1,
+    100_000,
+    115_712,
+    115_713,
+    116_736,
+    150_000,
+    200_000,
+    230_400,
+    232_448,
+)
 THREADS = (32, 128, 384, 1024)
 
 
@@ -80,11 +94,15 @@ class _Driver:
         return out.value
 
     def ctas_per_sm(self, threads: int, smem: int) -> int:
-        self.call("cuFuncSetAttribute", self.fn, _FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                  ctypes.c_int(max(smem, 1)))
+        self.call("cuFuncSetAttribute", self.fn, _FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, ctypes.c_int(max(smem, 1)))
         out = ctypes.c_int()
-        self.call("cuOccupancyMaxActiveBlocksPerMultiprocessor", ctypes.byref(out), self.fn,
-                  ctypes.c_int(threads), ctypes.c_size_t(smem))
+        self.call(
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+            ctypes.byref(out),
+            self.fn,
+            ctypes.c_int(threads),
+            ctypes.c_size_t(smem),
+        )
         return out.value
 
 
@@ -100,8 +118,9 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(DRIVER is None, reason="needs 
 
 
 def _arch(driver: _Driver) -> hardware.Arch:
-    return hardware.arch_of_capability(driver.attribute("compute_capability_major"),
-                                       driver.attribute("compute_capability_minor"))
+    return hardware.arch_of_capability(
+        driver.attribute("compute_capability_major"), driver.attribute("compute_capability_minor")
+    )
 
 
 def facts(driver: _Driver) -> list[tuple[str, int, int]]:
@@ -145,8 +164,10 @@ def test_ctas_per_sm_match_the_driver():
 
 def main() -> int:
     driver = _Driver()
-    print(f"compute capability {driver.attribute('compute_capability_major')}."
-          f"{driver.attribute('compute_capability_minor')}, empty kernel uses {driver.registers()} registers")
+    print(
+        f"compute capability {driver.attribute('compute_capability_major')}."
+        f"{driver.attribute('compute_capability_minor')}, empty kernel uses {driver.registers()} registers"
+    )
     print(f"{'fact':<26} {'driver':>8} {'smemviz':>8}")
     for name, got, ours in facts(driver):
         print(f"{name:<26} {got:>8} {ours:>8}{'' if got == ours else '  MISMATCH'}")

@@ -107,8 +107,11 @@ def test_a_new_plan_keeps_the_pick_where_it_remains(plan):
 
 def test_an_access_that_cannot_be_analysed_says_why(plan):
     s = SmemAllocator()
-    s.add(SmemAllocation("tiny", dtype="bf16", count=64,
-                         access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)"}))
+    s.add(
+        SmemAllocation(
+            "tiny", dtype="bf16", count=64, access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)"}
+        )
+    )
     s.compute_layout()
     view = BankView()
     view.show(s.plan)
@@ -128,8 +131,14 @@ def test_without_accesses_the_tab_says_how_to_declare_them():
 
 def test_names_in_the_grid_and_numbers_are_escaped():
     s = SmemAllocator()
-    s.add(SmemAllocation("<img src=x onerror=alert(1)>", dtype="bf16", count=4096,
-                         access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": (8, 1)}))
+    s.add(
+        SmemAllocation(
+            "<img src=x onerror=alert(1)>",
+            dtype="bf16",
+            count=4096,
+            access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": (8, 1)},
+        )
+    )
     s.compute_layout()
     view = BankView()
     view.show(s.plan)

@@ -256,8 +256,14 @@ def test_large_tables_are_cut_with_a_note():
 def test_the_banks_tab_is_drawn_when_it_opens():
     def with_access(stages=2):
         s, t = build_gemm_layout(stages)
-        s.add(SmemAllocation("epi_c", dtype="bf16", count=4096,
-                             access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": (8, 1)}))
+        s.add(
+            SmemAllocation(
+                "epi_c",
+                dtype="bf16",
+                count=4096,
+                access={"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": (8, 1)},
+            )
+        )
         return s, t
 
     ex = explore(with_access, stages=(1, 4))
@@ -301,8 +307,9 @@ def test_updates_carry_only_the_changed_leaf_paths(monkeypatch):
     from smemviz.explorer._sync import changed_paths
 
     assert changed_paths({"title": {"text": "a", "x": 0}}, {"title": {"text": "b", "x": 0}}) == {"title.text": "b"}
-    assert changed_paths({"annotations": [{"text": "a"}, {"text": "c"}]},
-                         {"annotations": [{"text": "a"}, {"text": "d"}]}) == {"annotations[1].text": "d"}
+    assert changed_paths(
+        {"annotations": [{"text": "a"}, {"text": "c"}]}, {"annotations": [{"text": "a"}, {"text": "d"}]}
+    ) == {"annotations[1].text": "d"}
     assert changed_paths({"x": [1, 2], "gone": 1}, {"x": [1, 3]}) == {"x": [1, 3], "gone": None}
     ex = gemm()
     sent = []
@@ -355,7 +362,7 @@ def test_the_maps_are_figure_widgets_drawn_by_the_map_view():
         assert isinstance(fig, go.FigureWidget)
         assert type(fig).__name__ == "MapFigureWidget"
     module = ex.smem_widget._esm
-    bundled = (plotly.__path__[0] + "/package_data/plotly.min.js")
+    bundled = plotly.__path__[0] + "/package_data/plotly.min.js"
     with open(bundled, encoding="utf-8") as f:
         head = f.read(2000)
     assert head not in module and head in ex.smem_widget._smemviz_plotly_js  # plotly.js beside the view
@@ -371,8 +378,7 @@ def test_live_maps_show_a_fixed_key_instead_of_plotly_legends():
         assert fig.layout.showlegend is False
     ex.controls["stages"].value = 3
     assert ex.smem_widget.layout.showlegend is False  # updates keep it off
-    keys = [w.value for box in (ex._smem_box, ex._tmem_box) for w in box.children
-            if isinstance(w, ipywidgets.HTML)]
+    keys = [w.value for box in (ex._smem_box, ex._tmem_box) for w in box.children if isinstance(w, ipywidgets.HTML)]
     assert "smemviz-key-smem" in keys[0] and "pipeline mbarriers" in keys[0] and "capacity" in keys[0]
     assert "smemviz-key-tmem" in keys[1] and "tcgen05.alloc" in keys[1]
     assert smemviz.smem_figure(ex.smem_plan).layout.showlegend is not False
@@ -461,6 +467,7 @@ def test_a_builder_error_points_at_the_builders_line():
     ex = explore(build_that_fails, n=(1, 2))
     assert "at build_that_fails, line" in ex.message.value
     import inspect
+
     line = inspect.getsourcelines(build_that_fails)[1] + 2
     assert f"line {line})" in ex.message.value
 
@@ -509,5 +516,7 @@ def test_html_export_is_offline_or_small_as_chosen_and_the_tooltip_says_which(tm
     import re
 
     src = re.search(r'<script[^>]*\bsrc="([^"]+)"', small).group(1)
-    assert src.startswith("https://cdn.plot.ly/") and src in small.split("Content-Security-Policy", 1)[1].split(">", 1)[0]
+    assert (
+        src.startswith("https://cdn.plot.ly/") and src in small.split("Content-Security-Policy", 1)[1].split(">", 1)[0]
+    )
     assert "https://" not in big.split("Content-Security-Policy", 1)[1].split(">", 1)[0]  # offline page: no network

@@ -128,7 +128,9 @@ def test_a_step_shows_what_is_live_then_without_solving_again(monkeypatch):
     calls = CALLS["build"]
     solved = []
     original = SmemAllocator.compute_layout
-    monkeypatch.setattr(SmemAllocator, "compute_layout", lambda self, *a, **k: solved.append(1) or original(self, *a, **k))
+    monkeypatch.setattr(
+        SmemAllocator, "compute_layout", lambda self, *a, **k: solved.append(1) or original(self, *a, **k)
+    )
     for step in STEPS:
         lv.select_step(step)
         live = plan.live_at(step)
@@ -154,24 +156,38 @@ def test_clicking_a_column_of_live_bytes_chooses_that_step():
     lv = ex.lifetimes
     fig = lv.map_widget
     # the message the map view sends for a click on the profile's third bar
-    fig._handler_js2py_pointsCallback({"new": {
-        "event_type": "plotly_click",
-        "points": {"trace_indexes": [PROFILE_TRACE], "point_indexes": [2], "xs": [2], "ys": [33280]},
-        "device_state": None, "selector": None,
-    }})
+    fig._handler_js2py_pointsCallback(
+        {
+            "new": {
+                "event_type": "plotly_click",
+                "points": {"trace_indexes": [PROFILE_TRACE], "point_indexes": [2], "xs": [2], "ys": [33280]},
+                "device_state": None,
+                "selector": None,
+            }
+        }
+    )
     assert lv.step == 2 and lv.step_control.label == "epilogue"
     assert "At step 'epilogue'" in lv.step_widget.layout.title.text
-
 
 
 def click(fig, trace: int, point: int) -> None:
     """The message the map view sends for a click on bar ``point`` of ``trace``."""
     bar = fig.data[trace]
-    fig._handler_js2py_pointsCallback({"new": {
-        "event_type": "plotly_click",
-        "points": {"trace_indexes": [trace], "point_indexes": [point], "xs": [bar.x[point]], "ys": [bar.y[point]]},
-        "device_state": None, "selector": None,
-    }})
+    fig._handler_js2py_pointsCallback(
+        {
+            "new": {
+                "event_type": "plotly_click",
+                "points": {
+                    "trace_indexes": [trace],
+                    "point_indexes": [point],
+                    "xs": [bar.x[point]],
+                    "ys": [bar.y[point]],
+                },
+                "device_state": None,
+                "selector": None,
+            }
+        }
+    )
 
 
 def test_clicking_a_region_chooses_the_step_of_its_run_nearest_the_chosen_one():
@@ -291,8 +307,11 @@ def test_show_lifetimes_opens_the_tab_at_a_step_or_says_there_is_none():
 def test_the_open_tab_is_sent_before_the_byte_map_and_after_it_when_closed(monkeypatch):
     ex = explorer()
     order: list[str] = []
-    for key, widget in (("byte map", ex.smem_widget), ("lifetime map", ex.lifetimes.map_widget),
-                        ("step map", ex.lifetimes.step_widget)):
+    for key, widget in (
+        ("byte map", ex.smem_widget),
+        ("lifetime map", ex.lifetimes.map_widget),
+        ("step map", ex.lifetimes.step_widget),
+    ):
         original = widget.send
 
         def recording(content, *args, _key=key, _orig=original, **kwargs):

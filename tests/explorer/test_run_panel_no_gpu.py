@@ -1,4 +1,4 @@
-""""Run on GPU" on a machine without one (issue 23, point 5): the true
+""" "Run on GPU" on a machine without one (issue 23, point 5): the true
 reason, no duplicate rows, a chart that says why it is empty, and a stages
 control whose readout does not say 0 where the layout has 7."""
 
@@ -24,8 +24,16 @@ class CompiledOnly:
     reason: str = "no CUDA GPU is visible on this machine"
 
     def row(self):
-        return {"label": f"s{self.stages}", "stages": self.stages, "smem_requested": 1000 * self.stages,
-                "registers": 90, "tflops": None, "ran": False, "reason": self.reason, "compile_s": 0.1 * self.stages}
+        return {
+            "label": f"s{self.stages}",
+            "stages": self.stages,
+            "smem_requested": 1000 * self.stages,
+            "registers": 90,
+            "tflops": None,
+            "ran": False,
+            "reason": self.reason,
+            "compile_s": 0.1 * self.stages,
+        }
 
     def summary(self):
         return f"s{self.stages}: compiled; not run: {self.reason}"
@@ -80,8 +88,11 @@ def test_notebook_05s_stages_control_reads_most_that_fit_not_zero():
     import ipywidgets as widgets
 
     nb = json.loads((ROOT / "notebooks" / "05_tuning_a_real_gemm.ipynb").read_text(encoding="utf-8"))
-    cell = next("".join(c["source"]) for c in nb["cells"]
-                if c["cell_type"] == "code" and "run=gemm_runner(" in "".join(c["source"]))
+    cell = next(
+        "".join(c["source"])
+        for c in nb["cells"]
+        if c["cell_type"] == "code" and "run=gemm_runner(" in "".join(c["source"])
+    )
     seen = {}
 
     class Stub:
@@ -90,8 +101,13 @@ def test_notebook_05s_stages_control_reads_most_that_fit_not_zero():
             seen.update(kwargs)
             raise StopIteration  # the rest of the cell needs the real explorer
 
-    namespace = {"smemviz": Stub, "gemm_allocator": None, "gemm_runner": lambda *a, **k: None,
-                 "GemmProblem": lambda *a, **k: None, "widgets": widgets}
+    namespace = {
+        "smemviz": Stub,
+        "gemm_allocator": None,
+        "gemm_runner": lambda *a, **k: None,
+        "GemmProblem": lambda *a, **k: None,
+        "widgets": widgets,
+    }
     with pytest.raises(StopIteration):
         exec(cell, namespace)
     stages = seen["stages"]

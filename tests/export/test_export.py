@@ -15,7 +15,7 @@ from smemviz import LayoutPlan
 from smemviz.sources.layout_file import parse_layout
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-HOSTILE = ['</script><script>window.__pwned=1</script>', '<img src=x onerror="window.__pwned=1">']
+HOSTILE = ["</script><script>window.__pwned=1</script>", '<img src=x onerror="window.__pwned=1">']
 
 
 def _pair():
@@ -53,8 +53,15 @@ def test_export_is_a_function_and_its_helpers_are_public_on_smemviz(tmp_path):
     assert not callable(package)
     spec, _ = _pair()
     assert smemviz.export(spec, tmp_path / "a.md") == tmp_path / "a.md"
-    for name in ("BrowserNotFoundError", "ExportTimeoutError", "find_browser", "start_renderer",
-                 "stop_renderer", "read_plans", "EXPORT_FORMATS"):
+    for name in (
+        "BrowserNotFoundError",
+        "ExportTimeoutError",
+        "find_browser",
+        "start_renderer",
+        "stop_renderer",
+        "read_plans",
+        "EXPORT_FORMATS",
+    ):
         assert getattr(smemviz, name) is getattr(package, name)
 
 

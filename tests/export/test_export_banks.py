@@ -26,11 +26,24 @@ def plan() -> LayoutPlan:
 def test_the_text_report_has_a_row_per_region_and_access(plan):
     text = plan.report()
     head = next(line for line in text.splitlines() if line.strip().startswith("region"))
-    assert head.split() == ["region", "access", "swizzle", "warps", "instructions", "wavefronts", "ideal",
-                            "conflicts", "n-way"]
-    rows = {line.split()[0]: line.split() for line in text.splitlines()
-            if line.strip().split()[:1] in (["sA"], ["epi_c"], ["epi_c_sw64"]) and "access" not in line
-            and len(line.split()) >= 9}
+    assert head.split() == [
+        "region",
+        "access",
+        "swizzle",
+        "warps",
+        "instructions",
+        "wavefronts",
+        "ideal",
+        "conflicts",
+        "n-way",
+    ]
+    rows = {
+        line.split()[0]: line.split()
+        for line in text.splitlines()
+        if line.strip().split()[:1] in (["sA"], ["epi_c"], ["epi_c_sw64"])
+        and "access" not in line
+        and len(line.split()) >= 9
+    }
     assert rows["epi_c"][1:9] == ["stmatrix.x4", "none", "8x1", "16", "256", "64", "192", "4"]
     assert rows["epi_c_sw64"][1:8] == ["stmatrix.x4", "64B", "8x1", "16", "64", "64", "0"]
     assert rows["sA"][1:8] == ["ldmatrix.x4", "128B", "4x1", "32", "128", "128", "0"]

@@ -43,8 +43,9 @@ def computed_plans(draw: Any) -> LayoutPlan:
         for i, cols in enumerate(standalone):
             alloc.add(TmemAllocation(f"t{i}", cols))
         for g, phases in enumerate(groups):
-            alloc.add_alias_group([[TmemAllocation(f"g{g}p{p}m{m}", c) for m, c in enumerate(ph)]
-                                   for p, ph in enumerate(phases)])
+            alloc.add_alias_group(
+                [[TmemAllocation(f"g{g}p{p}m{m}", c) for m, c in enumerate(ph)] for p, ph in enumerate(phases)]
+            )
     try:
         alloc.compute_layout()
     except ValueError:  # over TMEM capacity
@@ -64,7 +65,7 @@ def brute_force_check(plan: LayoutPlan) -> None:
     for r in regions:
         assert type(r.offset) is int and r.offset >= 0 and type(r.size) is int and r.size >= 0
     for i, a in enumerate(regions):
-        for b in regions[i + 1:]:
+        for b in regions[i + 1 :]:
             exclusive = a.group is not None and a.group == b.group and a.phase != b.phase
             if not exclusive and a.size and b.size:
                 assert a.end <= b.offset or b.end <= a.offset, (a, b)

@@ -158,8 +158,14 @@ def test_hover_has_every_detail():
     hover = {t.text[i]: t.hovertext[i] for _, t, i in bars(fig)}
     a1 = plan.region("a1")
     h = hover["a1"]
-    for part in (f"offset {a1.offset:,} (0x{a1.offset:x})", "size 16,384 B", f"end {a1.end:,}",
-                 "alignment 1,024 B", f"padding before {a1.padding_before:,} B", "bf16 × 8,192"):
+    for part in (
+        f"offset {a1.offset:,} (0x{a1.offset:x})",
+        "size 16,384 B",
+        f"end {a1.end:,}",
+        "alignment 1,024 B",
+        f"padding before {a1.padding_before:,} B",
+        "bf16 × 8,192",
+    ):
         assert part in h, part
     assert "alias group 1, phase 2" in hover["scratch"]
     assert "alias group 1, phase 1" in hover["epi"]
@@ -304,7 +310,7 @@ def test_an_operands_stages_share_a_hue_shaded_by_stage():
     assert len(set(stages)) == 4  # shades differ ...
     hue = FAMILY_HUES[[shade(h, 0) for h in FAMILY_HUES].index(color_for("a"))]
     assert all(s_ in {shade(hue, -0.28 + 0.09 * k) for k in range(8)} for s_ in stages)  # ... of one hue
-    light = [sum(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in stages]
+    light = [sum(int(c[i : i + 2], 16) for i in (1, 3, 5)) for c in stages]
     assert light == sorted(light)  # stage 0 darkest
     t = TmemAllocator()
     t.add(TmemAllocation("acc0", 256))
@@ -329,8 +335,10 @@ def test_families_in_one_map_get_distinct_hues_and_the_bank_view_agrees():
     hues = {}
     for name, c in color.items():
         hues.setdefault(family_of(name)[0], set()).add(c)
-    base = {op: next(h for h in FAMILY_HUES if shade(h, -0.28) == color[f"{op}_stage0"])
-            for op in ("sfa", "sfb", "a", "b", "c", "d")}
+    base = {
+        op: next(h for h in FAMILY_HUES if shade(h, -0.28) == color[f"{op}_stage0"])
+        for op in ("sfa", "sfb", "a", "b", "c", "d")
+    }
     assert len(set(base.values())) == 6  # one hue per family, none shared
     assert all(len(v) == 4 for v in hues.values())
     bank = bank_figure(s).data[0]

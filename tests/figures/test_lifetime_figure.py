@@ -113,8 +113,12 @@ def test_one_step_as_a_byte_map():
 def test_compare_layouts_hand_written_greedy_optimal():
     s = SmemAllocator(arch="sm_90a")
     s.add(SmemAllocation("keep", 100, alignment=16))
-    s.add_alias_group([[SmemAllocation("x", 1000, alignment=1024)],
-                       [SmemAllocation("y", 3000, alignment=16), SmemAllocation("w", 2000, alignment=16)]])
+    s.add_alias_group(
+        [
+            [SmemAllocation("x", 1000, alignment=1024)],
+            [SmemAllocation("y", 3000, alignment=16), SmemAllocation("w", 2000, alignment=16)],
+        ]
+    )
     plans = smemviz.compare_layouts(s)
     assert list(plans) == ["hand-written", "greedy", "optimal"]
     assert plans["optimal"].data_total <= plans["greedy"].data_total <= plans["hand-written"].data_total
@@ -151,13 +155,17 @@ def test_gap_bars_cover_each_steps_unused_stretches_once_merged_across_steps(see
     s = SmemAllocator(steps=6)
     for k in range(12):
         first = rng.randrange(6)
-        s.add(SmemAllocation(f"b{k}", rng.randint(1, 40) * 64, alignment=rng.choice([16, 128, 1024])),
-              live=range(first, rng.randint(first + 1, 6)))
+        s.add(
+            SmemAllocation(f"b{k}", rng.randint(1, 40) * 64, alignment=rng.choice([16, 128, 1024])),
+            live=range(first, rng.randint(first + 1, 6)),
+        )
     s.compute_layout(solver="greedy")
     plan = s.plan
     gaps = lifetime_spec(plan).traces[1]
-    runs = [(round(x - (w - 0.92) / 2), round(x + (w - 0.92) / 2), base, base + y)
-            for x, w, base, y in zip(gaps["x"], gaps["width"], gaps["base"], gaps["y"])]
+    runs = [
+        (round(x - (w - 0.92) / 2), round(x + (w - 0.92) / 2), base, base + y)
+        for x, w, base, y in zip(gaps["x"], gaps["width"], gaps["base"], gaps["y"])
+    ]
     for k in range(6):
         assert sorted((a, b) for first, last, a, b in runs if first <= k <= last) == _unused_at(plan, k)
     # a stretch unused at consecutive steps is one bar
@@ -199,8 +207,11 @@ def test_sharing_names_exactly_the_regions_that_reuse_bytes_at_other_steps(insta
     regions = [r for r in s.plan.regions if r.size]
     every = set(range(len(s.plan.steps)))
     expected = {
-        r.name: [q.name for q in regions if q is not r and r.offset < q.end and q.offset < r.end
-                 and not set(r.live or every) & set(q.live or every)]
+        r.name: [
+            q.name
+            for q in regions
+            if q is not r and r.offset < q.end and q.offset < r.end and not set(r.live or every) & set(q.live or every)
+        ]
         for r in regions
     }
     assert sharing(s.plan) == expected

@@ -44,7 +44,7 @@ def assert_nothing_hidden(plan, spec: FigureSpec) -> None:
     regions = [r for r in plan.regions if r.kind == "data" and r.size]
     assert set(boxes) == {r.name for r in regions}
     for i, r in enumerate(regions):
-        for q in regions[i + 1:]:
+        for q in regions[i + 1 :]:
             if r.offset < q.end and q.offset < r.end:  # they share bytes
                 (_, _, ry0, ry1), (_, _, qy0, qy1) = boxes[r.name], boxes[q.name]
                 assert ry1 <= qy0 or qy1 <= ry0, (r.name, q.name, boxes[r.name], boxes[q.name])
@@ -52,8 +52,12 @@ def assert_nothing_hidden(plan, spec: FigureSpec) -> None:
 
 def test_lifetime_sharing_gets_lanes_in_the_issue_gemm():
     plan = hopper_gemm().plan
-    shared = [(r.name, q.name) for r in plan.regions for q in plan.regions
-              if r.name < q.name and r.offset < q.end and q.offset < r.end]
+    shared = [
+        (r.name, q.name)
+        for r in plan.regions
+        for q in plan.regions
+        if r.name < q.name and r.offset < q.end and q.offset < r.end
+    ]
     assert shared, "the solver should place epi_c on an operand's bytes"
     spec = smem_spec(plan)
     assert_nothing_hidden(plan, spec)

@@ -15,7 +15,7 @@ from smemviz.figures._style import family_of, region_colors  # noqa: E402
 
 
 def hue(color: str) -> float:
-    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    r, g, b = (int(color[i : i + 2], 16) / 255 for i in (1, 3, 5))
     return colorsys.rgb_to_hls(r, g, b)[0]
 
 
@@ -33,11 +33,14 @@ def test_stages_of_one_buffer_in_a_resource_still_share_a_hue():
     assert max(hue(c) for c in colors.values()) - min(hue(c) for c in colors.values()) < 0.02
 
 
-@pytest.mark.parametrize("names", [
-    [f"buf{i}" for i in range(300)],  # one family, 300 stages
-    [f"tile_{i}_scratch" for i in range(300)],  # 300 families
-    [f"r{i}.x" for i in range(150)] + [f"w{i}" for i in range(150)],
-])
+@pytest.mark.parametrize(
+    "names",
+    [
+        [f"buf{i}" for i in range(300)],  # one family, 300 stages
+        [f"tile_{i}_scratch" for i in range(300)],  # 300 families
+        [f"r{i}.x" for i in range(150)] + [f"w{i}" for i in range(150)],
+    ],
+)
 def test_three_hundred_regions_get_three_hundred_colours(names):
     colors = region_colors(names)
     assert len(set(colors.values())) == len(names)

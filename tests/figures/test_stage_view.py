@@ -26,13 +26,16 @@ def test_shape_gives_count_and_stages_and_travels_in_the_plan():
     assert "shape" not in plan.region("epi").to_dict()  # written only when set
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"shape": (4, 128, 64)}, "needs a dtype"),
-    ({"dtype": "bf16", "shape": (4, 0)}, "int > 0"),
-    ({"dtype": "bf16", "shape": ()}, "non-empty"),
-    ({"dtype": "bf16", "shape": (4, 8), "count": 5}, "disagrees with shape"),
-    ({"dtype": "bf16", "shape": (4, 8), "stages": 2}, "first extent"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"shape": (4, 128, 64)}, "needs a dtype"),
+        ({"dtype": "bf16", "shape": (4, 0)}, "int > 0"),
+        ({"dtype": "bf16", "shape": ()}, "non-empty"),
+        ({"dtype": "bf16", "shape": (4, 8), "count": 5}, "disagrees with shape"),
+        ({"dtype": "bf16", "shape": (4, 8), "stages": 2}, "first extent"),
+    ],
+)
 def test_bad_shapes_are_refused_naming_the_allocation(kwargs, words):
     with pytest.raises((DeclarationError, TypeError), match=words) as info:
         SmemAllocation("tile", **kwargs)

@@ -33,8 +33,9 @@ def _typed_mix() -> SmemAllocator:
 
 def _odd_alignments() -> SmemAllocator:
     al = SmemAllocator("sm_90a")
-    for i, (size, align) in enumerate([(3, 1), (5, 2), (7, 4), (9, 8), (17, 16), (33, 32), (65, 64), (1, 512),
-                                       (130, 1), (6, 2), (12, 4)]):
+    for i, (size, align) in enumerate(
+        [(3, 1), (5, 2), (7, 4), (9, 8), (17, 16), (33, 32), (65, 64), (1, 512), (130, 1), (6, 2), (12, 4)]
+    ):
         al.add(SmemAllocation(f"odd{i}_{size}B_align{align}", size_bytes=size, alignment=align))
     al.add(SmemAllocation("u16_at_2", dtype="u16", count=11, alignment=2))
     al.add(SmemAllocation("i8_at_1", dtype="i8", count=13, alignment=1))

@@ -16,8 +16,19 @@ from smemviz.kernel.probes._smem import ProbeResult, check_snapshots
 
 from . import layouts as examples
 
-_PACK = {"u8": "<B", "i8": "<b", "u16": "<H", "i16": "<h", "u32": "<I", "i32": "<i", "u64": "<Q",
-         "i64": "<q", "f16": "<e", "f32": "<f", "f64": "<d"}
+_PACK = {
+    "u8": "<B",
+    "i8": "<b",
+    "u16": "<H",
+    "i16": "<h",
+    "u32": "<I",
+    "i32": "<i",
+    "u64": "<Q",
+    "i64": "<q",
+    "f16": "<e",
+    "f32": "<f",
+    "f64": "<d",
+}
 
 
 def _element_bytes(dtype: str, value) -> bytes:
@@ -38,7 +49,13 @@ def test_every_written_element_is_its_tag_repeated(name):
 
 def test_typed_regions_are_written_through_their_own_type_when_exact():
     writes = {w.name: w for w in schedule_for(examples.smem_layout("typed_mix").plan).writes}
-    for name, dtype in [("a_bf16", "bf16"), ("b_f16", "f16"), ("scale_f32", "f32"), ("acc_f64", "f64"), ("idx_i32", "i32")]:
+    for name, dtype in [
+        ("a_bf16", "bf16"),
+        ("b_f16", "f16"),
+        ("scale_f32", "f32"),
+        ("acc_f64", "f64"),
+        ("idx_i32", "i32"),
+    ]:
         assert writes[name].dtype == dtype and writes[name].through_own_type
     assert not writes["q_fp8"].through_own_type and writes["q_fp8"].dtype == "u32"
     assert writes["w_fp4"].size == 39  # 77 x 4 bits, rounded up
@@ -115,10 +132,15 @@ def _result(plan, snaps, kernel_smem=None):
     schedule = schedule_for(plan)
     checks, stray = check_snapshots(plan, schedule, snaps)
     return ProbeResult(
-        plan=plan, gpu="test", arch="sm_90a", checks=tuple(checks), stray_bytes=stray,
+        plan=plan,
+        gpu="test",
+        arch="sm_90a",
+        checks=tuple(checks),
+        stray_bytes=stray,
         requested_smem_bytes=plan.unified_bytes,
         kernel_smem_bytes=plan.unified_bytes if kernel_smem is None else kernel_smem,
-        base_mod_1024=0, snapshots=tuple(snaps),
+        base_mod_1024=0,
+        snapshots=tuple(snaps),
     )
 
 

@@ -133,8 +133,14 @@ def test_tmem_kernel_allocates_the_planned_columns(name):
     tmem = examples.tmem_layout(name)
     compiled = compile_tmem(tmem, arch="sm_100a")
     assert tcgen05_alloc_columns_in_ptx(compiled.ptx) == [tmem.tcgen05_alloc_columns]
-    for instr in ("tcgen05.relinquish_alloc_permit", "tcgen05.dealloc", "tcgen05.st.sync.aligned.32x32b",
-                  "tcgen05.ld.sync.aligned.32x32b", "tcgen05.wait::st", "tcgen05.wait::ld"):
+    for instr in (
+        "tcgen05.relinquish_alloc_permit",
+        "tcgen05.dealloc",
+        "tcgen05.st.sync.aligned.32x32b",
+        "tcgen05.ld.sync.aligned.32x32b",
+        "tcgen05.wait::st",
+        "tcgen05.wait::ld",
+    ):
         assert instr in compiled.ptx, instr
     assert ".target sm_100a" in compiled.ptx
 

@@ -32,8 +32,12 @@ pytestmark = [pytest.mark.gpu, needs_gpu]
 def test_probe_layout_on_gpu(name):
     allocator = examples.smem_layout(name)
     result = probe(allocator)
-    assert result.passed, result.summary() + "\n" + "\n".join(
-        f"{c.name}: {c.bad_bytes} bad bytes, first at {c.first_bad_offset} read {c.found}" for c in result.failures
+    assert result.passed, (
+        result.summary()
+        + "\n"
+        + "\n".join(
+            f"{c.name}: {c.bad_bytes} bad bytes, first at {c.first_bad_offset} read {c.found}" for c in result.failures
+        )
     )
     assert result.kernel_smem_bytes == allocator.plan.unified_bytes
     assert len(result.checks) == len(allocator.plan.regions)
@@ -59,9 +63,7 @@ def test_probe_detects_a_wrong_plan():
 
 @pytest.mark.parametrize("stages,tile,n_tiles", [(2, 32, 16), (4, 256, 64), (7, 96, 50)])
 def test_pipeline_through_allocator_barriers(stages, tile, n_tiles):
-    allocator, resource = pipeline_layout(
-        stages, tile, extra=(SmemAllocation("before", size_bytes=1000, alignment=8),)
-    )
+    allocator, resource = pipeline_layout(stages, tile, extra=(SmemAllocation("before", size_bytes=1000, alignment=8),))
     result = run_pipeline(allocator, resource, n_tiles, seed=stages)
     assert result.passed, result.summary()
 

@@ -80,7 +80,11 @@ def offset_chains(draw, stage_term: bool = False):
             lines.append(f"\tadd.s32 \t%r{nxt}, %r{reg}, %r{nxt - 1};")
         total, reg = total + step, nxt
     last = draw(st.integers(0, 512)) * 8
-    lines.append(f"\tmbarrier.init.shared.b64 \t[%r{reg}+{last}], %r0;" if last else f"\tmbarrier.init.shared.b64 \t[%r{reg}], %r0;")
+    lines.append(
+        f"\tmbarrier.init.shared.b64 \t[%r{reg}+{last}], %r0;"
+        if last
+        else f"\tmbarrier.init.shared.b64 \t[%r{reg}], %r0;"
+    )
     return "\n".join(lines), total + last
 
 

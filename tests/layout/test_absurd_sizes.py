@@ -9,11 +9,14 @@ from smemviz import SmemAllocation, SmemAllocator, TmemAllocation
 from smemviz._errors import DeclarationError
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"dtype": "bf16", "count": 2**70}, "count"),
-    ({"size_bytes": 2**70}, "size_bytes"),
-    ({"size_bytes": 1024, "alignment": 2**64}, "alignment"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"dtype": "bf16", "count": 2**70}, "count"),
+        ({"size_bytes": 2**70}, "size_bytes"),
+        ({"size_bytes": 1024, "alignment": 2**64}, "alignment"),
+    ],
+)
 def test_smem_fields_beyond_64_bits_are_refused_naming_the_field(kwargs, field):
     with pytest.raises(DeclarationError) as info:
         SmemAllocation("huge", **kwargs)

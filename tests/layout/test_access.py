@@ -32,8 +32,12 @@ def test_an_access_declared_on_an_allocation_is_on_the_plan():
 
 def test_every_form_of_access_gives_the_same_record():
     record = SmemAccess("ldmatrix.x4", "(64,64):(64,1)", region="sA")
-    forms = [record, SmemAccess("ldmatrix.x4", "(64,64):(64,1)"),
-             {"instruction": "ldmatrix.x4", "layout": "(64,64):(64,1)"}, [record]]
+    forms = [
+        record,
+        SmemAccess("ldmatrix.x4", "(64,64):(64,1)"),
+        {"instruction": "ldmatrix.x4", "layout": "(64,64):(64,1)"},
+        [record],
+    ]
     for form in forms:
         assert SmemAllocation("sA", dtype="bf16", count=4096, access=form).access == (record,)
 
@@ -44,24 +48,47 @@ def test_a_cutlass_dtype_becomes_its_short_name():
     assert acc.dtype == "bf16"
 
 
-@pytest.mark.parametrize("access,field,fragment", [
-    ({"instruction": "stmatrix.x9", "layout": "(8,8):(8,1)"}, "access.instruction", "unknown instruction 'stmatrix.x9'"),
-    ({"instruction": "cp.async.ca.8", "layout": "(8,8):(8,1)"}, "access.instruction", "unknown instruction"),
-    ({"instruction": "stmatrix.x4"}, "access.layout", "give the tile's 'layout'"),
-    ({"instruction": "stmatrix.x4", "layout": "(128,32:(32,1)"}, "access.layout", "is not an integer or a parenth"),
-    ({"instruction": "stmatrix.x4", "layout": "(128,32)"}, "access.layout", "'shape:stride' form"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "dtype": "bf17"}, "access.dtype", "unknown dtype"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "dtype": "f4e2m1"}, "access.dtype", "whole-byte"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "swizzle": "96B"}, "access.swizzle", "'swizzle' must be"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "warps": [0, 1]}, "access.warps", "two positive"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "warps": 8}, "access.warps", "two positive"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "threads": [4, 8]}, "access.threads", "places its lanes"),
-    ({"instruction": "ld.shared.b32", "layout": "(8,8):(8,1)", "threads": [4, 4]}, "access.threads", "a warp has 32"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "stage": -1}, "access.stage", "non-negative"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "stage": 4}, "access.stage", "holds 4 stage(s)"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "colour": 1}, "access.colour", "unknown key"),
-    ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "region": "other"}, "access.region", "names region 'other'"),
-])
+@pytest.mark.parametrize(
+    "access,field,fragment",
+    [
+        (
+            {"instruction": "stmatrix.x9", "layout": "(8,8):(8,1)"},
+            "access.instruction",
+            "unknown instruction 'stmatrix.x9'",
+        ),
+        ({"instruction": "cp.async.ca.8", "layout": "(8,8):(8,1)"}, "access.instruction", "unknown instruction"),
+        ({"instruction": "stmatrix.x4"}, "access.layout", "give the tile's 'layout'"),
+        ({"instruction": "stmatrix.x4", "layout": "(128,32:(32,1)"}, "access.layout", "is not an integer or a parenth"),
+        ({"instruction": "stmatrix.x4", "layout": "(128,32)"}, "access.layout", "'shape:stride' form"),
+        ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "dtype": "bf17"}, "access.dtype", "unknown dtype"),
+        ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "dtype": "f4e2m1"}, "access.dtype", "whole-byte"),
+        (
+            {"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "swizzle": "96B"},
+            "access.swizzle",
+            "'swizzle' must be",
+        ),
+        ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "warps": [0, 1]}, "access.warps", "two positive"),
+        ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "warps": 8}, "access.warps", "two positive"),
+        (
+            {"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "threads": [4, 8]},
+            "access.threads",
+            "places its lanes",
+        ),
+        (
+            {"instruction": "ld.shared.b32", "layout": "(8,8):(8,1)", "threads": [4, 4]},
+            "access.threads",
+            "a warp has 32",
+        ),
+        ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "stage": -1}, "access.stage", "non-negative"),
+        ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "stage": 4}, "access.stage", "holds 4 stage(s)"),
+        ({"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "colour": 1}, "access.colour", "unknown key"),
+        (
+            {"instruction": "stmatrix.x4", "layout": "(8,8):(8,1)", "region": "other"},
+            "access.region",
+            "names region 'other'",
+        ),
+    ],
+)
 def test_a_bad_access_is_refused_naming_the_allocation(access, field, fragment):
     with pytest.raises((DeclarationError, DeclarationTypeError)) as info:
         SmemAllocation("sA", dtype="bf16", shape=(4, 64, 64), access=access)
@@ -96,12 +123,24 @@ def test_an_access_changed_after_declaration_is_checked_again():
 
 
 def test_json_round_trip_and_no_key_without_accesses():
-    plan = _plan(SmemAllocation("epi_c", dtype="bf16", count=4096, access=[EPI, {**EPI, "swizzle": "64B"}]),
-                 SmemAllocation("sA", dtype="bf16", shape=(2, 64, 64), alignment=1024, swizzle="128B",
-                                access={"instruction": "ldmatrix.x4.trans", "layout": "(64,64):(1,64)", "stage": 1}))
+    plan = _plan(
+        SmemAllocation("epi_c", dtype="bf16", count=4096, access=[EPI, {**EPI, "swizzle": "64B"}]),
+        SmemAllocation(
+            "sA",
+            dtype="bf16",
+            shape=(2, 64, 64),
+            alignment=1024,
+            swizzle="128B",
+            access={"instruction": "ldmatrix.x4.trans", "layout": "(64,64):(1,64)", "stage": 1},
+        ),
+    )
     data = plan.to_dict()
-    assert data["accesses"][0] == {"region": "epi_c", "instruction": "stmatrix.x4", "layout": "(128,32):(32,1)",
-                                   "warps": [8, 1]}
+    assert data["accesses"][0] == {
+        "region": "epi_c",
+        "instruction": "stmatrix.x4",
+        "layout": "(128,32):(32,1)",
+        "warps": [8, 1],
+    }
     assert data["accesses"][1]["swizzle"] == "64B" and data["accesses"][2]["stage"] == 1
     back = LayoutPlan.from_json(plan.to_json())
     assert back.accesses == plan.accesses and back == plan
@@ -115,14 +154,17 @@ def _doc_with(accesses: object) -> dict:
     return json.loads(json.dumps(doc))
 
 
-@pytest.mark.parametrize("accesses,fragment", [
-    ("stmatrix.x4", "accesses: expected an array"),
-    ([{"region": "nowhere", **EPI}], "accesses[0].region: 'nowhere' is not a region of the plan"),
-    ([{"region": "epi_c", **EPI, "warps": [8, 0]}], "accesses[0].warps:"),
-    ([{"region": "epi_c", **EPI, "colour": "red"}], "accesses[0]: unknown key 'colour'"),
-    ([{"region": "epi_c", "instruction": "ldmatrix.x3"}], "accesses[0].instruction:"),
-    ([{"instruction": "ldmatrix.x4"}], "accesses[0].region: expected a non-empty string"),
-])
+@pytest.mark.parametrize(
+    "accesses,fragment",
+    [
+        ("stmatrix.x4", "accesses: expected an array"),
+        ([{"region": "nowhere", **EPI}], "accesses[0].region: 'nowhere' is not a region of the plan"),
+        ([{"region": "epi_c", **EPI, "warps": [8, 0]}], "accesses[0].warps:"),
+        ([{"region": "epi_c", **EPI, "colour": "red"}], "accesses[0]: unknown key 'colour'"),
+        ([{"region": "epi_c", "instruction": "ldmatrix.x3"}], "accesses[0].instruction:"),
+        ([{"instruction": "ldmatrix.x4"}], "accesses[0].region: expected a non-empty string"),
+    ],
+)
 def test_the_json_reader_refuses_bad_accesses_naming_the_field(accesses, fragment):
     with pytest.raises(ValueError) as info:
         LayoutPlan.from_dict(_doc_with(accesses))
@@ -153,13 +195,18 @@ def test_a_plan_at_one_step_keeps_the_accesses_of_what_is_live():
 def test_a_plan_refuses_an_access_to_a_region_it_lacks():
     plan = _plan(SmemAllocation("a", 256))
     with pytest.raises(ValueError, match="names region 'zz', which the plan does not have"):
-        LayoutPlan(plan.memory, plan.regions, data_total=plan.data_total,
-                   accesses=(SmemAccess("ld.shared.b32", "(8,8):(8,1)", region="zz"),))
+        LayoutPlan(
+            plan.memory,
+            plan.regions,
+            data_total=plan.data_total,
+            accesses=(SmemAccess("ld.shared.b32", "(8,8):(8,1)", region="zz"),),
+        )
 
 
 def test_access_from_dict_alone():
-    acc = access_from_dict({"region": "x", "instruction": "LD.SHARED.V4.B32", "layout": "(8,64):(64,1)",
-                            "threads": [4, 8]})
+    acc = access_from_dict(
+        {"region": "x", "instruction": "LD.SHARED.V4.B32", "layout": "(8,64):(64,1)", "threads": [4, 8]}
+    )
     assert acc.short_instruction == "ld.shared.v4.b32" and acc.threads == (4, 8)
     assert acc.label == "ld.shared.v4.b32"
     assert SmemAccess("stmatrix.x4", swizzle=None).swizzle == "none"

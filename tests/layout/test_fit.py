@@ -57,13 +57,16 @@ def test_tmem_columns_fit_too():
         u.compute_layout(fit=256)
 
 
-@pytest.mark.parametrize(("fit", "error", "match"), [
-    (0, ValueError, "fit must be from 1 to 2\\*\\*62 units, got 0"),
-    (2**62 + 1, ValueError, "fit must be from 1 to 2\\*\\*62"),
-    (1.5, TypeError, "fit must be an int"),
-    (True, TypeError, "fit must be an int"),
-    ("1024", TypeError, "fit must be an int"),
-])
+@pytest.mark.parametrize(
+    ("fit", "error", "match"),
+    [
+        (0, ValueError, "fit must be from 1 to 2\\*\\*62 units, got 0"),
+        (2**62 + 1, ValueError, "fit must be from 1 to 2\\*\\*62"),
+        (1.5, TypeError, "fit must be an int"),
+        (True, TypeError, "fit must be an int"),
+        ("1024", TypeError, "fit must be an int"),
+    ],
+)
 def test_bad_fit_is_refused_before_anything_changes(fit, error, match):
     s = _ring()
     with pytest.raises(error, match=match):

@@ -40,11 +40,20 @@ def snapshot(alloc: Any) -> Any:
 
 # ordinary values most of the time, so that sequences get far enough to compute layouts
 _ordinary_names = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
-names = st.one_of(_ordinary_names, _ordinary_names, _ordinary_names, hostile_text, unprintable_names,
-                  st.sampled_from(["a", "x" * 300]), scalars)
+names = st.one_of(
+    _ordinary_names,
+    _ordinary_names,
+    _ordinary_names,
+    hostile_text,
+    unprintable_names,
+    st.sampled_from(["a", "x" * 300]),
+    scalars,
+)
 sizes = st.one_of(st.integers(1, 70000), st.integers(1, 70000), st.integers(1, 70000), hostile_ints, scalars)
 aligns = st.one_of(*[st.sampled_from([1, 2, 4, 8, 16, 128, 1024])] * 3, hostile_ints, scalars)
-dtypes = st.one_of(st.none(), st.sampled_from(["f16", "bf16", "f4e2m1", "i8", "u64", "tf32", "nope", "", "F32"]), scalars)
+dtypes = st.one_of(
+    st.none(), st.sampled_from(["f16", "bf16", "f4e2m1", "i8", "u64", "tf32", "nope", "", "F32"]), scalars
+)
 
 
 @dataclass
@@ -102,8 +111,14 @@ def _new_allocation(draw: Any, memory: str) -> Any:
 
 
 def _some_object(draw: Any, pool: list[Any]) -> Any:
-    choices = [lambda: draw(scalars), lambda: Bare(), lambda: LookAlike(draw(names), draw(sizes), draw(aligns)),
-               lambda: TmemAllocation("t", 32), lambda: SmemAllocation("s", 64), lambda: [1, 2]]
+    choices = [
+        lambda: draw(scalars),
+        lambda: Bare(),
+        lambda: LookAlike(draw(names), draw(sizes), draw(aligns)),
+        lambda: TmemAllocation("t", 32),
+        lambda: SmemAllocation("s", 64),
+        lambda: [1, 2],
+    ]
     if pool:
         choices += [lambda: draw(st.sampled_from(pool))] * 4
     return draw(st.sampled_from(choices))()
@@ -128,20 +143,41 @@ def _phases(draw: Any, pool: list[Any]) -> Any:
 
 # lifetimes: steps= on the allocator, live= on add/add_resource, the solver's arguments
 _step_names = ["load", "mma", "epilogue"]
-steps_args = st.one_of(st.none(), st.none(), st.integers(-1, 6), *[st.just(tuple(_step_names))] * 3,
-                       st.lists(st.one_of(_ordinary_names, names), max_size=5), st.just("abc"),
-                       st.just(10**12), hostile_ints, scalars)
+steps_args = st.one_of(
+    st.none(),
+    st.none(),
+    st.integers(-1, 6),
+    *[st.just(tuple(_step_names))] * 3,
+    st.lists(st.one_of(_ordinary_names, names), max_size=5),
+    st.just("abc"),
+    st.just(10**12),
+    hostile_ints,
+    scalars,
+)
 _one_step = st.one_of(st.integers(-2, 7), st.sampled_from([*_step_names, "prologue", ""]), scalars)
-_ordinary_live = st.one_of(st.integers(0, 2), st.sampled_from(_step_names), st.sampled_from([range(0, 2), range(1, 3)]),
-                           st.sets(st.sampled_from(_step_names), min_size=1))
-live_args = st.one_of(*[_ordinary_live] * 4, _one_step, st.lists(_one_step, max_size=4), st.sets(st.integers(-1, 7), max_size=4),
-                      st.builds(range, st.integers(-3, 8), st.integers(-3, 9)),
-                      st.builds(range, st.integers(0, 3), st.integers(0, 10**12), st.integers(1, 3)),
-                      st.just(frozenset()), hostile_ints)
-solver_args = st.fixed_dictionaries({}, optional={
-    "solver": st.one_of(st.sampled_from(["auto", "exact", "greedy", None, "best", ""]), scalars),
-    "node_budget": st.one_of(st.integers(0, 5000), hostile_ints, scalars),
-})
+_ordinary_live = st.one_of(
+    st.integers(0, 2),
+    st.sampled_from(_step_names),
+    st.sampled_from([range(0, 2), range(1, 3)]),
+    st.sets(st.sampled_from(_step_names), min_size=1),
+)
+live_args = st.one_of(
+    *[_ordinary_live] * 4,
+    _one_step,
+    st.lists(_one_step, max_size=4),
+    st.sets(st.integers(-1, 7), max_size=4),
+    st.builds(range, st.integers(-3, 8), st.integers(-3, 9)),
+    st.builds(range, st.integers(0, 3), st.integers(0, 10**12), st.integers(1, 3)),
+    st.just(frozenset()),
+    hostile_ints,
+)
+solver_args = st.fixed_dictionaries(
+    {},
+    optional={
+        "solver": st.one_of(st.sampled_from(["auto", "exact", "greedy", None, "best", ""]), scalars),
+        "node_budget": st.one_of(st.integers(0, 5000), hostile_ints, scalars),
+    },
+)
 
 
 def _live_kwargs(draw: Any) -> dict[str, Any]:
@@ -149,7 +185,21 @@ def _live_kwargs(draw: Any) -> dict[str, Any]:
     return {"live": draw(live_args)} if draw(st.integers(0, 2)) else {}
 
 
-OPS = ["new", "new", "add", "add", "live", "live", "resource", "group", "alias", "tmem_ptr", "mutate", "compute", "read"]
+OPS = [
+    "new",
+    "new",
+    "add",
+    "add",
+    "live",
+    "live",
+    "resource",
+    "group",
+    "alias",
+    "tmem_ptr",
+    "mutate",
+    "compute",
+    "read",
+]
 
 
 @fuzz_settings(250)
@@ -166,7 +216,8 @@ def test_random_call_sequences_do_the_job_or_refuse_cleanly(data, memory):
     # a few ordinary allocations to start from, so alias groups and layouts happen often
     pool: list[Any] = [
         SmemAllocation(f"p{i}", draw(st.integers(1, 9000)), draw(st.sampled_from([1, 8, 128, 1024])))
-        if memory == "smem" else TmemAllocation(f"p{i}", draw(st.integers(1, 160)))
+        if memory == "smem"
+        else TmemAllocation(f"p{i}", draw(st.integers(1, 160)))
         for i in range(draw(st.integers(0, 5)))
     ]
     with no_hang(60):
@@ -179,22 +230,36 @@ def test_random_call_sequences_do_the_job_or_refuse_cleanly(data, memory):
                 obj, kw = _some_object(draw, pool), _live_kwargs(draw)
                 call = lambda obj=obj, kw=kw: alloc.add(obj, **kw)  # noqa: E731
             elif op == "live":  # an ordinary allocation with a live= argument (often a valid one)
-                fresh = (SmemAllocation(f"l{len(pool)}", draw(st.integers(1, 9000)), draw(st.sampled_from([16, 128, 1024])))
-                         if memory == "smem" else TmemAllocation(f"l{len(pool)}", draw(st.integers(1, 160))))
+                fresh = (
+                    SmemAllocation(f"l{len(pool)}", draw(st.integers(1, 9000)), draw(st.sampled_from([16, 128, 1024])))
+                    if memory == "smem"
+                    else TmemAllocation(f"l{len(pool)}", draw(st.integers(1, 160)))
+                )
                 obj, kw = draw(st.sampled_from([*pool, fresh])), {"live": draw(live_args)}
                 call = lambda obj=obj, kw=kw: alloc.add(obj, **kw)  # noqa: E731
             elif op == "resource":
                 reqs = draw(st.sampled_from([None, "list", "scalar", "iter"]))
                 items = [_some_object(draw, pool) for _ in range(draw(st.integers(0, 3)))]
                 value = {None: None, "list": items, "scalar": draw(scalars), "iter": iter(items)}[reqs]
-                cfg = draw(st.one_of(st.none(), st.builds(Cfg, st.one_of(st.integers(1, 8), hostile_ints, scalars),
-                                                           st.sampled_from([None, 0, object()]))))
+                cfg = draw(
+                    st.one_of(
+                        st.none(),
+                        st.builds(
+                            Cfg,
+                            st.one_of(st.integers(1, 8), hostile_ints, scalars),
+                            st.sampled_from([None, 0, object()]),
+                        ),
+                    )
+                )
                 res = Resource(draw(names), value, cfg, draw(st.sampled_from([None, None, object()])))
                 kw = _live_kwargs(draw)
                 call = lambda res=res, kw=kw: alloc.add_resource(res, **kw)  # noqa: E731
             elif op == "group":
-                grp = Group(draw(names), draw(st.one_of(st.none(), st.builds(Cfg, st.one_of(st.integers(1, 8), scalars)))),
-                            draw(st.one_of(st.integers(1, 6), hostile_ints, scalars)))
+                grp = Group(
+                    draw(names),
+                    draw(st.one_of(st.none(), st.builds(Cfg, st.one_of(st.integers(1, 8), scalars)))),
+                    draw(st.one_of(st.integers(1, 6), hostile_ints, scalars)),
+                )
                 call = lambda grp=grp: alloc.add_pipeline_group(grp)  # noqa: E731
             elif op == "alias":
                 phases = _phases(draw, pool)

@@ -11,10 +11,24 @@ def test_the_solved_layout_is_never_larger_than_the_hand_written_one_whatever_th
     # gives 126 B here, the search needs 3,326 nodes to reach the optimum (73 B), and the
     # hand-written layout is 79 B; with 2,000 nodes the solved layout came out at 126 B
     hand = SmemAllocator()
-    a = {n: SmemAllocation(n, s, al) for n, s, al in [
-        ("g0", 1, 1), ("g0_1", 1, 1), ("g0_2", 3, 1), ("g0_3", 4, 1), ("g0_4", 1, 1), ("a0", 1, 1),
-        ("a0_6", 1, 1), ("a0_7", 1, 1), ("g0_8", 1, 1), ("g0_9", 61, 1), ("g0_10", 1, 64), ("g0_11", 1, 1),
-        ("g0_12", 1, 64)]}
+    a = {
+        n: SmemAllocation(n, s, al)
+        for n, s, al in [
+            ("g0", 1, 1),
+            ("g0_1", 1, 1),
+            ("g0_2", 3, 1),
+            ("g0_3", 4, 1),
+            ("g0_4", 1, 1),
+            ("a0", 1, 1),
+            ("a0_6", 1, 1),
+            ("a0_7", 1, 1),
+            ("g0_8", 1, 1),
+            ("g0_9", 61, 1),
+            ("g0_10", 1, 64),
+            ("g0_11", 1, 1),
+            ("g0_12", 1, 64),
+        ]
+    }
     hand.add_alias_group([[a["g0"], a["g0_1"], a["g0_2"]], [a["g0_3"]], [a["g0_4"]]])
     for n in ("a0", "a0_6", "a0_7"):
         hand.add(a[n])

@@ -104,8 +104,17 @@ def test_tcgen05_rounding_refuses_more_than_a_cta_has():
         hardware.tmem_alloc_columns(513)
 
 
-@pytest.mark.parametrize("name, canonical", [("sm_90a", "sm_90"), ("sm100a", "sm_100"), (90, "sm_90"),
-                                              ("SM_120", "sm_120"), ("hopper", "sm_90"), ("sm_100f", "sm_100")])
+@pytest.mark.parametrize(
+    "name, canonical",
+    [
+        ("sm_90a", "sm_90"),
+        ("sm100a", "sm_100"),
+        (90, "sm_90"),
+        ("SM_120", "sm_120"),
+        ("hopper", "sm_90"),
+        ("sm_100f", "sm_100"),
+    ],
+)
 def test_arch_names(name, canonical):
     assert hardware.get_arch(name).name == canonical
 
@@ -118,9 +127,24 @@ def test_hardware_facts():
     assert [hardware.bank_of(o) for o in (0, 4, 124, 128, 130)] == [0, 1, 31, 0, 0]
 
 
-@pytest.mark.parametrize("dtype, width", [("f16", 16), ("bf16", 16), ("f32", 32), ("tf32", 32), ("f8e4m3", 8),
-                                          ("f8e5m2", 8), ("f4e2m1", 4), ("i8", 8), ("u8", 8), ("i32", 32),
-                                          ("i64", 64), ("bfloat16", 16), ("float8_e4m3fn", 8)])
+@pytest.mark.parametrize(
+    "dtype, width",
+    [
+        ("f16", 16),
+        ("bf16", 16),
+        ("f32", 32),
+        ("tf32", 32),
+        ("f8e4m3", 8),
+        ("f8e5m2", 8),
+        ("f4e2m1", 4),
+        ("i8", 8),
+        ("u8", 8),
+        ("i32", 32),
+        ("i64", 64),
+        ("bfloat16", 16),
+        ("float8_e4m3fn", 8),
+    ],
+)
 def test_dtype_names(dtype, width):
     assert dtype_width(dtype) == width
 
@@ -149,7 +173,8 @@ def test_text_report_lists_every_region(gemm, capsys):
     assert "Phase 2: epi_c (32,768 B)" in out
     assert "Total:            131,240 B  (data + barriers)" in out
     assert [line for line in out.splitlines() if line.strip().startswith("Total")] == [
-        "  Total:            131,240 B  (data + barriers)"]  # one total, not two
+        "  Total:            131,240 B  (data + barriers)"
+    ]  # one total, not two
     assert "Alias savings:     32,768 B" in out
     assert " 65,536 " in out  # sizes and offsets with thousands separators
     assert out == gemm.plan.report() + "\n"

@@ -55,12 +55,14 @@ def test_untampered_plans_read_back_equal(smem_doc, tmem_doc):
 
 
 TAMPERS = {
-    "overlapping standalone regions": (lambda d: _region(d, "b").update(offset=_region(d, "a")["offset"] + 512,
-                                                                         end=_region(d, "a")["offset"] + 612),
-                                       "overlap but are live together"),
-    "overlap inside one phase": (lambda d: _region(d, "y").update(offset=_region(d, "x")["offset"],
-                                                                   end=_region(d, "x")["offset"] + 64),
-                                 "overlap"),
+    "overlapping standalone regions": (
+        lambda d: _region(d, "b").update(offset=_region(d, "a")["offset"] + 512, end=_region(d, "a")["offset"] + 612),
+        "overlap but are live together",
+    ),
+    "overlap inside one phase": (
+        lambda d: _region(d, "y").update(offset=_region(d, "x")["offset"], end=_region(d, "x")["offset"] + 64),
+        "overlap",
+    ),
     "negative offset": (lambda d: _region(d, "a").update(offset=-128), "must be >= 0"),
     "unaligned offset": (lambda d: _region(d, "a").update(offset=_region(d, "a")["offset"] + 8), "not a multiple"),
     "end that is not offset + size": (lambda d: _region(d, "a").update(end=5), "is not offset + size"),
@@ -77,9 +79,10 @@ TAMPERS = {
     "unknown kind": (lambda d: _region(d, "a").update(kind="stack"), "expected one of"),
     "empty name": (lambda d: _region(d, "a").update(name=""), "non-empty string"),
     "name not a string": (lambda d: _region(d, "a").update(name=[1]), "non-empty string"),
-    "region outside its group": (lambda d: _region(d, "y").update(offset=d["groups"][0]["offset"] + 4096,
-                                                                   end=d["groups"][0]["offset"] + 4160),
-                                 "outside its alias group"),
+    "region outside its group": (
+        lambda d: _region(d, "y").update(offset=d["groups"][0]["offset"] + 4096, end=d["groups"][0]["offset"] + 4160),
+        "outside its alias group",
+    ),
     "group index out of range": (lambda d: _region(d, "z").update(group=5), "alias groups"),
     "phase out of range": (lambda d: _region(d, "z").update(phase=7), "phases"),
     "group size not its largest phase": (lambda d: d["groups"][0].update(size=1), "largest phase"),

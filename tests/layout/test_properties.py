@@ -27,7 +27,7 @@ def test_coexisting_regions_never_overlap(ops):
     _, plan = computed_plan(ops)
     regions = plan.regions
     for i, a in enumerate(regions):
-        for b in regions[i + 1:]:
+        for b in regions[i + 1 :]:
             if coexist(a, b):
                 assert a.end <= b.offset or b.end <= a.offset, (a, b)
 

@@ -86,7 +86,9 @@ def test_alias_group_errors_leave_allocator_unchanged(smem):
     refused(smem, lambda: smem.add_alias_group([[x], []]), ValueError, r"phase 2 is empty")
     refused(smem, lambda: smem.add_alias_group([[x, y], [x]]), ValueError, r"'x' appears twice")
     refused(smem, lambda: smem.add_alias_group([[x], [member]]), ValueError, r"'b' is already in another alias group")
-    refused(smem, lambda: smem.add_alias_group([[x], [TmemAllocation("t", 32)]]), TypeError, r"'t' is a TMEM allocation")
+    refused(
+        smem, lambda: smem.add_alias_group([[x], [TmemAllocation("t", 32)]]), TypeError, r"'t' is a TMEM allocation"
+    )
     refused(smem, lambda: smem.add_alias_group([[x], "y"]), TypeError, r"phase 2 must be a list")
     refused(smem, lambda: smem.add_alias_group("xy"), TypeError, r"list of phases")
     # and x, y are still free to be used afterwards
@@ -110,8 +112,18 @@ def test_resource_errors_are_atomic(smem):
     res = Resource("loader", [good], PipelineConfig(0))
     refused(smem, lambda: smem.add_resource(res), ValueError, r"'loader'.*num_stages must be a positive int, got 0")
     refused(smem, lambda: smem.add_resource(object()), TypeError, r"'object' has neither get_smem_requirements")
-    refused(smem, lambda: smem.add_pipeline_group(PipelineGroup("grp", 3, None)), ValueError, r"'grp' has no pipeline_config")
-    refused(smem, lambda: smem.add_pipeline_group(PipelineGroup("grp", 0, PipelineConfig(2))), ValueError, r"num_barriers_per_stage")
+    refused(
+        smem,
+        lambda: smem.add_pipeline_group(PipelineGroup("grp", 3, None)),
+        ValueError,
+        r"'grp' has no pipeline_config",
+    )
+    refused(
+        smem,
+        lambda: smem.add_pipeline_group(PipelineGroup("grp", 0, PipelineConfig(2))),
+        ValueError,
+        r"num_barriers_per_stage",
+    )
 
 
 def test_tmem_ptr_slot_checks(smem):
@@ -119,7 +131,9 @@ def test_tmem_ptr_slot_checks(smem):
     refused(smem, lambda: smem.add_tmem_ptr(SmemAllocation("slot", 4, 2)), ValueError, r"'slot' has alignment 2")
     first = smem.add_tmem_ptr(SmemAllocation("slot", 4, 4))
     assert smem.add_tmem_ptr(first) is first
-    refused(smem, lambda: smem.add_tmem_ptr(SmemAllocation("slot2", 4, 4)), ValueError, r"already registered \('slot'\)")
+    refused(
+        smem, lambda: smem.add_tmem_ptr(SmemAllocation("slot2", 4, 4)), ValueError, r"already registered \('slot'\)"
+    )
 
 
 def test_nothing_can_be_added_after_compute_layout(smem):
@@ -192,7 +206,10 @@ def test_tmem_over_512_columns_is_refused_with_contributors():
     t.add(TmemAllocation("acc0", 256))
     t.add(TmemAllocation("acc1", 256))
     t.add(TmemAllocation("sfa", 4))
-    with pytest.raises(CapacityError, match=r"516 columns, which exceeds the 512 columns of a CTA on sm_100 by 4 columns; largest: acc0 \(256 columns\)"):
+    with pytest.raises(
+        CapacityError,
+        match=r"516 columns, which exceeds the 512 columns of a CTA on sm_100 by 4 columns; largest: acc0 \(256 columns\)",
+    ):
         t.compute_layout()
     assert not t.layout_computed
 

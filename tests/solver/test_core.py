@@ -176,8 +176,9 @@ def test_without_numba_the_same_layouts_come_from_plain_python():
     blocked = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert blocked.returncode == 0, blocked.stderr
     assert "WARN True" in blocked.stdout
-    unblocked = subprocess.run([sys.executable, "-c", code.replace('("numba", "llvmlite")', "()")],
-                               capture_output=True, text=True, timeout=120)
+    unblocked = subprocess.run(
+        [sys.executable, "-c", code.replace('("numba", "llvmlite")', "()")], capture_output=True, text=True, timeout=120
+    )
     assert unblocked.returncode == 0, unblocked.stderr
     assert "WARN False" in unblocked.stdout
     offsets = [line for line in blocked.stdout.splitlines() if line.startswith("OFFSETS")]
@@ -208,8 +209,22 @@ def test_fourteen_buffers_live_at_one_step_are_proven_at_once():
     # the search 1.9 million nodes of proof
     sizes = [47648, 40416, 35552, 63568, 7136, 43792, 25280, 35968, 63488, 7520, 15200, 38272, 18480, 38224]
     aligns = [128, 1024, 1024, 128, 128, 1024, 16, 16, 16, 16, 1024, 1024, 1024, 1024]
-    lives = [range(5, 8), range(4, 7), range(8), range(1, 8), range(1, 7), range(8), range(1, 7), range(1, 8),
-             range(3, 8), [5], [5], range(5, 8), range(6), range(8)]
+    lives = [
+        range(5, 8),
+        range(4, 7),
+        range(8),
+        range(1, 8),
+        range(1, 7),
+        range(8),
+        range(1, 7),
+        range(1, 8),
+        range(3, 8),
+        [5],
+        [5],
+        range(5, 8),
+        range(6),
+        range(8),
+    ]
     p = Problem.build(sizes, aligns, lives)
     assert len(p.sections) == 1
     sol = solve_problem(p)

@@ -147,7 +147,11 @@ def test_alias_groups_become_lifetimes_and_never_lose():
 def test_two_groups_keep_their_phases_apart_but_meet_each_other():
     s = SmemAllocator()
     g1 = [[SmemAllocation("a1", 64, alignment=64)], [SmemAllocation("a2", 64, alignment=64)]]
-    g2 = [[SmemAllocation("b1", 64, alignment=64)], [SmemAllocation("b2", 64, alignment=64)], [SmemAllocation("b3", 64, alignment=64)]]
+    g2 = [
+        [SmemAllocation("b1", 64, alignment=64)],
+        [SmemAllocation("b2", 64, alignment=64)],
+        [SmemAllocation("b3", 64, alignment=64)],
+    ]
     s.add_alias_group(g1)
     s.add_alias_group(g2)
     s.compute_layout(solver="auto")  # groups read as lifetimes directly
@@ -172,7 +176,7 @@ def test_solved_groups_are_never_worse_than_hand_written(ops):
     regions = [r for r in solved.plan.regions if r.kind != "barrier"]
     for i, r in enumerate(regions):
         assert r.offset % r.alignment == 0
-        for q in regions[i + 1:]:
+        for q in regions[i + 1 :]:
             live_together = r.live is None or q.live is None or set(r.live) & set(q.live)
             if live_together and r.size and q.size:
                 assert r.end <= q.offset or q.end <= r.offset, (r, q)
@@ -275,7 +279,9 @@ def test_live_and_alias_groups_are_refused_together_naming_both():
     t = SmemAllocator(steps=2)
     t.add_alias_group([[SmemAllocation("p", 8)], [SmemAllocation("q", 8)]])
     before = snapshot(t)
-    with pytest.raises(ValueError, match=r"'late' has live= steps, but this allocator also has alias group 1 \[p \| q\]"):
+    with pytest.raises(
+        ValueError, match=r"'late' has live= steps, but this allocator also has alias group 1 \[p \| q\]"
+    ):
         t.add(SmemAllocation("late", 8), live=1)
     assert snapshot(t) == before
 
@@ -284,7 +290,9 @@ def test_adding_again_with_other_steps_is_refused():
     s = SmemAllocator(steps=3)
     x = s.add(SmemAllocation("x", 8), live=0)
     s.add(x, live=0)  # the same steps: a no-op
-    with pytest.raises(ValueError, match=r"'x' was already added with live steps \[0\]; cannot add it again live in \[1\]"):
+    with pytest.raises(
+        ValueError, match=r"'x' was already added with live steps \[0\]; cannot add it again live in \[1\]"
+    ):
         s.add(x, live=1)
     with pytest.raises(ValueError, match="'x' was added with live= steps"):
         s.add(x)
@@ -311,7 +319,9 @@ def test_over_capacity_with_lifetimes_is_refused_and_changes_nothing():
     big = [s.add(SmemAllocation(f"t{k}", 120 * KIB, alignment=1024), live="a") for k in range(2)]
     for a in big:
         a.offset = 7
-    with pytest.raises(CapacityError, match=r"needs 245,760 B .* exceeds the sm_90 per-block limit of 232,448 B by 13,312 B"):
+    with pytest.raises(
+        CapacityError, match=r"needs 245,760 B .* exceeds the sm_90 per-block limit of 232,448 B by 13,312 B"
+    ):
         s.compute_layout()
     assert not s.layout_computed and [a.offset for a in big] == [7, 7]
 
@@ -398,7 +408,12 @@ def test_layout_file_steps_and_live():
 @pytest.mark.parametrize(
     ("old", "new", "where", "match"),
     [
-        ('live = "epilogue"', 'live = "store"', "smem[1].live", "unknown step 'store'; steps: 'load', 'mma', 'epilogue'"),
+        (
+            'live = "epilogue"',
+            'live = "store"',
+            "smem[1].live",
+            "unknown step 'store'; steps: 'load', 'mma', 'epilogue'",
+        ),
         ('live = "epilogue"', "live = []", "smem[1].live", "is empty"),
         ('live = "epilogue"', "live = 7", "smem[1].live", r"step 7 is out of range \(0..2\)"),
         ('live = "epilogue"', "live = 1.5", "smem[1].live", "expected a step name or number"),

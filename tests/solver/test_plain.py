@@ -37,8 +37,9 @@ BLOCKED = textwrap.dedent(
 
 
 def _run(block: tuple[str, ...]) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", f"BLOCK = {block!r}\n{BLOCKED}"], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", f"BLOCK = {block!r}\n{BLOCKED}"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 

@@ -225,8 +225,12 @@ def test_cli_process_refuses_hostile_files_with_exit_2(tmp_path, name):
     path = tmp_path / name
     path.write_bytes(SUBPROCESS_CASES[name])
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    proc = subprocess.run([sys.executable, "-m", "smemviz", "check", str(path), "--arch", "sm_90a"],
-                          capture_output=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "smemviz", "check", str(path), "--arch", "sm_90a"],
+        capture_output=True,
+        timeout=120,
+        env=env,
+    )
     err = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 2, err
     assert err.startswith(f"smemviz: error: {path}") and err.count("\n") == 1

@@ -29,7 +29,11 @@ def _toml_value(value: object) -> str:
 
 
 def to_toml(doc: dict) -> str:
-    lines = [f"{k} = {_toml_value(v)}" for k, v in doc.items() if not isinstance(v, list) or not v or not isinstance(v[0], dict)]
+    lines = [
+        f"{k} = {_toml_value(v)}"
+        for k, v in doc.items()
+        if not isinstance(v, list) or not v or not isinstance(v[0], dict)
+    ]
     for key, value in doc.items():
         if isinstance(value, list) and value and isinstance(value[0], dict):
             for table in value:
@@ -164,8 +168,12 @@ def test_lazy_public_name():
 
 TOML_ERRORS = [
     # (text, key, line, fragment of the message)
-    ('[[smem]]\nname = "a"\nsize = 64\n\n[[smem]]\nname = "b"\nsize = 64\nalignment = 8\n',
-     "smem[1].alignment", 8, "did you mean 'align'"),
+    (
+        '[[smem]]\nname = "a"\nsize = 64\n\n[[smem]]\nname = "b"\nsize = 64\nalignment = 8\n',
+        "smem[1].alignment",
+        8,
+        "did you mean 'align'",
+    ),
     ('arch = "sm_90a"\nbogus = 1\n', "bogus", 2, "unknown key 'bogus'"),
     ('[[smem]]\nname = "a"\nsize = -4\n', "smem[0].size", 3, "size_bytes must be >= 0"),
     ('[[smem]]\nname = "a"\nsize = 64\nalign = 48\n', "smem[0].align", 4, "power of two"),
@@ -173,27 +181,48 @@ TOML_ERRORS = [
     ('[[smem]]\nname = "a"\nsize = true\n', "smem[0].size", 3, "expected an integer"),
     ('[[smem]]\nname = "a"\ndtype = "bf17"\ncount = 4\n', "smem[0].dtype", 3, "unknown dtype name 'bf17'"),
     ('[[smem]]\nname = "a"\n', "smem[0]", 1, "needs 'size'"),
-    ('[[smem]]\nsize = 4\n', "smem[0]", 1, "missing required key 'name'"),
-    ('[[smem]]\nname = "a"\nsize = 4\n[[smem]]\nname = "a"\nsize = 8\n', "smem[1].name", 5, "duplicate [[smem]] name 'a'"),
+    ("[[smem]]\nsize = 4\n", "smem[0]", 1, "missing required key 'name'"),
+    (
+        '[[smem]]\nname = "a"\nsize = 4\n[[smem]]\nname = "a"\nsize = 8\n',
+        "smem[1].name",
+        5,
+        "duplicate [[smem]] name 'a'",
+    ),
     ('arch = "sm_42"\n', "arch", 1, "unknown architecture 'sm_42'"),
-    ('version = 2\n', "version", 1, "unsupported layout file version 2"),
+    ("version = 2\n", "version", 1, "unsupported layout file version 2"),
     ('tmem_ptr = "slot"\n[[smem]]\nname = "a"\nsize = 4\n', "tmem_ptr", 1, "'slot' is not an [[smem]] entry"),
     ('tmem_ptr = "a"\n[[smem]]\nname = "a"\nsize = 2\n', "tmem_ptr", 1, "must hold a 32-bit address"),
-    ('[[smem]]\nname = "a"\nsize = 4\n[[smem_alias]]\nphases = [["a"], ["b"]]\n',
-     "smem_alias[0].phases[1][0]", 5, "'b' is not an [[smem]] entry"),
-    ('[[smem]]\nname = "a"\nsize = 4\n[[smem_alias]]\nphases = [["a"]]\n',
-     "smem_alias[0].phases", 5, "at least 2 phases"),
-    ('[[smem]]\nname = "a"\nsize = 4\n[[smem]]\nname = "b"\nsize = 4\n'
-     '[[smem_alias]]\nphases = [["a"], ["b"]]\n[[smem_alias]]\nphases = [["a"], ["b"]]\n',
-     "smem_alias[1].phases", 10, "already in another alias group"),
+    (
+        '[[smem]]\nname = "a"\nsize = 4\n[[smem_alias]]\nphases = [["a"], ["b"]]\n',
+        "smem_alias[0].phases[1][0]",
+        5,
+        "'b' is not an [[smem]] entry",
+    ),
+    (
+        '[[smem]]\nname = "a"\nsize = 4\n[[smem_alias]]\nphases = [["a"]]\n',
+        "smem_alias[0].phases",
+        5,
+        "at least 2 phases",
+    ),
+    (
+        '[[smem]]\nname = "a"\nsize = 4\n[[smem]]\nname = "b"\nsize = 4\n'
+        '[[smem_alias]]\nphases = [["a"], ["b"]]\n[[smem_alias]]\nphases = [["a"], ["b"]]\n',
+        "smem_alias[1].phases",
+        10,
+        "already in another alias group",
+    ),
     ('[[smem_alias]]\nphases = "a"\n', "smem_alias[0].phases", 2, "expected a list of phases"),
     ('[[pipeline]]\nname = "p"\nstages = 0\n', "pipeline[0].stages", 3, "positive integer"),
-    ('[[pipeline]]\nname = "p"\nstages = 2\n[[pipeline_group]]\nname = "p"\nstages = 2\nmembers = 1\n',
-     "pipeline_group[0].name", 5, "duplicate pipeline name 'p'"),
+    (
+        '[[pipeline]]\nname = "p"\nstages = 2\n[[pipeline_group]]\nname = "p"\nstages = 2\nmembers = 1\n',
+        "pipeline_group[0].name",
+        5,
+        "duplicate pipeline name 'p'",
+    ),
     ('[[pipeline_group]]\nname = "g"\nstages = 2\n', "pipeline_group[0]", 1, "exactly one of 'members'"),
     ('[[tmem]]\nname = "acc"\ncolumns = 0\n', "tmem[0].columns", 3, "num_columns must be >= 1"),
     ('[[tmem]]\nname = "acc"\n', "tmem[0]", 1, "missing required key 'columns'"),
-    ('smem = 3\n', "smem", 1, "expected an array of tables"),
+    ("smem = 3\n", "smem", 1, "expected an array of tables"),
 ]
 
 
@@ -226,7 +255,7 @@ def test_the_same_errors_in_json_name_the_same_key(text, key, line, fragment):
     assert err.line is not None
     lines = body.splitlines()
     last = [p for p in key.replace("]", "").replace("[", ".").split(".") if p][-1]
-    at = lines[err.line - 1][err.column - 1:]
+    at = lines[err.line - 1][err.column - 1 :]
     if last.isdigit():  # an array element: the value starts there
         assert at[0] in '{["'
     else:
@@ -281,6 +310,6 @@ def test_load_layout_file_level_errors(tmp_path):
 
 
 def test_names_are_kept_verbatim(tmp_path):
-    name = '</script><script>window.__pwned=1</script>'
+    name = "</script><script>window.__pwned=1</script>"
     spec = parse_layout(json.dumps({"smem": [{"name": name, "size": 64}]}), format="json")
     assert spec.plans()[0].regions[0].name == name

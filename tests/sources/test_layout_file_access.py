@@ -16,13 +16,16 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "epilogue_banks.tom
 
 HEAD = 'arch = "sm_90a"\n[[smem]]\nname = "epi_c"\ndtype = "bf16"\ncount = 4096\n'
 CONFLICTING = HEAD + '[[smem.access]]\ninstruction = "stmatrix.x4"\nlayout = "(128,32):(32,1)"\nwarps = [8, 1]\n'
-FIXED = CONFLICTING.replace('count = 4096\n', 'count = 4096\nalign = 512\nswizzle = "64B"\n')
+FIXED = CONFLICTING.replace("count = 4096\n", 'count = 4096\nalign = 512\nswizzle = "64B"\n')
 
 
 def test_the_example_carries_its_accesses_into_the_plan():
     smem, _ = load_layout(EXAMPLE).plans()
     assert [(a.region, a.short_instruction, a.warps) for a in smem.accesses] == [
-        ("sA", "ldmatrix.x4", (4, 1)), ("epi_c", "stmatrix.x4", (8, 1)), ("epi_c_sw64", "stmatrix.x4", (8, 1))]
+        ("sA", "ldmatrix.x4", (4, 1)),
+        ("epi_c", "stmatrix.x4", (8, 1)),
+        ("epi_c_sw64", "stmatrix.x4", (8, 1)),
+    ]
     assert [f.regions for f in smem.lint() if f.rule == "bank-conflict"] == [("epi_c",)]
 
 
@@ -39,19 +42,38 @@ def test_inline_tables_and_json_read_the_same():
 
 ERRORS = [
     # (text after HEAD, key, line, fragment)
-    ('[[smem.access]]\ninstruction = "stmatrix.x9"\nlayout = "(8,8):(8,1)"\n',
-     "smem[0].access[0].instruction", 7, "unknown instruction 'stmatrix.x9'"),
-    ('[[smem.access]]\ninstruction = "stmatrix.x4"\nlayout = "(8,8):(8,1)"\nwarps = [8, 0]\n',
-     "smem[0].access[0].warps", 9, "'warps' must be two positive integers"),
-    ('[[smem.access]]\ninstruction = "stmatrix.x4"\nlayout = "(8,8):(8,1)"\nwarps = "8x1"\n',
-     "smem[0].access[0].warps", 9, "expected an array of integers"),
-    ('[[smem.access]]\ninstruction = "stmatrix.x4"\nlayuot = "(8,8):(8,1)"\n',
-     "smem[0].access[0].layuot", 8, "did you mean 'layout'"),
-    ('[[smem.access]]\ninstruction = "stmatrix.x4"\n',
-     "smem[0].access[0]", 6, "give the tile's 'layout'"),
-    ('[[smem.access]]\ninstruction = "stmatrix.x4"\nlayout = "(8,8):(8,1)"\nswizzle = "96B"\n',
-     "smem[0].access[0].swizzle", 9, "'swizzle' must be one of"),
-    ('access = 3\n', "smem[0].access", 6, "expected a table"),
+    (
+        '[[smem.access]]\ninstruction = "stmatrix.x9"\nlayout = "(8,8):(8,1)"\n',
+        "smem[0].access[0].instruction",
+        7,
+        "unknown instruction 'stmatrix.x9'",
+    ),
+    (
+        '[[smem.access]]\ninstruction = "stmatrix.x4"\nlayout = "(8,8):(8,1)"\nwarps = [8, 0]\n',
+        "smem[0].access[0].warps",
+        9,
+        "'warps' must be two positive integers",
+    ),
+    (
+        '[[smem.access]]\ninstruction = "stmatrix.x4"\nlayout = "(8,8):(8,1)"\nwarps = "8x1"\n',
+        "smem[0].access[0].warps",
+        9,
+        "expected an array of integers",
+    ),
+    (
+        '[[smem.access]]\ninstruction = "stmatrix.x4"\nlayuot = "(8,8):(8,1)"\n',
+        "smem[0].access[0].layuot",
+        8,
+        "did you mean 'layout'",
+    ),
+    ('[[smem.access]]\ninstruction = "stmatrix.x4"\n', "smem[0].access[0]", 6, "give the tile's 'layout'"),
+    (
+        '[[smem.access]]\ninstruction = "stmatrix.x4"\nlayout = "(8,8):(8,1)"\nswizzle = "96B"\n',
+        "smem[0].access[0].swizzle",
+        9,
+        "'swizzle' must be one of",
+    ),
+    ("access = 3\n", "smem[0].access", 6, "expected a table"),
 ]
 
 
@@ -74,8 +96,10 @@ def test_json_access_errors_name_the_same_key(tail, key, line, fragment):
 
 
 def test_a_stage_the_entry_does_not_hold_is_refused_at_its_key():
-    text = ('[[smem]]\nname = "sA"\ndtype = "bf16"\nshape = [2, 64, 64]\n[[smem.access]]\n'
-            'instruction = "ldmatrix.x4"\nlayout = "(64,64):(64,1)"\nstage = 2\n')
+    text = (
+        '[[smem]]\nname = "sA"\ndtype = "bf16"\nshape = [2, 64, 64]\n[[smem.access]]\n'
+        'instruction = "ldmatrix.x4"\nlayout = "(64,64):(64,1)"\nstage = 2\n'
+    )
     with pytest.raises(LayoutFileError) as info:
         parse_layout(text, format="toml", source="k.toml")
     assert info.value.key == "smem[0].access[0].stage" and info.value.line == 8
@@ -94,8 +118,10 @@ def _check(capsys, tmp_path, text: str, *flags: str) -> tuple[int, str, str]:
 def test_check_reports_a_conflicting_access_and_its_fix(capsys, tmp_path):
     code, out, err = _check(capsys, tmp_path, CONFLICTING)
     assert code == 0
-    assert ("warning[bank-conflict] stmatrix.x4 on 'epi_c' is 4-way: 256 wavefronts where 64 would do "
-            "(16 instructions, 192 conflicts as ncu counts)") in out + err
+    assert (
+        "warning[bank-conflict] stmatrix.x4 on 'epi_c' is 4-way: 256 wavefronts where 64 would do "
+        "(16 instructions, 192 conflicts as ncu counts)"
+    ) in out + err
     assert "fix: 64B swizzle on a 512-byte boundary" in out + err
     code, _, err = _check(capsys, tmp_path, CONFLICTING, "--strict")
     assert code == 1 and "bank-conflict" in err

@@ -31,13 +31,16 @@ def test_annotations_reach_the_plan_and_lint():
     assert [f.rule for f in smem.lint("sm_90a") if "b" in f.regions] == ["swizzle-stage"]
 
 
-@pytest.mark.parametrize("line, key, words", [
-    ('tma = "yes"', "tma", "expected true or false"),
-    ('swizzle = "96B"', "swizzle", "swizzle"),
-    ("shape = [4, 0]", "shape", "int > 0"),
-    ('shape = "4x8"', "shape", "expected an array"),
-    ("stages = 0", "stages", "stages"),
-])
+@pytest.mark.parametrize(
+    "line, key, words",
+    [
+        ('tma = "yes"', "tma", "expected true or false"),
+        ('swizzle = "96B"', "swizzle", "swizzle"),
+        ("shape = [4, 0]", "shape", "int > 0"),
+        ('shape = "4x8"', "shape", "expected an array"),
+        ("stages = 0", "stages", "stages"),
+    ],
+)
 def test_bad_annotations_are_refused_at_their_key(line, key, words):
     doc = f'[[smem]]\nname = "x"\ndtype = "f16"\ncount = 64\n{line}\n'
     with pytest.raises(LayoutFileError, match=words) as info:

@@ -36,29 +36,35 @@ def test_a_small_file_is_laid_out_at_its_optimum():
 def test_header_aliases_and_an_inclusive_end_read_as_minimalloc_reads_them():
     text = "buffer,begin,end,size,alignment,hint\na,10,19,64,16,-1\nb,20,29,64,16,-1\nc,19,20,32,32,3\n"
     rows = parse_minimalloc(text)
-    assert [(b.id, b.lower, b.upper, b.alignment) for b in rows] == [("a", 10, 20, 16), ("b", 20, 30, 16),
-                                                                      ("c", 19, 21, 32)]
+    assert [(b.id, b.lower, b.upper, b.alignment) for b in rows] == [
+        ("a", 10, 20, 16),
+        ("b", 20, 30, 16),
+        ("c", 19, 21, 32),
+    ]
     s = read_minimalloc(io.StringIO(text))
     s.compute_layout(fit=96)
     assert s.plan.data_total == 96  # c meets a and b, which never meet each other: 64 + 32
 
 
-@pytest.mark.parametrize(("text", "match"), [
-    ("", "empty"),
-    ("id,lower,size\n0,1,2\n", "lacks 'upper'"),
-    ("id,lower,upper,size,size\n", "column 'size' named twice"),
-    ("id,lower,upper,size,gaps\n0,1,5,8,2-3\n", "gaps are not read"),
-    ("id,lower,upper,size,colour\n", "unknown column 'colour'"),
-    ("id,lower,upper,size\n0,1,5\n", "line 2: 3 fields, the header names 4"),
-    ("id,lower,upper,size\n0,1,5,x8\n", "line 2, column 'size': expected an integer"),
-    ("id,lower,upper,size\n0,1,5,1" + "0" * 30 + "\n", "at most 19 digits"),
-    ("id,lower,upper,size\n0,1,5,8\n0,2,6,8\n", "line 3: id '0' again \\(first on line 2\\)"),
-    ("id,lower,upper,size\n0,5,5,8\n", "upper 5 must be above lower 5"),
-    ("id,lower,upper,size\n0,-1,5,8\n", "outside 0..2\\*\\*62"),
-    ("id,lower,upper,size\n0,1,5,-8\n", "size -8 is negative"),
-    ("id,lower,upper,size,alignment\n0,1,5,8,24\n", "alignment 24 is not a positive power of two"),
-    ("id,lower,upper,size\n,1,5,8\n", "line 2: empty id"),
-])
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "empty"),
+        ("id,lower,size\n0,1,2\n", "lacks 'upper'"),
+        ("id,lower,upper,size,size\n", "column 'size' named twice"),
+        ("id,lower,upper,size,gaps\n0,1,5,8,2-3\n", "gaps are not read"),
+        ("id,lower,upper,size,colour\n", "unknown column 'colour'"),
+        ("id,lower,upper,size\n0,1,5\n", "line 2: 3 fields, the header names 4"),
+        ("id,lower,upper,size\n0,1,5,x8\n", "line 2, column 'size': expected an integer"),
+        ("id,lower,upper,size\n0,1,5,1" + "0" * 30 + "\n", "at most 19 digits"),
+        ("id,lower,upper,size\n0,1,5,8\n0,2,6,8\n", "line 3: id '0' again \\(first on line 2\\)"),
+        ("id,lower,upper,size\n0,5,5,8\n", "upper 5 must be above lower 5"),
+        ("id,lower,upper,size\n0,-1,5,8\n", "outside 0..2\\*\\*62"),
+        ("id,lower,upper,size\n0,1,5,-8\n", "size -8 is negative"),
+        ("id,lower,upper,size,alignment\n0,1,5,8,24\n", "alignment 24 is not a positive power of two"),
+        ("id,lower,upper,size\n,1,5,8\n", "line 2: empty id"),
+    ],
+)
 def test_malformed_files_are_refused_naming_the_line_and_column(text, match):
     with pytest.raises(MiniMallocFormatError, match=match):
         parse_minimalloc(text, "bad.csv")

@@ -1,7 +1,6 @@
 """``plan_from_struct``: CuTe DSL ``@cute.struct`` shared storage read into a plan,
 with the DSL's own offsets and sizes as the oracle."""
 
-
 import json
 import sys
 import textwrap
@@ -144,7 +143,11 @@ def test_blackwell_gemm_storage_barriers_slot_and_operands():
     assert_matches_dsl(plan, S)
     kinds = {r.name: r.kind for r in plan.regions}
     assert [n for n, k in kinds.items() if k == "barrier"] == [
-        "ab_full_mbar_ptr", "ab_empty_mbar_ptr", "acc_full_mbar_ptr", "acc_empty_mbar_ptr", "tmem_dealloc_mbar_ptr"
+        "ab_full_mbar_ptr",
+        "ab_empty_mbar_ptr",
+        "acc_full_mbar_ptr",
+        "acc_empty_mbar_ptr",
+        "tmem_dealloc_mbar_ptr",
     ]
     assert kinds["tmem_holding_buf"] == "tmem_ptr"
     assert {kinds[n] for n in ("sA", "sB", "sC")} == {"data"}
@@ -170,7 +173,10 @@ def test_nested_structs_unions_scalars_and_sub_byte_ranges():
         else:
             assert r.group is None
     assert {r.name: r.phase for r in plan.regions if r.group == 0} == {
-        "scratch.reduce": 0, "scratch.epi.sC": 1, "scratch.epi.count": 1, "scratch.flag": 2,
+        "scratch.reduce": 0,
+        "scratch.epi.sC": 1,
+        "scratch.epi.count": 1,
+        "scratch.flag": 2,
     }
     assert plan.region("fp4").size == 3  # the DSL's own 7 x 4 bits, rounded down
     # a union read on its own is one group of phases at 0
@@ -229,11 +235,15 @@ def test_explicit_barrier_and_slot_names_override_the_naming_convention():
 
     plan = plan_from_struct(Storage, barriers=["sync_words"], tmem_ptr="slot")
     assert {r.name: r.kind for r in plan.regions} == {
-        "sync_words": "barrier", "slot": "tmem_ptr", "mbar_lookalike": "data",
+        "sync_words": "barrier",
+        "slot": "tmem_ptr",
+        "mbar_lookalike": "data",
     }
     default = plan_from_struct(Storage)
     assert {r.name: r.kind for r in default.regions} == {
-        "sync_words": "data", "slot": "data", "mbar_lookalike": "barrier",
+        "sync_words": "data",
+        "slot": "data",
+        "mbar_lookalike": "barrier",
     }
 
 
@@ -306,7 +316,8 @@ def test_figures_exports_and_capacity_read_a_struct_plan(tmp_path):
 
 @pytest.fixture
 def storage_module(tmp_path, monkeypatch):
-    (tmp_path / "my_kernel_storage.py").write_text(textwrap.dedent("""
+    (tmp_path / "my_kernel_storage.py").write_text(
+        textwrap.dedent("""
         import cutlass
         import cutlass.cute as cute
 
@@ -323,7 +334,8 @@ def storage_module(tmp_path, monkeypatch):
                 sA: cute.struct.Align[cute.struct.MemRange[cutlass.Float16, stages * 128 * 64], 1024]
                 sB: cute.struct.Align[cute.struct.MemRange[cutlass.Float16, stages * 128 * 64], 1024]
             return Big
-    """))
+    """)
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("CUTE_DSL_ARCH", raising=False)
     yield "my_kernel_storage"

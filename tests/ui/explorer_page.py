@@ -17,12 +17,19 @@ from pathlib import Path
 from typing import IO, Any
 
 # the Jupyter folders a private JupyterLab keeps under its home
-_JUPYTER_DIRS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
-                 "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR")
+_JUPYTER_DIRS = (
+    "JUPYTER_CONFIG_DIR",
+    "JUPYTER_DATA_DIR",
+    "JUPYTER_RUNTIME_DIR",
+    "JUPYTERLAB_SETTINGS_DIR",
+    "JUPYTERLAB_WORKSPACES_DIR",
+    "IPYTHONDIR",
+)
 
 
-def start_lab(notebook_dir: Path, home: Path, log: IO[bytes] | None = None,
-              timeout_s: float = 60.0) -> tuple[subprocess.Popen, str]:
+def start_lab(
+    notebook_dir: Path, home: Path, log: IO[bytes] | None = None, timeout_s: float = 60.0
+) -> tuple[subprocess.Popen, str]:
     """A JupyterLab on a free local port serving ``notebook_dir``, its Jupyter folders
     under ``home`` (no news, no update checks, no token); ``(process, base_url)``."""
     env = dict(os.environ)
@@ -37,12 +44,27 @@ def start_lab(notebook_dir: Path, home: Path, log: IO[bytes] | None = None,
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     out = log if log is not None else subprocess.DEVNULL
-    proc = subprocess.Popen([
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-        "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={notebook_dir}",
-        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
-    ], env=env, stdout=out, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            "--allow-root",
+            f"--ServerApp.root_dir={notebook_dir}",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.extension_manager=readonly",
+            "--LabApp.expose_app_in_browser=True",
+        ],
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout_s
     while True:
@@ -75,7 +97,8 @@ def write_notebook(path: Path, cells: list[str]) -> Path:
     nbformat.write(nb, str(path))
     return path
 
-GEMM_CELL = '''
+
+GEMM_CELL = """
 import smemviz
 from smemviz import SmemAllocator, SmemAllocation, TmemAllocator, TmemAllocation
 
@@ -94,7 +117,7 @@ def build_gemm_layout(stages=2, tile_n=128, dtype="bf16", extra=0):
     t.add(TmemAllocation("acc", tile_n))
     t.add_alias_group([[TmemAllocation("acc2", 64)], [TmemAllocation("sfa", 16), TmemAllocation("sfb", 16)]])
     return s, t
-'''
+"""
 
 
 def open_and_run(page, base_url: str, name: str, timeout_ms: int = 120_000) -> None:
@@ -122,14 +145,17 @@ def wait_for_title_change(page, old: str, timeout_s: float = 30.0) -> tuple[str,
         "(old) => { const t = document.querySelector('.js-plotly-plot .gtitle');"
         " if (!t || t.textContent === old) return null;"
         " window.__smemvizSeen = performance.now(); return t.textContent; }",
-        arg=old, timeout=timeout_s * 1000, polling="raf",
+        arg=old,
+        timeout=timeout_s * 1000,
+        polling="raf",
     )
     return handle.json_value(), time.perf_counter() - t0
 
 
 @contextlib.contextmanager
-def watched_page(browser: Any, artifacts: Path, name: str, viewport: dict[str, int],
-                 levels: tuple[str, ...] = ("error", "warning")) -> Iterator[tuple[Any, list[str]]]:
+def watched_page(
+    browser: Any, artifacts: Path, name: str, viewport: dict[str, int], levels: tuple[str, ...] = ("error", "warning")
+) -> Iterator[tuple[Any, list[str]]]:
     """A new page and the list its page errors (and console messages of ``levels``)
     go to; on a failure, a screenshot ``NAME-failure.png`` and the console's last
     lines, for the CI log. The page is closed either way."""

@@ -36,8 +36,11 @@ def test_the_swizzle_toggle_redraws_the_bank_picture(jupyterlab, browser, artifa
         assert (first["rows"], first["replays"]) == (16, 12)
 
         toggle(page, "64B").click()
-        page.wait_for_function(f"() => ({FIND})() && ({FIND})().querySelector('.smemviz-bank-title')"
-                               ".textContent.includes(': 4 wavefronts')", timeout=30_000)
+        page.wait_for_function(
+            f"() => ({FIND})() && ({FIND})().querySelector('.smemviz-bank-title')"
+            ".textContent.includes(': 4 wavefronts')",
+            timeout=30_000,
+        )
         fixed = drawn(page)
         assert fixed["title"].startswith("epi_c: stmatrix.x4: 4 wavefronts (ideal 4), 0 conflicts; conflict-free")
         assert fixed["replays"] == 0 and fixed["rows"] == 4 and fixed["cells"] != first["cells"][:4]
@@ -45,7 +48,10 @@ def test_the_swizzle_toggle_redraws_the_bank_picture(jupyterlab, browser, artifa
         assert "with 64B swizzle" in numbers and "64 wavefronts (ideal 64), 0 conflicts" in numbers
 
         toggle(page, "none").click()
-        page.wait_for_function(f"() => ({FIND})() && ({FIND})().querySelector('.smemviz-bank-title')"
-                               ".textContent.includes(': 16 wavefronts')", timeout=30_000)
+        page.wait_for_function(
+            f"() => ({FIND})() && ({FIND})().querySelector('.smemviz-bank-title')"
+            ".textContent.includes(': 16 wavefronts')",
+            timeout=30_000,
+        )
         assert drawn(page) == first
         assert not [m for m in console if "pageerror" in m]

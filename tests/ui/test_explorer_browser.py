@@ -13,23 +13,30 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def bar_paths(page) -> list[str]:
-    return page.locator(".js-plotly-plot").first.locator(".trace.bars .point path").evaluate_all(
-        "els => els.map(e => e.getAttribute('d'))"
+    return (
+        page.locator(".js-plotly-plot")
+        .first.locator(".trace.bars .point path")
+        .evaluate_all("els => els.map(e => e.getAttribute('d'))")
     )
 
 
 def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
     base_url, notebooks = jupyterlab
-    write_notebook(notebooks / "explore.ipynb", [
-        GEMM_CELL,
-        "ex = smemviz.explore(build_gemm_layout, stages=(1, 6), tile_n=[64, 128, 256], dtype=['bf16', 'f8e4m3'])\nex",
-    ])
+    write_notebook(
+        notebooks / "explore.ipynb",
+        [
+            GEMM_CELL,
+            "ex = smemviz.explore(build_gemm_layout, stages=(1, 6), tile_n=[64, 128, 256], dtype=['bf16', 'f8e4m3'])\nex",
+        ],
+    )
     with watched_page(browser, artifacts, "explorer-browser", {"width": 1400, "height": 1300}) as (page, console):
         open_and_run(page, base_url, "explore.ipynb")
         page.wait_for_selector(".jp-OutputArea-output .js-plotly-plot svg.main-svg", timeout=90_000)
         page.wait_for_function(
             "() => { const t = document.querySelector('.js-plotly-plot .gtitle');"
-            " return t && t.textContent.includes('SMEM layout'); }", timeout=60_000)
+            " return t && t.textContent.includes('SMEM layout'); }",
+            timeout=60_000,
+        )
         before = smem_title(page)
         assert "98,312 B" in before  # 2 stages x (16 + 16 KiB) + 32 KiB epilogue + the 4 B slot, to 8
         paths_before = bar_paths(page)
@@ -51,7 +58,8 @@ def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
             " const t = gd.querySelector('.gtitle').getBoundingClientRect();"
             " const s = gd.querySelector('.gtitle-subtitle').getBoundingClientRect();"
             " return [gd._fullLayout.width, gd.closest('.smemviz-explorer').getBoundingClientRect().width,"
-            " t.top, s.top]; })")
+            " t.top, s.top]; })"
+        )
         assert len(fit) == 2, fit
         for plot_width, explorer_width, title_top, subtitle_top in fit:
             assert plot_width >= 0.95 * explorer_width - 10 and plot_width > 700, fit
@@ -61,7 +69,8 @@ def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
             "() => Array.from(document.querySelectorAll('.smemviz-explorer .js-plotly-plot .svg-container'))"
             ".slice(0, 2).map(c => { const r = c.getBoundingClientRect();"
             " const svg = c.querySelector('svg.main-svg').getBoundingClientRect();"
-            " return [getComputedStyle(c).contain, r.width, r.height, svg.width, svg.height]; })")
+            " return [getComputedStyle(c).contain, r.width, r.height, svg.width, svg.height]; })"
+        )
         assert len(boxes) == 2, boxes
         for contain, width, height, svg_width, svg_height in boxes:
             assert contain == "strict" and abs(width - svg_width) < 2 and abs(height - svg_height) < 2, boxes

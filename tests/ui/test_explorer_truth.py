@@ -42,12 +42,12 @@ def block_scaled(stages=4):
     return s
 '''
 
-SIDE_BY_SIDE = '''
+SIDE_BY_SIDE = """
 left, right = (smemviz.explore(block_scaled, stages=(1, 12)) for _ in range(2))
 for e in (left, right):
     e.layout.width = "49%"
 widgets.HBox([left, right], layout=widgets.Layout(width="100%"))
-'''
+"""
 
 PLOTS = "document.querySelectorAll('.smemviz-explorer')[{i}].querySelectorAll('.js-plotly-plot')[0]"
 
@@ -83,23 +83,28 @@ def _unrendered_bars(page) -> list[int]:
 
 
 def _smem_title(page, i: int) -> str:
-    return page.evaluate(f"() => {{ const t = {PLOTS.format(i=i)}.querySelector('.gtitle'); "
-                         "return t ? t.textContent : ''; }")
+    return page.evaluate(
+        f"() => {{ const t = {PLOTS.format(i=i)}.querySelector('.gtitle'); return t ? t.textContent : ''; }}"
+    )
 
 
 def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, artifacts):
     base_url, notebooks = jupyterlab
-    write_notebook(notebooks / "truth.ipynb", [
-        BLOCK_SCALED,
-        "ex = smemviz.explore(block_scaled, stages=(1, 12))\nex",
-        SIDE_BY_SIDE,
-    ])
+    write_notebook(
+        notebooks / "truth.ipynb",
+        [
+            BLOCK_SCALED,
+            "ex = smemviz.explore(block_scaled, stages=(1, 12))\nex",
+            SIDE_BY_SIDE,
+        ],
+    )
     with watched_page(browser, artifacts, "explorer-truth", {"width": 1280, "height": 1500}) as (page, console):
         open_and_run(page, base_url, "truth.ipynb")
         page.wait_for_function(
             "() => { const e = document.querySelector('.smemviz-explorer');"
             "  const gd = e && e.querySelector('.js-plotly-plot'); return gd && gd._fullLayout && gd.querySelector('.gtitle'); }",
-            timeout=120_000)
+            timeout=120_000,
+        )
         page.wait_for_timeout(1500)  # the fitted widths and the panels settle
         first = page.locator(".smemviz-explorer").first
 
@@ -120,7 +125,7 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
         boxes = tiny["boxes"]
         assert len(boxes) == 4  # three barrier regions and the slot: one marker each
         for i, a in enumerate(boxes):
-            for b in boxes[i + 1:]:
+            for b in boxes[i + 1 :]:
                 overlap_x = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
                 overlap_y = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
                 assert overlap_x <= 1 or overlap_y <= 1, boxes
@@ -157,8 +162,10 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
         assert zoomed["flag"] == [32, 32] and "bytes, hex" in zoomed["title"], zoomed  # to scale now
         assert zoomed["marks"][0] == zoomed["marks"][1], zoomed  # markers over their own bytes
         _shoot(first, "explorer-zoomed.png", artifacts)
-        box = page.evaluate(f"() => {{ const r = {PLOTS.format(i=0)}.querySelector('.nsewdrag').getBoundingClientRect();"
-                            " return [r.left + r.width / 2, r.top + r.height / 2]; }")
+        box = page.evaluate(
+            f"() => {{ const r = {PLOTS.format(i=0)}.querySelector('.nsewdrag').getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; }"
+        )
         page.mouse.dblclick(box[0], box[1])
         page.wait_for_timeout(800)
         unzoomed = page.evaluate(f"""() => {{ const gd = {PLOTS.format(i=0)};
@@ -200,8 +207,9 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
         page.keyboard.press("Control+A")
         page.keyboard.type("11")
         page.keyboard.press("Enter")
-        page.wait_for_function(f"(old) => {PLOTS.format(i=0)}.querySelector('.gtitle').textContent !== old",
-                               arg=before, timeout=30_000)
+        page.wait_for_function(
+            f"(old) => {PLOTS.format(i=0)}.querySelector('.gtitle').textContent !== old", arg=before, timeout=30_000
+        )
         page.wait_for_selector(".smemviz-explorer .smemviz-summary .smemviz-over", timeout=10_000)
         state = page.evaluate(f"""() => {{
             const gd = {PLOTS.format(i=0)};
@@ -233,7 +241,8 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
             " Array.from(es).slice(1).every(e => { const gd = e.querySelector('.js-plotly-plot');"
             "  return gd && gd._fullLayout && gd._fullLayout.width < 700 && gd.querySelector('.gtitle')"
             "   && gd.querySelector('.gtitle').textContent.startsWith('SMEM ') && e.querySelector('.smemviz-utable'); }); }",
-            timeout=60_000)
+            timeout=60_000,
+        )
         pair = page.locator(".smemviz-explorer").nth(1).locator("xpath=..")
         pair.scroll_into_view_if_needed()
         page.wait_for_timeout(800)

@@ -18,7 +18,7 @@ PAGE_URL = "http://smemviz.invalid/layout.html"
 HOSTILE = [
     "</script><script>window.__pwned=1</script>",
     '<img src=x onerror="window.__pwned=1">',
-    "<svg onload=\"window.__pwned=1\">",
+    '<svg onload="window.__pwned=1">',
     "\"><script>alert('x')</script>",
 ]
 # records what a page does that it must not: CSP violations, and any script run by a name
@@ -63,7 +63,9 @@ def _open(browser, html: str) -> dict:
         "pwned": page.evaluate("typeof window.__pwned"),
         "violations": page.evaluate("window.__violations"),
         "text": page.inner_text("body"),
-        "svg_text": page.evaluate("Array.from(document.querySelectorAll('svg.main-svg text')).map(t => t.textContent).join('\\n')"),
+        "svg_text": page.evaluate(
+            "Array.from(document.querySelectorAll('svg.main-svg text')).map(t => t.textContent).join('\\n')"
+        ),
         "bars": page.locator(".trace.bars .point path").count(),
         "injected": page.evaluate(
             "document.querySelectorAll('body img, .smemviz-report script, h1 script, svg [onload], [onerror]').length"
@@ -113,7 +115,9 @@ def test_escaping_alone_keeps_names_inert(browser, page_html):
 
 def test_csp_blocks_markup_that_would_slip_through(browser, page_html):
     """If a name ever reached the page unescaped, the policy would stop it."""
-    planted = page_html.replace("</body>", '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script></body>')
+    planted = page_html.replace(
+        "</body>", '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script></body>'
+    )
     seen = _open(browser, planted)
     assert seen["pwned"] == "undefined"
     assert seen["violations"]  # refused, and reported as such

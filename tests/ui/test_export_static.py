@@ -15,9 +15,6 @@ from ..helpers import EXAMPLES
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("static_renderer")]
 
 
-
-
-
 @pytest.fixture(scope="module")
 def spec():
     return smemviz.load_layout(EXAMPLES / "gemm_sm100.toml")
@@ -28,10 +25,10 @@ def decode_png(data: bytes) -> tuple[int, int, bytes]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, header = 8, b"", None
     while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind = data[pos + 4:pos + 8]
-        body = data[pos + 8:pos + 8 + length]
-        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        body = data[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
         assert zlib.crc32(kind + body) == crc, kind
         if kind == b"IHDR":
             header = struct.unpack(">IIBBBBB", body)

@@ -14,8 +14,6 @@ from ..hostile import RAW_CONTROL, fuzz_settings
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("static_renderer")]
 
 
-
-
 @fuzz_settings(3, long_share=0.002)
 @given(plan=plans_with_any_names())
 def test_svg_export_of_any_name_is_valid_xml(plan):

@@ -10,7 +10,7 @@ from .explorer_page import open_and_run, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-LIFETIMES_CELL = '''
+LIFETIMES_CELL = """
 import smemviz
 from smemviz import SmemAllocator, SmemAllocation
 
@@ -26,7 +26,7 @@ def build(stages=2):
 ex = smemviz.explore(build, stages=(1, 6))
 ex.show_lifetimes()
 ex
-'''
+"""
 
 # the drawn figure whose title starts with ``prefix`` (the Lifetimes tab's plots)
 FIND = """(prefix) => Array.from(document.querySelectorAll('.smemviz-explorer .js-plotly-plot'))
@@ -52,7 +52,10 @@ def step_map(page) -> dict:
 def test_lifetimes_tab_follows_the_slider_and_the_step_control(jupyterlab, browser, artifacts):
     base_url, notebooks = jupyterlab
     write_notebook(notebooks / "lifetimes.ipynb", [LIFETIMES_CELL])
-    with watched_page(browser, artifacts, "lifetimes-browser", {"width": 1400, "height": 1600}, levels=()) as (page, console):
+    with watched_page(browser, artifacts, "lifetimes-browser", {"width": 1400, "height": 1600}, levels=()) as (
+        page,
+        console,
+    ):
         open_and_run(page, base_url, "lifetimes.ipynb")
         page.wait_for_function(f"() => !!({FIND})('SMEM lifetimes') && !!({FIND})('At step')", timeout=120_000)
         first = lifetime_map(page)
@@ -66,20 +69,26 @@ def test_lifetimes_tab_follows_the_slider_and_the_step_control(jupyterlab, brows
         handle = page.locator(".widget-slider .noUi-handle").first
         handle.focus()
         handle.press("ArrowRight")
-        page.wait_for_function(f"() => {{ const gd = ({FIND})('SMEM lifetimes');"
-                               " return gd && gd.layout.title.text.includes('8 regions'); }", timeout=30_000)
+        page.wait_for_function(
+            f"() => {{ const gd = ({FIND})('SMEM lifetimes');"
+            " return gd && gd.layout.title.text.includes('8 regions'); }",
+            timeout=30_000,
+        )
         moved = lifetime_map(page)
         assert moved["title"] == "SMEM lifetimes: 3 steps, 8 regions"
         assert moved["profile"] == [98304, 98816, 33280]
         page.wait_for_function(f"() => ({FIND})('At step').layout.title.text.includes('6 live')", timeout=30_000)
 
         # the step control: load -> mma -> epilogue
-        step = page.locator(".widget-slider", has=page.locator(".widget-label", has_text="step")).locator(".noUi-handle")
+        step = page.locator(".widget-slider", has=page.locator(".widget-label", has_text="step")).locator(
+            ".noUi-handle"
+        )
         step.focus()
         step.press("ArrowRight")
         step.press("ArrowRight")
-        page.wait_for_function(f"() => ({FIND})('At step').layout.title.text.startsWith(\"At step 'epilogue'\")",
-                               timeout=30_000)
+        page.wait_for_function(
+            f"() => ({FIND})('At step').layout.title.text.startsWith(\"At step 'epilogue'\")", timeout=30_000
+        )
         at = step_map(page)
         assert at["title"].startswith("At step 'epilogue' (3 of 3), 2 live"), at
         assert len(at["bases"]) == 2  # epi and bias
@@ -88,20 +97,25 @@ def test_lifetimes_tab_follows_the_slider_and_the_step_control(jupyterlab, brows
         # a click on the first column of live bytes chooses "load" again
         page.evaluate(f"() => ({FIND})('SMEM lifetimes').scrollIntoView()")
         page.locator(".smemviz-explorer .js-plotly-plot", has_text="SMEM lifetimes").locator(
-            ".barlayer .trace.bars").nth(2).locator(".point path").first.click(force=True)
-        page.wait_for_function(f"() => ({FIND})('At step').layout.title.text.startsWith(\"At step 'load'\")",
-                               timeout=30_000)
+            ".barlayer .trace.bars"
+        ).nth(2).locator(".point path").first.click(force=True)
+        page.wait_for_function(
+            f"() => ({FIND})('At step').layout.title.text.startsWith(\"At step 'load'\")", timeout=30_000
+        )
         assert lifetime_map(page)["outline"] == -0.5
 
         # compare layouts: the totals of the three layouts, then the unshared one drawn
         page.locator(".smemviz-explorer button", has_text="compare layouts").click()
         page.wait_for_function(f"() => !!({FIND})('Data total by layout')", timeout=60_000)
-        totals = page.evaluate(f"() => {{ const gd = ({FIND})('Data total by layout');"
-                               " return [Array.from(gd.data[0].y), Array.from(gd.data[0].x)]; }")
+        totals = page.evaluate(
+            f"() => {{ const gd = ({FIND})('Data total by layout');"
+            " return [Array.from(gd.data[0].y), Array.from(gd.data[0].x)]; }"
+        )
         assert totals[0] == ["no aliasing", "greedy", "optimal"]
         assert totals[1][0] == 3 * 32768 + 32768 + 512 and totals[1][2] == 98816, totals
         page.locator(".smemviz-explorer .widget-toggle-buttons button", has_text="no aliasing").click()
-        page.wait_for_function(f"() => ({FIND})('SMEM lifetimes').layout.annotations[0].text.includes('gap')",
-                               timeout=30_000)
+        page.wait_for_function(
+            f"() => ({FIND})('SMEM lifetimes').layout.annotations[0].text.includes('gap')", timeout=30_000
+        )
         page.screenshot(path=str(artifacts / "lifetimes-browser.png"), full_page=True)
         assert not console, console

@@ -11,7 +11,7 @@ from .explorer_page import open_and_run, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CELL = '''
+CELL = """
 import smemviz
 from smemviz import SmemAllocator, SmemAllocation
 
@@ -25,7 +25,7 @@ def build(stages=2):
 
 ex = smemviz.explore(build, stages=(1, 6))
 ex
-'''
+"""
 
 # for each drawn figure in the Lifetimes tab: where its title and subtitle are
 PLACES = """() => Array.from(document.querySelectorAll('.smemviz-explorer .js-plotly-plot'))
@@ -42,16 +42,22 @@ PLACES = """() => Array.from(document.querySelectorAll('.smemviz-explorer .js-pl
 def test_a_clicked_lifetimes_tab_has_its_titles_above_their_subtitles(jupyterlab, browser, artifacts):
     base_url, notebooks = jupyterlab
     write_notebook(notebooks / "lifetimes_click.ipynb", [CELL])
-    with watched_page(browser, artifacts, "lifetimes-click", {"width": 1300, "height": 1600},
-                      levels=("error", "warning")) as (page, console):
+    with watched_page(
+        browser, artifacts, "lifetimes-click", {"width": 1300, "height": 1600}, levels=("error", "warning")
+    ) as (page, console):
         open_and_run(page, base_url, "lifetimes_click.ipynb")
-        page.wait_for_function("() => { const t = document.querySelector('.smemviz-explorer .js-plotly-plot .gtitle');"
-                               " return t && t.textContent.startsWith('SMEM layout'); }", timeout=120_000)
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.smemviz-explorer .js-plotly-plot .gtitle');"
+            " return t && t.textContent.startsWith('SMEM layout'); }",
+            timeout=120_000,
+        )
         page.wait_for_timeout(1500)  # the hidden tab's maps are made (and were drawn, before) meanwhile
-        page.locator(".smemviz-explorer .lm-TabBar-tab, .smemviz-explorer .p-TabBar-tab",
-                     has_text="Lifetimes").first.click()
-        page.wait_for_function(f"() => ({PLACES})().length >= 2 && ({PLACES})().every(p => p.subTop !== null)",
-                               timeout=60_000)
+        page.locator(
+            ".smemviz-explorer .lm-TabBar-tab, .smemviz-explorer .p-TabBar-tab", has_text="Lifetimes"
+        ).first.click()
+        page.wait_for_function(
+            f"() => ({PLACES})().length >= 2 && ({PLACES})().every(p => p.subTop !== null)", timeout=60_000
+        )
         page.wait_for_timeout(500)
         places = page.evaluate(PLACES)
         page.screenshot(path=str(artifacts / "lifetimes-click.png"), full_page=True)

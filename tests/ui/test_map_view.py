@@ -23,9 +23,17 @@ from plotly.serializers import _js_to_py, _py_to_js  # noqa: E402
 
 from smemviz.explorer._map_widget import map_widget_class  # noqa: E402
 
-MESSAGES = ["_py2js_update", "_py2js_restyle", "_py2js_relayout", "_py2js_addTraces",
-            "_py2js_deleteTraces", "_py2js_moveTraces", "_py2js_animate",
-            "_py2js_removeLayoutProps", "_py2js_removeTraceProps"]
+MESSAGES = [
+    "_py2js_update",
+    "_py2js_restyle",
+    "_py2js_relayout",
+    "_py2js_addTraces",
+    "_py2js_deleteTraces",
+    "_py2js_moveTraces",
+    "_py2js_animate",
+    "_py2js_removeLayoutProps",
+    "_py2js_removeTraceProps",
+]
 
 # A stand-in for anywidget's model: get/set/on/save_changes, plus push() to
 # deliver a message from Python the way the widget manager does (set the
@@ -78,6 +86,7 @@ async ([src, state]) => {
 
 def _wire(value):
     """A message as the browser gets it: plotly's serializer, then buffers as bytes."""
+
     def encode(v):
         if isinstance(v, memoryview):
             return {"__bytes__": base64.b64encode(v.tobytes()).decode()}
@@ -86,6 +95,7 @@ def _wire(value):
         if isinstance(v, (list, tuple)):
             return [encode(x) for x in v]
         return v
+
     return encode(_py_to_js(value, None))
 
 
@@ -106,9 +116,15 @@ class Recorder:
 
 
 def _state(widget) -> list:
-    return _wire({"_widget_data": widget._widget_data, "_widget_layout": widget._widget_layout,
-                  "_config": widget._config, "_smemviz_plotly_js": widget._smemviz_plotly_js,
-                  "_smemviz_plotly_version": widget._smemviz_plotly_version})
+    return _wire(
+        {
+            "_widget_data": widget._widget_data,
+            "_widget_layout": widget._widget_layout,
+            "_config": widget._config,
+            "_smemviz_plotly_js": widget._smemviz_plotly_js,
+            "_smemviz_plotly_version": widget._smemviz_plotly_version,
+        }
+    )
 
 
 def _contains(got, want, path="") -> list[str]:
@@ -167,13 +183,16 @@ def _replay(page, messages) -> None:
 
 def _add_view(page) -> None:
     """A second view of the same model, drawn (the output shown again)."""
-    page.evaluate("async () => { T.addView(); for (let i = 0; i < 100 && !T.graph(T.views[1].el); i++) await T.frame();"
-                  " await T.frame(); }")
+    page.evaluate(
+        "async () => { T.addView(); for (let i = 0; i < 100 && !T.graph(T.views[1].el); i++) await T.frame();"
+        " await T.frame(); }"
+    )
 
 
 def _drawn(page, index: int = 0) -> dict:
     return page.evaluate(
-        "(i) => { const gd = T.graph(T.views[i].el); return T.plain({data: gd.data, layout: gd.layout}); }", index)
+        "(i) => { const gd = T.graph(T.views[i].el); return T.plain({data: gd.data, layout: gd.layout}); }", index
+    )
 
 
 def _check_same(page, widget, index: int = 0) -> None:
@@ -185,8 +204,10 @@ def _check_same(page, widget, index: int = 0) -> None:
 
 def make_widget():
     fig = go.Figure(
-        [go.Bar(x=[1, 2, 3], y=["a", "b", "c"], base=[0, 1, 2], orientation="h", name="one"),
-         go.Bar(x=[4, 5], y=["a", "b"], orientation="h", name="two")],
+        [
+            go.Bar(x=[1, 2, 3], y=["a", "b", "c"], base=[0, 1, 2], orientation="h", name="one"),
+            go.Bar(x=[4, 5], y=["a", "b"], orientation="h", name="two"),
+        ],
         layout={"title": {"text": "start"}, "barmode": "overlay", "width": 800, "height": 300},
     )
     return map_widget_class()(fig)
@@ -200,13 +221,16 @@ def test_every_python_edit_reaches_the_drawn_figure(page):
     _check_same(page, w)
 
     # the explorer's own path: one update, unchanged traces left alone
-    w.plotly_update(restyle_data={"base": [[5, 6, 7], Undefined], "marker.color": ["red", Undefined]},
-                    relayout_data={"title.text": "moved"}, trace_indexes=[0, 1])
-    w.data[1].marker.line.width = 2                      # restyle
-    w.layout.xaxis.title.text = "address"               # relayout
-    w.add_bar(x=[9], y=["z"], orientation="h", name="three")   # addTraces
-    w.data = [w.data[2], w.data[0], w.data[1]]           # moveTraces
-    w.data = w.data[:2]                                  # deleteTraces
+    w.plotly_update(
+        restyle_data={"base": [[5, 6, 7], Undefined], "marker.color": ["red", Undefined]},
+        relayout_data={"title.text": "moved"},
+        trace_indexes=[0, 1],
+    )
+    w.data[1].marker.line.width = 2  # restyle
+    w.layout.xaxis.title.text = "address"  # relayout
+    w.add_bar(x=[9], y=["z"], orientation="h", name="three")  # addTraces
+    w.data = [w.data[2], w.data[0], w.data[1]]  # moveTraces
+    w.data = w.data[:2]  # deleteTraces
     w.data[0].x = np.array([1.5, 2.5], dtype=np.float32)  # a numpy buffer
     with w.batch_update():
         w.data[1].y = ["p", "q", "r"]
@@ -216,9 +240,15 @@ def test_every_python_edit_reaches_the_drawn_figure(page):
     w.layout.annotations = [{"text": "note", "x": 1, "y": "p", "showarrow": False}]
     w.layout.annotations = []
     messages = rec.take()
-    assert {name for name, _ in messages} >= {"_py2js_update", "_py2js_restyle", "_py2js_relayout",
-                                              "_py2js_addTraces", "_py2js_moveTraces",
-                                              "_py2js_deleteTraces", "_py2js_animate"}
+    assert {name for name, _ in messages} >= {
+        "_py2js_update",
+        "_py2js_restyle",
+        "_py2js_relayout",
+        "_py2js_addTraces",
+        "_py2js_moveTraces",
+        "_py2js_deleteTraces",
+        "_py2js_animate",
+    }
     _replay(page, messages)
     _check_same(page, w)
     assert page.evaluate("() => T.graph(T.views[0].el).querySelector('.gtitle').textContent") == "moved"
@@ -273,7 +303,9 @@ def test_clicks_and_zooms_reach_python(page):
     assert tuple(w.layout.xaxis.range) == (0, 3)
     echoed = [m for name, m in rec.take() if name == "_py2js_relayout"]
     assert echoed and echoed[-1]["source_view_id"] == zoom["source_view_id"]
-    page.evaluate("() => { window.redraws = 0; T.graph(T.views[0].el).on('plotly_afterplot', () => window.redraws++); }")
+    page.evaluate(
+        "() => { window.redraws = 0; T.graph(T.views[0].el).on('plotly_afterplot', () => window.redraws++); }"
+    )
     _replay(page, [("_py2js_relayout", echoed[-1])])  # its own zoom, back from Python: left alone
     assert page.evaluate("() => window.redraws") == 0
     assert not errors, errors
@@ -282,10 +314,17 @@ def test_clicks_and_zooms_reach_python(page):
 def test_hovering_a_block_shows_its_hover_text(page):
     """Hover labels come from plotly.js itself; the view keeps them working."""
     page, errors = page
-    fig = go.Figure(go.Bar(x=[40, 60], y=[0.5, 0.5], base=[0, 40], orientation="h",
-                           hovertext=["<b>smem_a0</b><br>offset 0 (0x0)", "<b>smem_b0</b><br>offset 40 (0x28)"],
-                           hovertemplate="%{hovertext}<extra></extra>"),
-                    layout={"width": 800, "height": 300, "margin": {"l": 40, "r": 20, "t": 20, "b": 40}})
+    fig = go.Figure(
+        go.Bar(
+            x=[40, 60],
+            y=[0.5, 0.5],
+            base=[0, 40],
+            orientation="h",
+            hovertext=["<b>smem_a0</b><br>offset 0 (0x0)", "<b>smem_b0</b><br>offset 40 (0x28)"],
+            hovertemplate="%{hovertext}<extra></extra>",
+        ),
+        layout={"width": 800, "height": 300, "margin": {"l": 40, "r": 20, "t": 20, "b": 40}},
+    )
     _start(page, map_widget_class()(fig))
     box = page.locator(".trace.bars .point path").nth(1).bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
@@ -303,8 +342,11 @@ def test_the_explorers_update_message_reaches_the_drawn_figure(page):
     custom = []
     w.send = lambda content, buffers=None: custom.append(("custom", json.loads(json.dumps(content))))
     _start(page, w)
-    w.update_browser_first({"base": [[5, 6, 7], Undefined], "marker.color": [Undefined, "green"]},
-                           {"title.text": "explorer update", "xaxis.range": [0, 20]}, [0, 1])
+    w.update_browser_first(
+        {"base": [[5, 6, 7], Undefined], "marker.color": [Undefined, "green"]},
+        {"title.text": "explorer update", "xaxis.range": [0, 20]},
+        [0, 1],
+    )
     assert len(custom) == 1
     _replay(page, custom)
     _check_same(page, w)

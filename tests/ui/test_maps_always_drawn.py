@@ -23,8 +23,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROUNDS = int(os.environ.get("SMEMVIZ_MAP_ROUNDS", "2"))
 THROTTLE = float(os.environ.get("SMEMVIZ_MAP_THROTTLE", "4"))
 # the notebooks with explorers, and whether they need the CuTe DSL
-NOTEBOOKS = {"01_quickstart": False, "02_tuning_gemm_layout": False, "04_cutlass_allocators": True,
-             "05_tuning_a_real_gemm": True}
+NOTEBOOKS = {
+    "01_quickstart": False,
+    "02_tuning_gemm_layout": False,
+    "04_cutlass_allocators": True,
+    "05_tuning_a_real_gemm": True,
+}
 
 # per explorer on the page: its maps (the plots inside it that are shown, the run
 # panel's TFLOP/s scatter plot aside) and the bars each has drawn
@@ -45,8 +49,11 @@ def trimmed(name: str) -> tuple[dict, int]:
     shows = [i for i in code if "explore(" in "".join(nb["cells"][i]["source"])]
     last = shows[-1]
     # cells that press Run on GPU compile kernels: left out, with the explorer they show
-    nb["cells"] = [c for i, c in enumerate(nb["cells"]) if i <= last and c["cell_type"] == "code"
-                   and (".run()" not in "".join(c["source"]))]
+    nb["cells"] = [
+        c
+        for i, c in enumerate(nb["cells"])
+        if i <= last and c["cell_type"] == "code" and (".run()" not in "".join(c["source"]))
+    ]
     return nb, sum("explore(" in "".join(c["source"]) for c in nb["cells"])
 
 
@@ -59,8 +66,9 @@ def test_every_explorer_map_has_its_bars_on_every_fresh_run(name, jupyterlab, br
     for round_ in range(ROUNDS):
         copy = f"{name}_run{round_}.ipynb"  # a new notebook: a fresh kernel
         (notebooks / copy).write_text(json.dumps(nb), encoding="utf-8")
-        with watched_page(browser, artifacts, f"maps-{name}-{round_}", {"width": 1300, "height": 1400},
-                          levels=("error", "warning")) as (page, console):
+        with watched_page(
+            browser, artifacts, f"maps-{name}-{round_}", {"width": 1300, "height": 1400}, levels=("error", "warning")
+        ) as (page, console):
             if THROTTLE > 1:
                 page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
             open_and_run(page, base_url, copy, timeout_ms=240_000)
@@ -69,7 +77,10 @@ def test_every_explorer_map_has_its_bars_on_every_fresh_run(name, jupyterlab, br
                     f"(n) => {{ const ex = ({MAPS})(); return ex.length >= n && ex.every(e =>"
                     " e.failed.length || (e.maps.length && e.maps.some(m => m.title.startsWith('SMEM'))"
                     " && e.maps.every(m => m.bars > 0))); }",
-                    arg=explorers, timeout=240_000, polling=500)
+                    arg=explorers,
+                    timeout=240_000,
+                    polling=500,
+                )
             except Exception:
                 pytest.fail(f"{name}, run {round_ + 1}: maps without bars: {page.evaluate(MAPS)}; console: {console}")
             state = page.evaluate(MAPS)

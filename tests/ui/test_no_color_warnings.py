@@ -53,10 +53,15 @@ def figures() -> dict:
     one = SmemAllocator()
     one.add(SmemAllocation("only", 4096))
     one.compute_layout()
-    specs = {"smem": smem_spec(s.plan, "sm_100a"), "highlighted": smem_spec(s.plan, "sm_100a", highlight=(0, 1)),
-             "tmem": tmem_spec(t.plan), "bank": bank_spec(s.plan), "lifetimes": lifetime_spec(life.plan),
-             "step": step_map_spec(life.plan, 2, "sm_90a"),
-             "totals": comparison_spec({"a": life.plan, "b": one.plan})}
+    specs = {
+        "smem": smem_spec(s.plan, "sm_100a"),
+        "highlighted": smem_spec(s.plan, "sm_100a", highlight=(0, 1)),
+        "tmem": tmem_spec(t.plan),
+        "bank": bank_spec(s.plan),
+        "lifetimes": lifetime_spec(life.plan),
+        "step": step_map_spec(life.plan, 2, "sm_90a"),
+        "totals": comparison_spec({"a": life.plan, "b": one.plan}),
+    }
     out = {name: spec.to_figure() for name, spec in specs.items()}
     out.update({f"{name} (live)": without_legend(spec).to_figure() for name, spec in specs.items()})
     out["combined"] = layout_figure(s, t)

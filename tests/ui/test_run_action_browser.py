@@ -10,7 +10,7 @@ from .explorer_page import open_and_run, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-FAKE_RUNNER_CELL = '''
+FAKE_RUNNER_CELL = """
 import smemviz
 from smemviz.kernel import GemmProblem, gemm_allocator, gemm_layout
 from smemviz.kernel.gemm import config_from_controls
@@ -26,7 +26,7 @@ def fake_runner(**controls):
 
 ex = smemviz.explore(gemm_allocator, run=fake_runner, tile_n=[128, 256], stages=(0, 7))
 ex
-'''
+"""
 
 
 def test_run_button_fills_the_history_table_and_plot(jupyterlab, browser, artifacts):
@@ -44,7 +44,8 @@ def test_run_button_fills_the_history_table_and_plot(jupyterlab, browser, artifa
         button.click()
         page.wait_for_function(
             "() => document.querySelectorAll('.smemviz-run-panel table.smemviz-run-history tr').length === 2",
-            timeout=30_000)
+            timeout=30_000,
+        )
         assert "f16 128x256 cl1x1 s4 alias" in rows.nth(1).text_content()
         assert "756 TFLOP/s" in page.locator(".smemviz-run-panel").text_content()
 
@@ -52,12 +53,14 @@ def test_run_button_fills_the_history_table_and_plot(jupyterlab, browser, artifa
         button.click()
         page.wait_for_function(
             "() => document.querySelectorAll('.smemviz-run-panel table.smemviz-run-history tr').length === 3",
-            timeout=30_000)
+            timeout=30_000,
+        )
         assert "f16 128x128 cl1x1 s7 alias" in rows.nth(1).text_content()  # newest first
         assert "628 TFLOP/s" in page.locator(".smemviz-run-panel").text_content()
         page.wait_for_function(
             "() => document.querySelectorAll('.smemviz-run-panel .js-plotly-plot .scatterlayer .point').length === 2",
-            timeout=30_000)
+            timeout=30_000,
+        )
         assert not errors, errors
     except Exception:
         page.screenshot(path=str(artifacts / "run_action_failure.png"))

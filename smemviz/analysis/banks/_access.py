@@ -18,13 +18,29 @@ from ._advice import Advice, advise
 from ._instructions import lookup
 from ._patterns import AccessAtom, AccessReport, analyze_access, ldmatrix_atom, stmatrix_atom, vector_atom
 
-__all__ = ["AccessSpec", "access_from_dict", "access_atom", "analyze_declared", "advise_declared", "bank_findings",
-           "conflict_findings", "unanalysable_findings", "BANK_ACCESS_RULE", "AnalysedAccess", "analyse_plan", "ACCESS_KEYS", "BANK_RULE", "BANK_FACT"]
+__all__ = [
+    "AccessSpec",
+    "access_from_dict",
+    "access_atom",
+    "analyze_declared",
+    "advise_declared",
+    "bank_findings",
+    "conflict_findings",
+    "unanalysable_findings",
+    "BANK_ACCESS_RULE",
+    "AnalysedAccess",
+    "analyse_plan",
+    "ACCESS_KEYS",
+    "BANK_RULE",
+    "BANK_FACT",
+]
 
 AccessSpec = SmemAccess  # the record is the model's; this name stays for code written against it
 BANK_RULE = "bank-conflict"
-BANK_FACT = ("hardware.SMEM_BANKS = 32 banks of hardware.SMEM_BANK_BYTES = 4 B; the H200 calibration in "
-             "results/bank_calibration.csv (ncu wavefronts and conflicts per warp instruction)")
+BANK_FACT = (
+    "hardware.SMEM_BANKS = 32 banks of hardware.SMEM_BANK_BYTES = 4 B; the H200 calibration in "
+    "results/bank_calibration.csv (ncu wavefronts and conflicts per warp instruction)"
+)
 
 
 def access_from_dict(data: Mapping[str, Any], region: str | None = None) -> SmemAccess:
@@ -56,15 +72,31 @@ def analyze_declared(plan: Any, acc: SmemAccess, *, swizzle: object = None) -> A
     """The report of one record on ``plan`` (``swizzle`` overrides the record's: what-if)."""
     dtype, eb = _element_bytes(plan, acc)
     swz = acc.swizzle if swizzle is None else swizzle
-    return analyze_access(plan, str(acc.region), access_atom(acc, eb), layout=acc.layout, dtype=dtype,
-                          swizzle=swz, warps=acc.warps, stage=acc.stage)
+    return analyze_access(
+        plan,
+        str(acc.region),
+        access_atom(acc, eb),
+        layout=acc.layout,
+        dtype=dtype,
+        swizzle=swz,
+        warps=acc.warps,
+        stage=acc.stage,
+    )
 
 
 def advise_declared(plan: Any, acc: SmemAccess) -> Advice:
     """:func:`advise` for one record."""
     dtype, eb = _element_bytes(plan, acc)
-    return advise(plan, str(acc.region), access_atom(acc, eb), layout=acc.layout, dtype=dtype, warps=acc.warps,
-                  stage=acc.stage, swizzle=acc.swizzle)
+    return advise(
+        plan,
+        str(acc.region),
+        access_atom(acc, eb),
+        layout=acc.layout,
+        dtype=dtype,
+        warps=acc.warps,
+        stage=acc.stage,
+        swizzle=acc.swizzle,
+    )
 
 
 @dataclass(frozen=True)
@@ -113,14 +145,18 @@ def _fix(adv: Advice) -> str:
     if adv.fixes:
         return f"{adv.swizzle} swizzle on a {adv.alignment}-byte boundary: {adv.allocation_line}; {adv.dsl_line}"
     if adv.swizzle:
-        return (f"{adv.swizzle} swizzle on a {adv.alignment}-byte boundary cuts it to {adv.best.n_way}-way; "
-                f"the rest is the access itself")
+        return (
+            f"{adv.swizzle} swizzle on a {adv.alignment}-byte boundary cuts it to {adv.best.n_way}-way; "
+            f"the rest is the access itself"
+        )
     return "no swizzle helps: " + adv.reason
 
 
 def _finding(acc: SmemAccess, rep: AccessReport, adv: Advice) -> Finding:
-    message = (f"{acc.short_instruction} on {acc.region!r} is {rep.n_way}-way: {rep.wavefronts} wavefronts where "
-               f"{rep.ideal} would do ({rep.instructions} instructions, {rep.conflicts} conflicts as ncu counts)")
+    message = (
+        f"{acc.short_instruction} on {acc.region!r} is {rep.n_way}-way: {rep.wavefronts} wavefronts where "
+        f"{rep.ideal} would do ({rep.instructions} instructions, {rep.conflicts} conflicts as ncu counts)"
+    )
     return Finding(BANK_RULE, "warning", (str(acc.region),), message, _fix(adv), BANK_FACT)
 
 
@@ -140,14 +176,25 @@ BANK_ACCESS_RULE = "bank-access"
 
 def conflict_findings(plan: Any) -> list[Finding]:
     """The ``bank-conflict`` lint rule: a warning per conflicting access the plan carries."""
-    return [_finding(item.access, item.report, item.advice) for item in analyse_plan(plan)
-            if item.report is not None and item.advice is not None]
+    return [
+        _finding(item.access, item.report, item.advice)
+        for item in analyse_plan(plan)
+        if item.report is not None and item.advice is not None
+    ]
 
 
 def unanalysable_findings(plan: Any) -> list[Finding]:
     """The ``bank-access`` lint rule: an error per access the analysis cannot take (it describes
     a tile its region does not hold), so a wrong declaration is not read as conflict-free."""
-    return [Finding(BANK_ACCESS_RULE, "error", (str(item.access.region),),
-                    f"{item.access.short_instruction} on {item.access.region!r} cannot be analysed: {item.error}",
-                    "make the access's layout, dtype, warps and stage describe the region's tile", BANK_FACT)
-            for item in analyse_plan(plan) if item.error is not None]
+    return [
+        Finding(
+            BANK_ACCESS_RULE,
+            "error",
+            (str(item.access.region),),
+            f"{item.access.short_instruction} on {item.access.region!r} cannot be analysed: {item.error}",
+            "make the access's layout, dtype, warps and stage describe the region's tile",
+            BANK_FACT,
+        )
+        for item in analyse_plan(plan)
+        if item.error is not None
+    ]

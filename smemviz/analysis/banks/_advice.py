@@ -47,20 +47,30 @@ def _dsl_layout_line(rows: int, cols: int, contiguous: int, mode: str, dtype: An
     kind = ("K_SW" if contiguous == 1 else "MN_SW") + mode[:-1]
     shape = f"({rows}, {cols})" if contiguous == 1 else f"({cols}, {rows})"
     name = cutlass_type_name(dtype_name(dtype)) or str(dtype)
-    return (f"cute.tile_to_shape(cute.nvgpu.warpgroup.make_smem_layout_atom("
-            f"cute.nvgpu.warpgroup.SmemLayoutAtomKind.{kind}, cutlass.{name}), {shape}, (0, 1))")
+    return (
+        f"cute.tile_to_shape(cute.nvgpu.warpgroup.make_smem_layout_atom("
+        f"cute.nvgpu.warpgroup.SmemLayoutAtomKind.{kind}, cutlass.{name}), {shape}, (0, 1))"
+    )
 
 
-def advise(plan: Any, region: str, atom: AccessAtom, *, layout: object = None, dtype: Any = None,
-           warps: tuple[int, int] = (1, 1), stage: int = 0, swizzle: object = "region") -> Advice:
+def advise(
+    plan: Any,
+    region: str,
+    atom: AccessAtom,
+    *,
+    layout: object = None,
+    dtype: Any = None,
+    warps: tuple[int, int] = (1, 1),
+    stage: int = 0,
+    swizzle: object = "region",
+) -> Advice:
     """The hardware swizzle mode (and alignment) that makes ``atom``'s access of ``region`` conflict-free.
 
     Tries every legal mode at the region's own offset and at that offset rounded up to
     the mode's period (what the allocator gives an aligned declaration); picks the
     fewest wavefronts, the narrower mode on a tie.
     """
-    current = analyze_access(plan, region, atom, layout=layout, dtype=dtype, warps=warps, stage=stage,
-                             swizzle=swizzle)
+    current = analyze_access(plan, region, atom, layout=layout, dtype=dtype, warps=warps, stage=stage, swizzle=swizzle)
     r = plan.region(region)
     lay = parse_layout(layout if layout is not None else r.layout)
     eb = dtype_width(dtype if dtype is not None else r.dtype) // 8
@@ -68,45 +78,76 @@ def advise(plan: Any, region: str, atom: AccessAtom, *, layout: object = None, d
     rows, cols = lay.extent(1 - contiguous), lay.extent(contiguous)
     row_bytes = cols * eb
     if current.conflict_free:
-        return Advice(region, current, current, current.swizzle, r.alignment, True, "", "",
-                      f"{current.instruction} on {region!r} is already conflict-free: nothing to change.")
+        return Advice(
+            region,
+            current,
+            current,
+            current.swizzle,
+            r.alignment,
+            True,
+            "",
+            "",
+            f"{current.instruction} on {region!r} is already conflict-free: nothing to change.",
+        )
     if lay.swizzle is not None:
-        return Advice(region, current, current, None, r.alignment, False, "", "",
-                      f"the layout already carries {lay.swizzle}; give the layout without it to compare "
-                      f"the hardware modes")
+        return Advice(
+            region,
+            current,
+            current,
+            None,
+            r.alignment,
+            False,
+            "",
+            "",
+            f"the layout already carries {lay.swizzle}; give the layout without it to compare the hardware modes",
+        )
     legal = [m for m, s in SWIZZLE_MODES.items() if row_bytes % (16 << s.bits) == 0]
     if not legal:
-        return Advice(region, current, current, None, r.alignment, False, "", "",
-                      f"no swizzle mode is legal: a tile row is {row_bytes} B, not a multiple of the 32 B "
-                      f"the narrowest mode (32B) swizzles; pad the row to 32 B or change the access")
+        return Advice(
+            region,
+            current,
+            current,
+            None,
+            r.alignment,
+            False,
+            "",
+            "",
+            f"no swizzle mode is legal: a tile row is {row_bytes} B, not a multiple of the 32 B "
+            f"the narrowest mode (32B) swizzles; pad the row to 32 B or change the access",
+        )
     best: AccessReport | None = None
     best_mode = ""
     for mode in legal:
         align = SWIZZLE_ALIGNMENT[mode]
         base = r.offset + stage * (r.size // (r.stages or 1))
         aligned = -(-base // align) * align
-        rep = analyze_access(plan, region, atom, layout=lay, dtype=dtype, warps=warps, stage=stage,
-                             swizzle=mode, base=aligned)
+        rep = analyze_access(
+            plan, region, atom, layout=lay, dtype=dtype, warps=warps, stage=stage, swizzle=mode, base=aligned
+        )
         if best is None or rep.wavefronts < best.wavefronts:
             best, best_mode = rep, mode
     assert best is not None
     align = SWIZZLE_ALIGNMENT[best_mode]
     dsl = _dsl_layout_line(rows, cols, contiguous, best_mode, dtype if dtype is not None else r.dtype)
-    alloc = (f'SmemAllocation("{region}", {r.size}, alignment={max(align, r.alignment)}, '
-             f'swizzle="{best_mode}"{", dtype=" + repr(r.dtype) if r.dtype else ""})')
+    alloc = (
+        f'SmemAllocation("{region}", {r.size}, alignment={max(align, r.alignment)}, '
+        f'swizzle="{best_mode}"{", dtype=" + repr(r.dtype) if r.dtype else ""})'
+    )
     if best.wavefronts >= current.wavefronts:
-        return Advice(region, current, current, None, r.alignment, False, "", "",
-                      _why_not(current, row_bytes, legal))
+        return Advice(region, current, current, None, r.alignment, False, "", "", _why_not(current, row_bytes, legal))
     if best.conflict_free:
-        reason = (f"a {best_mode} swizzle, with the region on a {align}-byte boundary (the swizzle atom's "
-                  f"period, legal for TMA and WGMMA), removes every conflict: {current.wavefronts} -> "
-                  f"{best.wavefronts} wavefronts ({current.n_way}-way -> conflict-free)")
+        reason = (
+            f"a {best_mode} swizzle, with the region on a {align}-byte boundary (the swizzle atom's "
+            f"period, legal for TMA and WGMMA), removes every conflict: {current.wavefronts} -> "
+            f"{best.wavefronts} wavefronts ({current.n_way}-way -> conflict-free)"
+        )
         if row_bytes > 128 and best_mode == "128B":
             reason += "; rows wider than 128 B are laid as 128-byte swizzle atoms side by side"
         return Advice(region, current, best, best_mode, align, True, dsl, alloc, reason)
-    reason = (f"the best legal swizzle, {best_mode} on a {align}-byte boundary, cuts {current.wavefronts} -> "
-              f"{best.wavefronts} wavefronts but leaves {best.n_way}-way conflicts: "
-              + _why_not(best, row_bytes, legal))
+    reason = (
+        f"the best legal swizzle, {best_mode} on a {align}-byte boundary, cuts {current.wavefronts} -> "
+        f"{best.wavefronts} wavefronts but leaves {best.n_way}-way conflicts: " + _why_not(best, row_bytes, legal)
+    )
     return Advice(region, current, best, best_mode, align, False, dsl, alloc, reason)
 
 
@@ -114,8 +155,10 @@ def _why_not(rep: AccessReport, row_bytes: int, legal: list[str]) -> str:
     worst = rep.worst
     lanes = max(worst.phases, key=len)
     per_lane = max(1, sum(1 for lw in worst.lane_words if lw.lane == lanes[0]))
-    return (f"the access itself conflicts, not the layout: {worst.instruction} serves {len(lanes)} lanes per "
-            f"phase, each reaching {per_lane} bank word(s), and a swizzle only permutes 16-byte chunks "
-            f"within 8 rows of {row_bytes} B (modes tried: {', '.join(legal)}), so lanes that share a "
-            f"16-byte chunk, or rows 8 apart, still meet in one bank; use a wider access "
-            f"(ldmatrix/stmatrix or 16-byte vectors) or change which lanes take which rows")
+    return (
+        f"the access itself conflicts, not the layout: {worst.instruction} serves {len(lanes)} lanes per "
+        f"phase, each reaching {per_lane} bank word(s), and a swizzle only permutes 16-byte chunks "
+        f"within 8 rows of {row_bytes} B (modes tried: {', '.join(legal)}), so lanes that share a "
+        f"16-byte chunk, or rows 8 apart, still meet in one bank; use a wider access "
+        f"(ldmatrix/stmatrix or 16-byte vectors) or change which lanes take which rows"
+    )

@@ -77,10 +77,14 @@ def _ld_st(kind: str, width: int) -> tuple[int, int]:
 def _build() -> dict[str, InstructionSpec]:
     table: dict[str, InstructionSpec] = {}
     for kind in ("ld", "st"):
-        for width, suffixes in ((1, ("b8", "u8", "s8")), (2, ("b16", "u16", "s16", "f16")),
-                                (4, ("b32", "u32", "s32", "f32")), (8, ("b64", "u64", "s64", "f64")),
-                                (8, ("v2.b32", "v2.u32", "v2.s32", "v2.f32")),
-                                (16, ("v4.b32", "v4.u32", "v4.s32", "v4.f32"))):
+        for width, suffixes in (
+            (1, ("b8", "u8", "s8")),
+            (2, ("b16", "u16", "s16", "f16")),
+            (4, ("b32", "u32", "s32", "f32")),
+            (8, ("b64", "u64", "s64", "f64")),
+            (8, ("v2.b32", "v2.u32", "v2.s32", "v2.f32")),
+            (16, ("v4.b32", "v4.u32", "v4.s32", "v4.f32")),
+        ):
             phase, merge = _ld_st(kind, width)
             canonical = f"{kind}.shared.{suffixes[0]}"
             spec = InstructionSpec(canonical, kind, width, WARP, phase, merge, True)
@@ -105,12 +109,12 @@ INSTRUCTIONS: dict[str, InstructionSpec] = _build()
 # spellings that exist but whose counters did not calibrate: refused with the reason
 UNCALIBRATED = {
     "cp.async.cg.16": "its ncu counters on the H200 do not describe bank traffic (the per-instruction "
-                      "wavefront counter reads 32 for conflict-free patterns and 1 for a broadcast, the "
-                      "conflict counters 0); see docs/bank-conflicts.md",
+    "wavefront counter reads 32 for conflict-free patterns and 1 for a broadcast, the "
+    "conflict counters 0); see docs/bank-conflicts.md",
     "cp.async.cg.shared.global.16": "see cp.async.cg.16",
     "cp.async.ca.8": "one of its 12 recorded cases without overlapping destinations took a wavefront "
-                     "more on the H200 than the quarter-warp rule that fits cp.async.ca.4 and .16; "
-                     "see docs/bank-conflicts.md",
+    "more on the H200 than the quarter-warp rule that fits cp.async.ca.4 and .16; "
+    "see docs/bank-conflicts.md",
     "cp.async.ca.shared.global.8": "see cp.async.ca.8",
 }
 
@@ -126,8 +130,10 @@ def instruction_names() -> tuple[str, ...]:
 def lookup(instruction: object) -> InstructionSpec:
     """The spec of a PTX spelling; TypeError for a non-string, ValueError for an unknown name."""
     if not isinstance(instruction, str):
-        raise TypeError(f"instruction must be a PTX spelling such as 'ld.shared.v4.b32', "
-                        f"not {type(instruction).__name__} {instruction!r}")
+        raise TypeError(
+            f"instruction must be a PTX spelling such as 'ld.shared.v4.b32', "
+            f"not {type(instruction).__name__} {instruction!r}"
+        )
     key = instruction.strip().lower()
     spec = INSTRUCTIONS.get(key)
     if spec is not None:

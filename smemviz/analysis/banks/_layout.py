@@ -38,8 +38,10 @@ class Swizzle:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"Swizzle {name} must be a non-negative integer, got {value!r}")
         if self.shift < self.bits and self.bits:
-            raise ValueError(f"Swizzle({self.bits}, {self.base}, {self.shift}): the shift must be at least "
-                             f"the bit count, or the XOR reads the bits it writes")
+            raise ValueError(
+                f"Swizzle({self.bits}, {self.base}, {self.shift}): the shift must be at least "
+                f"the bit count, or the XOR reads the bits it writes"
+            )
         if self.unit not in ("byte", "element"):
             raise ValueError(f"Swizzle unit must be 'byte' or 'element', got {self.unit!r}")
 
@@ -232,7 +234,10 @@ def parse_swizzle(swizzle: object) -> Swizzle | None:
             return None
         if key in SWIZZLE_MODES:
             return SWIZZLE_MODES[key]
-        raise ValueError(f"swizzle {swizzle!r} is not a hardware mode ({', '.join(SWIZZLE_MODES)}) "
-                         f"or a Swizzle(B, M, S, unit)")
-    raise TypeError(f"swizzle must be None, 'NONE', {', '.join(repr(m) for m in SWIZZLE_MODES)} or a Swizzle, "
-                    f"not {type(swizzle).__name__}")
+        raise ValueError(
+            f"swizzle {swizzle!r} is not a hardware mode ({', '.join(SWIZZLE_MODES)}) or a Swizzle(B, M, S, unit)"
+        )
+    raise TypeError(
+        f"swizzle must be None, 'NONE', {', '.join(repr(m) for m in SWIZZLE_MODES)} or a Swizzle, "
+        f"not {type(swizzle).__name__}"
+    )

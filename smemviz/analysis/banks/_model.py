@@ -117,10 +117,14 @@ def _words(addr: int, width: int) -> list[tuple[int, int, int]]:
 
 
 def _check_addresses(spec: InstructionSpec, addresses: object) -> tuple[int | None, ...]:
-    if isinstance(addresses, (str, bytes)) or not hasattr(addresses, "__len__") \
-            or not hasattr(addresses, "__getitem__"):
-        raise TypeError(f"addresses must be a sequence of {WARP} byte offsets, one per lane, "
-                        f"not {type(addresses).__name__}")
+    if (
+        isinstance(addresses, (str, bytes))
+        or not hasattr(addresses, "__len__")
+        or not hasattr(addresses, "__getitem__")
+    ):
+        raise TypeError(
+            f"addresses must be a sequence of {WARP} byte offsets, one per lane, not {type(addresses).__name__}"
+        )
     seq: Sequence[object] = addresses  # type: ignore[assignment]
     n = len(seq)
     if n != WARP:
@@ -128,8 +132,13 @@ def _check_addresses(spec: InstructionSpec, addresses: object) -> tuple[int | No
     out: list[int | None] = []
     for lane in range(WARP):
         value = seq[lane]
-        if type(value) is int and lane < spec.lanes and 0 <= value \
-                and value + spec.width <= _MAX_SMEM and not value % spec.alignment:
+        if (
+            type(value) is int
+            and lane < spec.lanes
+            and 0 <= value
+            and value + spec.width <= _MAX_SMEM
+            and not value % spec.alignment
+        ):
             out.append(value)  # the common case, checked in one go
             continue
         if value is None and lane >= spec.lanes:
@@ -147,12 +156,16 @@ def _check_addresses(spec: InstructionSpec, addresses: object) -> tuple[int | No
         if addr < 0:
             raise ValueError(f"lane {lane}: address {addr} is negative")
         if addr + spec.width > _MAX_SMEM:
-            raise ValueError(f"lane {lane}: address {addr} (+{spec.width} B) is past the largest shared "
-                             f"memory of any architecture ({_MAX_SMEM} B, {_MAX_ARCH})")
+            raise ValueError(
+                f"lane {lane}: address {addr} (+{spec.width} B) is past the largest shared "
+                f"memory of any architecture ({_MAX_SMEM} B, {_MAX_ARCH})"
+            )
         if addr % spec.alignment:
             what = "row address" if spec.kind in ("ldmatrix", "stmatrix") else "address"
-            raise ValueError(f"lane {lane}: {what} {addr} is misaligned for {spec.name}, which needs "
-                             f"{spec.alignment}-byte alignment ({addr % spec.alignment} B over)")
+            raise ValueError(
+                f"lane {lane}: {what} {addr} is misaligned for {spec.name}, which needs "
+                f"{spec.alignment}-byte alignment ({addr % spec.alignment} B over)"
+            )
         out.append(addr)
     return tuple(out)
 
@@ -197,9 +210,11 @@ def _check_cp_async_overlap(spec: InstructionSpec, addrs: tuple[int | None, ...]
         for word in range(a >> 2, (a + spec.width + 3) >> 2):
             other = seen.setdefault(word, lane)
             if other != lane:
-                raise ValueError(f"lanes {other} and {lane} of {spec.name} both write bytes of word "
-                                 f"{word * WORD}: overlapping {spec.name} destinations are not modelled "
-                                 f"(the H200's counts for them fit no rule tried; cp.async.ca.16's did)")
+                raise ValueError(
+                    f"lanes {other} and {lane} of {spec.name} both write bytes of word "
+                    f"{word * WORD}: overlapping {spec.name} destinations are not modelled "
+                    f"(the H200's counts for them fit no rule tried; cp.async.ca.16's did)"
+                )
 
 
 def bank_conflicts(instruction: str, addresses: Sequence[int | None]) -> BankConflicts:
@@ -240,8 +255,9 @@ def bank_conflicts(instruction: str, addresses: Sequence[int | None]) -> BankCon
     else:
         conflicts = wavefronts - len(phases)
         if spec.merge_lanes:
-            l1tex = sum(_phase_wavefronts(addrs, range(s, s + spec.phase_lanes), spec)
-                        for s in range(0, WARP, spec.phase_lanes))
+            l1tex = sum(
+                _phase_wavefronts(addrs, range(s, s + spec.phase_lanes), spec) for s in range(0, WARP, spec.phase_lanes)
+            )
             conflicts = l1tex - WARP // spec.phase_lanes
     if spec.kind == "cp.async":
         # ncu counts a cp.async's conflicts against the warp's bytes over 128, not its phases

@@ -20,8 +20,16 @@ from ._instructions import lookup
 from ._layout import Layout, Swizzle, parse_layout, parse_swizzle
 from ._model import BankConflicts, bank_conflicts
 
-__all__ = ["AccessAtom", "AccessReport", "analyze_access", "ldmatrix_atom", "stmatrix_atom", "vector_atom",
-           "cp_async_atom", "tile_addresses"]
+__all__ = [
+    "AccessAtom",
+    "AccessReport",
+    "analyze_access",
+    "ldmatrix_atom",
+    "stmatrix_atom",
+    "vector_atom",
+    "cp_async_atom",
+    "tile_addresses",
+]
 
 
 @dataclass(frozen=True)
@@ -79,8 +87,9 @@ def vector_atom(instruction: str, element_bytes: int, threads: tuple[int, int] =
     if tr * tc != 32:
         raise ValueError(f"threads {threads} must arrange the 32 lanes of a warp, not {tr * tc}")
     if spec.width % element_bytes:
-        raise ValueError(f"{spec.name} moves {spec.width} B per lane, not a whole number of "
-                         f"{element_bytes}-byte elements")
+        raise ValueError(
+            f"{spec.name} moves {spec.width} B per lane, not a whole number of {element_bytes}-byte elements"
+        )
     per_lane = spec.width // element_bytes
     coords = tuple((lane // tc, (lane % tc) * per_lane) for lane in range(32))
     return AccessAtom(spec.name, tr, tc * per_lane, coords, per_lane)
@@ -123,10 +132,12 @@ class AccessReport:
 
     def summary(self) -> str:
         state = "conflict-free" if self.conflict_free else f"{self.n_way}-way, {self.excess} extra wavefronts"
-        return (f"{self.region}: {self.instruction} over {self.layout}"
-                f"{' with ' + self.swizzle + ' swizzle' if self.swizzle else ''} at {self.base}: "
-                f"{self.instructions} instructions, {self.wavefronts} wavefronts (ideal {self.ideal}), "
-                f"{self.conflicts} conflicts; {state}")
+        return (
+            f"{self.region}: {self.instruction} over {self.layout}"
+            f"{' with ' + self.swizzle + ' swizzle' if self.swizzle else ''} at {self.base}: "
+            f"{self.instructions} instructions, {self.wavefronts} wavefronts (ideal {self.ideal}), "
+            f"{self.conflicts} conflicts; {state}"
+        )
 
 
 def _contiguous_mode(layout: Layout) -> int:
@@ -140,14 +151,23 @@ def _contiguous_mode(layout: Layout) -> int:
     raise ValueError(f"layout {layout} has no mode of stride 1: no run of contiguous elements for a lane")
 
 
-def tile_addresses(layout: Layout, element_bytes: int, base: int, swizzle: Swizzle | None,
-                   coords: Sequence[tuple[int, int] | None], *, absolute: bool = True,
-                   stage: int = 0) -> list[int | None]:
+def tile_addresses(
+    layout: Layout,
+    element_bytes: int,
+    base: int,
+    swizzle: Swizzle | None,
+    coords: Sequence[tuple[int, int] | None],
+    *,
+    absolute: bool = True,
+    stage: int = 0,
+) -> list[int | None]:
     """Byte addresses of (strided, contiguous) coordinates of a tile at ``base``; a third mode
     (the DSL's stage mode) takes coordinate ``stage``."""
     if layout.modes not in (2, 3):
-        raise ValueError(f"layout {layout} has {layout.modes} top-level modes; the access analysis takes "
-                         f"2 (rows, columns) or 3 (with stages last)")
+        raise ValueError(
+            f"layout {layout} has {layout.modes} top-level modes; the access analysis takes "
+            f"2 (rows, columns) or 3 (with stages last)"
+        )
     contiguous = _contiguous_mode(layout)
     extra = (stage,) if layout.modes == 3 else ()
     out: list[int | None] = []
@@ -177,14 +197,24 @@ def _check_run(layout: Layout, element_bytes: int, atom: AccessAtom, coords: tup
         if first is None:
             first = off
         elif off != first + k * element_bytes:
-            raise ValueError(f"{atom.instruction} needs {atom.elements_per_lane} contiguous elements per lane; "
-                             f"layout {layout} breaks the run at element {k} of coordinate {coords}")
+            raise ValueError(
+                f"{atom.instruction} needs {atom.elements_per_lane} contiguous elements per lane; "
+                f"layout {layout} breaks the run at element {k} of coordinate {coords}"
+            )
 
 
 def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the region's own
-        plan: Any, region: str, atom: AccessAtom, *, layout: object = None, dtype: Any = None,
-                   swizzle: object = "region", warps: tuple[int, int] = (1, 1), stage: int = 0,
-                   base: int | None = None) -> AccessReport:
+    plan: Any,
+    region: str,
+    atom: AccessAtom,
+    *,
+    layout: object = None,
+    dtype: Any = None,
+    swizzle: object = "region",
+    warps: tuple[int, int] = (1, 1),
+    stage: int = 0,
+    base: int | None = None,
+) -> AccessReport:
     """Every instruction a CTA's warps issue to cover region ``region``'s tile with ``atom``.
 
     ``layout`` (CuTe shape:stride in elements, a ComposedLayout's text or a CuTe DSL layout
@@ -219,8 +249,9 @@ def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the r
     for w in range(wr * wc):
         for ti in range(w // wc, tiles_r, wr):
             for tj in range(w % wc, tiles_c, wc):
-                coords = [None if c is None else (ti * atom.rows + c[0], tj * atom.cols + c[1])
-                          for c in atom.lane_coords]
+                coords = [
+                    None if c is None else (ti * atom.rows + c[0], tj * atom.cols + c[1]) for c in atom.lane_coords
+                ]
                 addrs = tuple(tile_addresses(lay, eb, start, swz, coords, absolute=True, stage=stage))
                 res = cache.get(addrs)
                 if res is None:
@@ -233,19 +264,35 @@ def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the r
                 if worst is None or res.replays > worst.replays:
                     worst = res
     assert worst is not None
-    return AccessReport(region, atom.instruction, f"{lay}" + (f" {dtype_name(dt)}" if dtype_name(dt) else ""),
-                        shown_swizzle, start, wr * wc, count, total_wf, total_ideal, total_conf, worst_way, worst)
+    return AccessReport(
+        region,
+        atom.instruction,
+        f"{lay}" + (f" {dtype_name(dt)}" if dtype_name(dt) else ""),
+        shown_swizzle,
+        start,
+        wr * wc,
+        count,
+        total_wf,
+        total_ideal,
+        total_conf,
+        worst_way,
+        worst,
+    )
 
 
 def _one_swizzle(region: str, lay: Layout, swz_obj: object) -> tuple[Layout, Swizzle | None, str | None]:
     """The tile's layout and the one swizzle on its addresses (given, or carried by the layout),
     and how to name it: a byte swizzle acts on the absolute address, an element one on the layout."""
     if lay.swizzle is not None and swz_obj is not None:
-        same = (isinstance(swz_obj, str) and lay.swizzle.unit == "byte"
-                and parse_swizzle(swz_obj) == Swizzle(lay.swizzle.bits, lay.swizzle.base, lay.swizzle.shift))
+        same = (
+            isinstance(swz_obj, str)
+            and lay.swizzle.unit == "byte"
+            and parse_swizzle(swz_obj) == Swizzle(lay.swizzle.bits, lay.swizzle.base, lay.swizzle.shift)
+        )
         if not same:
-            raise ValueError(f"region {region!r}: the layout {lay} carries a swizzle and swizzle={swz_obj!r} "
-                             f"gives another; give one")
+            raise ValueError(
+                f"region {region!r}: the layout {lay} carries a swizzle and swizzle={swz_obj!r} gives another; give one"
+            )
         swz_obj = None  # one swizzle, stated twice (a captured region's mode and its layout)
     swz = parse_swizzle(swz_obj) if not isinstance(swz_obj, Swizzle) else swz_obj
     shown_swizzle = swz_obj if isinstance(swz_obj, str) else (str(swz_obj) if swz_obj is not None else None)
@@ -272,8 +319,10 @@ def _tile_start(r: Any, lay: Layout, eb: int, stage: int, base: int | None) -> i
         return base
     tile_bytes = lay.cosize * eb
     if tile_bytes > stage_bytes:
-        raise ValueError(f"region {r.name!r}: layout {lay} reaches {tile_bytes} B, past its "
-                         f"{stage_bytes} B{' per stage' if stages > 1 else ''}")
+        raise ValueError(
+            f"region {r.name!r}: layout {lay} reaches {tile_bytes} B, past its "
+            f"{stage_bytes} B{' per stage' if stages > 1 else ''}"
+        )
     return r.offset if staged_layout else r.offset + stage * stage_bytes
 
 
@@ -285,6 +334,8 @@ def _atom_tiles(region: str, lay: Layout, atom: AccessAtom) -> tuple[int, int]:
     rows_total = lay.extent(1 - contiguous)
     cols_total = lay.extent(contiguous)
     if rows_total % atom.rows or cols_total % atom.cols:
-        raise ValueError(f"region {region!r}: the {rows_total}x{cols_total} tile is no whole number of "
-                         f"{atom.rows}x{atom.cols} {atom.instruction} tiles")
+        raise ValueError(
+            f"region {region!r}: the {rows_total}x{cols_total} tile is no whole number of "
+            f"{atom.rows}x{atom.cols} {atom.instruction} tiles"
+        )
     return rows_total // atom.rows, cols_total // atom.cols

@@ -17,8 +17,15 @@ __all__ = ["BANK_COLUMNS", "bank_rows", "bank_text", "bank_markdown", "bank_html
 
 # (heading, right-aligned?)
 BANK_COLUMNS: tuple[tuple[str, bool], ...] = (
-    ("region", False), ("access", False), ("swizzle", False), ("warps", True), ("instructions", True),
-    ("wavefronts", True), ("ideal", True), ("conflicts", True), ("n-way", True),
+    ("region", False),
+    ("access", False),
+    ("swizzle", False),
+    ("warps", True),
+    ("instructions", True),
+    ("wavefronts", True),
+    ("ideal", True),
+    ("conflicts", True),
+    ("n-way", True),
 )
 TITLE = "Bank accesses"
 
@@ -27,13 +34,28 @@ def _row(item: AnalysedAccess) -> dict[str, str]:
     acc, rep = item.access, item.report
     warps = f"{acc.warps[0]}x{acc.warps[1]}"
     if rep is None:
-        return {"region": shown(acc.region), "access": acc.short_instruction, "swizzle": acc.swizzle,
-                "warps": warps, "instructions": "-", "wavefronts": "-", "ideal": "-", "conflicts": "-",
-                "n-way": "not analysed"}
-    return {"region": shown(acc.region), "access": acc.short_instruction, "swizzle": rep.swizzle or "none",
-            "warps": warps, "instructions": f"{rep.instructions:,}", "wavefronts": f"{rep.wavefronts:,}",
-            "ideal": f"{rep.ideal:,}", "conflicts": f"{rep.conflicts:,}",
-            "n-way": "1 (conflict-free)" if rep.conflict_free else f"{rep.n_way}"}
+        return {
+            "region": shown(acc.region),
+            "access": acc.short_instruction,
+            "swizzle": acc.swizzle,
+            "warps": warps,
+            "instructions": "-",
+            "wavefronts": "-",
+            "ideal": "-",
+            "conflicts": "-",
+            "n-way": "not analysed",
+        }
+    return {
+        "region": shown(acc.region),
+        "access": acc.short_instruction,
+        "swizzle": rep.swizzle or "none",
+        "warps": warps,
+        "instructions": f"{rep.instructions:,}",
+        "wavefronts": f"{rep.wavefronts:,}",
+        "ideal": f"{rep.ideal:,}",
+        "conflicts": f"{rep.conflicts:,}",
+        "n-way": "1 (conflict-free)" if rep.conflict_free else f"{rep.n_way}",
+    }
 
 
 def bank_rows(plan: Any) -> list[dict[str, str]]:
@@ -49,11 +71,18 @@ def bank_text(plan: Any, indent: str = "  ") -> list[str]:
     widths = {h: max(len(h), *(len(r[h]) for r in rows)) for h, _ in BANK_COLUMNS}
 
     def line(cells: dict[str, str]) -> str:
-        return indent + "  ".join(cells[h].rjust(widths[h]) if right else cells[h].ljust(widths[h])
-                                  for h, right in BANK_COLUMNS).rstrip()
+        return (
+            indent
+            + "  ".join(
+                cells[h].rjust(widths[h]) if right else cells[h].ljust(widths[h]) for h, right in BANK_COLUMNS
+            ).rstrip()
+        )
 
-    return [f"{indent}{TITLE} (per warp instruction as ncu counts them, summed over the CTA):",
-            line({h: h for h, _ in BANK_COLUMNS}), *(line(r) for r in rows)]
+    return [
+        f"{indent}{TITLE} (per warp instruction as ncu counts them, summed over the CTA):",
+        line({h: h for h, _ in BANK_COLUMNS}),
+        *(line(r) for r in rows),
+    ]
 
 
 def bank_markdown(plan: Any) -> list[str]:
@@ -65,8 +94,12 @@ def bank_markdown(plan: Any) -> list[str]:
     def cell(text: str) -> str:
         return escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
-    out = [f"{TITLE}:", "", "| " + " | ".join(h for h, _ in BANK_COLUMNS) + " |",
-           "|" + "|".join("---:" if right else "---" for _, right in BANK_COLUMNS) + "|"]
+    out = [
+        f"{TITLE}:",
+        "",
+        "| " + " | ".join(h for h, _ in BANK_COLUMNS) + " |",
+        "|" + "|".join("---:" if right else "---" for _, right in BANK_COLUMNS) + "|",
+    ]
     out += ["| " + " | ".join(cell(r[h]) for h, _ in BANK_COLUMNS) + " |" for r in rows]
     return out + [""]
 
@@ -83,9 +116,13 @@ def bank_html(plan: Any) -> str:
         row = _row(item)
         bad = item.report is None or not item.report.conflict_free
         style = " class='smemviz-bank-conflict' style='color:#c62828'" if bad else ""
-        cells = "".join(f"<td style='text-align:{a};white-space:nowrap'>{escape(row[h])}</td>"
-                        for (h, _), a in zip(BANK_COLUMNS, align))
+        cells = "".join(
+            f"<td style='text-align:{a};white-space:nowrap'>{escape(row[h])}</td>"
+            for (h, _), a in zip(BANK_COLUMNS, align)
+        )
         body.append(f"<tr{style}>{cells}</tr>")
-    return (f"<div class='smemviz-banks' style='font-size:12px'><b>{TITLE}</b>"
-            "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
-            f"<thead><tr>{heads}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
+    return (
+        f"<div class='smemviz-banks' style='font-size:12px'><b>{TITLE}</b>"
+        "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
+        f"<thead><tr>{heads}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )

@@ -45,13 +45,25 @@ def conflict_strip(plan: object, reports: Iterable[AccessReport]) -> tuple[Strip
     segments = []
     for name, rep in worst.items():
         region = plan.region(name)  # type: ignore[attr-defined]
-        segments.append(StripSegment(name, region.offset, region.end, rep.instruction, rep.n_way,
-                                     rep.wavefronts, rep.ideal))
+        segments.append(
+            StripSegment(name, region.offset, region.end, rep.instruction, rep.n_way, rep.wavefronts, rep.ideal)
+        )
     return tuple(sorted(segments, key=lambda s: (s.offset, s.region)))
 
 
-COLUMNS = ("region", "access", "swizzle", "base", "warps", "instructions", "wavefronts", "ideal",
-           "conflicts", "n-way", "fix")
+COLUMNS = (
+    "region",
+    "access",
+    "swizzle",
+    "base",
+    "warps",
+    "instructions",
+    "wavefronts",
+    "ideal",
+    "conflicts",
+    "n-way",
+    "fix",
+)
 
 
 def bank_table(reports: Iterable[AccessReport], advice: Iterable[Advice] = ()) -> list[dict[str, object]]:
@@ -62,12 +74,24 @@ def bank_table(reports: Iterable[AccessReport], advice: Iterable[Advice] = ()) -
         adv = fixes.get((rep.region, rep.instruction))
         fix = ""
         if adv is not None and not rep.conflict_free:
-            fix = (f"{adv.swizzle} swizzle, align {adv.alignment}" if adv.swizzle
-                   else "none: the access itself conflicts")
-        rows.append({"region": rep.region, "access": rep.instruction, "swizzle": rep.swizzle or "none",
-                     "base": rep.base, "warps": rep.warps, "instructions": rep.instructions,
-                     "wavefronts": rep.wavefronts, "ideal": rep.ideal, "conflicts": rep.conflicts,
-                     "n-way": rep.n_way if not rep.conflict_free else 1, "fix": fix})
+            fix = (
+                f"{adv.swizzle} swizzle, align {adv.alignment}" if adv.swizzle else "none: the access itself conflicts"
+            )
+        rows.append(
+            {
+                "region": rep.region,
+                "access": rep.instruction,
+                "swizzle": rep.swizzle or "none",
+                "base": rep.base,
+                "warps": rep.warps,
+                "instructions": rep.instructions,
+                "wavefronts": rep.wavefronts,
+                "ideal": rep.ideal,
+                "conflicts": rep.conflicts,
+                "n-way": rep.n_way if not rep.conflict_free else 1,
+                "fix": fix,
+            }
+        )
     return rows
 
 
@@ -96,7 +120,7 @@ def bank_report_html(reports: Iterable[AccessReport], advice: Iterable[Advice] =
         cls = ' class="conflict"' if r["wavefronts"] != r["ideal"] else ""
         cells = "".join(f"<td>{html.escape(str(r[c]))}</td>" for c in COLUMNS)
         body.append(f"<tr{cls}>{cells}</tr>")
-    notes = "".join(f"<p>{html.escape(str(a))}</p>".replace("\n", "<br>") for a in advice
-                    if not a.current.conflict_free)
-    return (f'<table class="smemviz-banks"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>{notes}')
+    notes = "".join(
+        f"<p>{html.escape(str(a))}</p>".replace("\n", "<br>") for a in advice if not a.current.conflict_free
+    )
+    return f'<table class="smemviz-banks"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>{notes}'

@@ -28,7 +28,7 @@ __all__ = [
     "GemmConfig",
     "supported_configs",
     "config_from_controls",
-    ]
+]
 
 GEMM_DTYPES = ("f16", "bf16", "f8e4m3")
 # C's element type for each A/B type (8-bit inputs write 16-bit results)
@@ -167,10 +167,7 @@ class GemmConfig:
         stages = "max" if self.stages is None else str(self.stages)
         alias = "alias" if self.alias_epilogue else "no-alias"
         acc = f" acc{self.acc_stages}" if self.uses_tmem else ""
-        return (
-            f"{self.dtype} {self.tile_m}x{self.tile_n} cl{self.cluster_m}x{self.cluster_n} "
-            f"s{stages} {alias}{acc}"
-        )
+        return f"{self.dtype} {self.tile_m}x{self.tile_n} cl{self.cluster_m}x{self.cluster_n} s{stages} {alias}{acc}"
 
 
 def _check_tmem_config(config: GemmConfig) -> None:
@@ -217,5 +214,3 @@ def config_from_controls(**controls) -> GemmConfig:
     if controls.get("stages") == 0:
         controls["stages"] = None
     return GemmConfig(**controls)
-
-

@@ -203,9 +203,7 @@ def prepare_gemm(a: Any, b: Any, config: GemmConfig | None = None) -> PreparedGe
     result = c3[:, :, :n]
     if a.dim() == 2:
         result = result[0]
-    return PreparedGemm(
-        config=layout.config, compiled=compiled, out=c3, _args=args, _result=result, _keep=(a3, b3)
-    )
+    return PreparedGemm(config=layout.config, compiled=compiled, out=c3, _args=args, _result=result, _keep=(a3, b3))
 
 
 def gemm(a: Any, b: Any, config: GemmConfig | None = None) -> Any:

@@ -108,8 +108,16 @@ def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
         tmem.add(acc)
     tmem.compute_layout()
     return GemmLayout(
-        replace(config, stages=stages), allocator, a, b, c, mainloop,
-        tmem_ptr=slot, acc_pipeline=acc_pipeline, tmem=tmem, accumulators=accumulators,
+        replace(config, stages=stages),
+        allocator,
+        a,
+        b,
+        c,
+        mainloop,
+        tmem_ptr=slot,
+        acc_pipeline=acc_pipeline,
+        tmem=tmem,
+        accumulators=accumulators,
     )
 
 
@@ -155,8 +163,12 @@ def gemm_allocator(
 ) -> SmemAllocator:
     """The GEMM's computed allocator, as an explorer builder (``stages=0``: the most that fit)."""
     config = config_from_controls(
-        dtype=dtype, tile_n=tile_n, cluster_m=cluster_m, stages=stages,
-        alias_epilogue=alias_epilogue, epi_stages=epi_stages,
+        dtype=dtype,
+        tile_n=tile_n,
+        cluster_m=cluster_m,
+        stages=stages,
+        alias_epilogue=alias_epilogue,
+        epi_stages=epi_stages,
     )
     return gemm_layout(config).allocator
 
@@ -172,8 +184,13 @@ def blackwell_gemm_allocators(
     """The sm_100a GEMM's computed SMEM and TMEM allocators, as an explorer builder
     (``stages=0``: the most that fit). Run it with ``gemm_runner(arch="sm_100a")``."""
     config = config_from_controls(
-        dtype=dtype, tile_n=tile_n, stages=stages, alias_epilogue=alias_epilogue,
-        acc_stages=acc_stages, epi_stages=epi_stages, arch="sm_100a",
+        dtype=dtype,
+        tile_n=tile_n,
+        stages=stages,
+        alias_epilogue=alias_epilogue,
+        acc_stages=acc_stages,
+        epi_stages=epi_stages,
+        arch="sm_100a",
     )
     layout = gemm_layout(config)
     assert layout.tmem is not None

@@ -56,11 +56,20 @@ class GemmMeasurement:
         return {
             "label": self.config.label() if self.stages is None else GemmConfig(**cfg).label(),
             **cfg,
-            "m": self.problem.m, "n": self.problem.n, "k": self.problem.k, "l": self.problem.l,
-            "smem_planned": self.smem_planned, "smem_requested": self.smem_requested,
-            "registers": self.registers, "compile_s": self.compile_seconds, "ran": self.ran,
-            "median_ms": self.median_ms, "tflops": self.tflops, "rel_err": self.rel_err,
-            "passed": self.passed, "reason": self.reason,
+            "m": self.problem.m,
+            "n": self.problem.n,
+            "k": self.problem.k,
+            "l": self.problem.l,
+            "smem_planned": self.smem_planned,
+            "smem_requested": self.smem_requested,
+            "registers": self.registers,
+            "compile_s": self.compile_seconds,
+            "ran": self.ran,
+            "median_ms": self.median_ms,
+            "tflops": self.tflops,
+            "rel_err": self.rel_err,
+            "passed": self.passed,
+            "reason": self.reason,
         }
 
     def summary(self) -> str:
@@ -133,8 +142,12 @@ def compile_measurement(config: GemmConfig, problem: GemmProblem) -> GemmMeasure
     compiled = compile_gemm(layout.config)
     regs = register_counts(compiled.cubin)
     return GemmMeasurement(
-        layout.config, problem, stages=layout.stages, smem_planned=layout.unified_bytes,
-        smem_requested=compiled.dynamic_smem_bytes, registers=max(regs) if regs else None,
+        layout.config,
+        problem,
+        stages=layout.stages,
+        smem_planned=layout.unified_bytes,
+        smem_requested=compiled.dynamic_smem_bytes,
+        registers=max(regs) if regs else None,
         compile_seconds=time.perf_counter() - t0,
     )
 
@@ -204,8 +217,13 @@ def _replace(m: GemmMeasurement, **changes: Any) -> GemmMeasurement:
 
 
 def gemm_runner(
-    problem: GemmProblem | None = None, *, arch: str | None = None, run: bool = True, iters: int = 10,
-    rounds: int = 5, warmup: int = 3,
+    problem: GemmProblem | None = None,
+    *,
+    arch: str | None = None,
+    run: bool = True,
+    iters: int = 10,
+    rounds: int = 5,
+    warmup: int = 3,
 ) -> Callable[..., GemmMeasurement]:
     """A runner for ``explore(gemm_allocator, run=gemm_runner(), ...)``: called with the
     explorer's controls (GemmConfig fields, ``stages=0`` for the most that fit), it

@@ -242,7 +242,13 @@ class Sm100Gemm(GemmKernelBase):
                 for _k in cutlass.range(k_tiles, unroll=1):
                     stage = consumer.wait_and_advance()
                     for kb in cutlass.range_constexpr(k_blocks):
-                        cute.gemm(tiled_mma, acc, tCrA[(None, None, kb, stage.index)], tCrB[(None, None, kb, stage.index)], acc)
+                        cute.gemm(
+                            tiled_mma,
+                            acc,
+                            tCrA[(None, None, kb, stage.index)],
+                            tCrB[(None, None, kb, stage.index)],
+                            acc,
+                        )
                         tiled_mma.set(tcgen05.Field.ACCUMULATE, True)
                     # tcgen05.commit: the stage is released once these MMAs have read it
                     stage.release()
@@ -260,8 +266,20 @@ class Sm100Gemm(GemmKernelBase):
             tmem_ready.arrive_and_wait()
             tmem_base = cute.arch.retrieve_tmem_ptr(self.acc_dtype, 16, slot_ptr)
             self._epilogue(
-                tidx, warp, bidx, grid_ctas, tiles, tiles_m, tiles_n, tmem_base, acc_one,
-                accs, tma_c, sC, tCgC, epi_tile,
+                tidx,
+                warp,
+                bidx,
+                grid_ctas,
+                tiles,
+                tiles_m,
+                tiles_n,
+                tmem_base,
+                acc_one,
+                accs,
+                tma_c,
+                sC,
+                tCgC,
+                epi_tile,
             )
             epilogue_barrier = pipeline.NamedBarrier(barrier_id=EPILOGUE_BARRIER_ID, num_threads=EPILOGUE_THREADS)
             # every epilogue warp has read its last accumulator: free the columns
@@ -308,9 +326,7 @@ class Sm100Gemm(GemmKernelBase):
         ``epi_tile`` at a time, C staging buffers used round-robin across tiles."""
         c_dtype = self.c_dtype
         # TMEM -> registers
-        load_atom = sm100_utils.get_tmem_load_op(
-            self.tile_mnk, self.c_layout, c_dtype, self.acc_dtype, epi_tile, False
-        )
+        load_atom = sm100_utils.get_tmem_load_op(self.tile_mnk, self.c_layout, c_dtype, self.acc_dtype, epi_tile, False)
         acc0 = cute.make_tensor(tmem_base, acc_one.layout)
         acc0_tile: Any = acc0[((None, None), 0, 0)]
         acc_epi: Any = cute.flat_divide(acc0_tile, epi_tile)

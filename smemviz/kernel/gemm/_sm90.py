@@ -126,9 +126,7 @@ class Sm90Gemm(GemmKernelBase):
         tiles_m = (m + tile_m - 1) // tile_m
         grid_m = (tiles_m + cluster_m - 1) // cluster_m * cluster_m
         grid_n = (n + tile_n - 1) // tile_n
-        self.kernel(
-            tma_a, gmem_a, tma_b, gmem_b, tma_c, gmem_c, tiled_mma, a_staged, b_staged, c_staged
-        ).launch(
+        self.kernel(tma_a, gmem_a, tma_b, gmem_b, tma_c, gmem_c, tiled_mma, a_staged, b_staged, c_staged).launch(
             grid=[grid_m, grid_n, l],
             block=[THREADS, 1, 1],
             cluster=(*self.cluster_mn, 1),
@@ -240,8 +238,20 @@ class Sm90Gemm(GemmKernelBase):
                 for _k in cutlass.range(k_tiles, unroll=1):
                     mainloop.producer_acquire(state)
                     full = mainloop.producer_get_barrier(state)
-                    cute.copy(tma_a, a_tiles[(None, state.count)], tAsA[(None, state.index)], tma_bar_ptr=full, mcast_mask=a_mask)
-                    cute.copy(tma_b, b_tiles[(None, state.count)], tBsB[(None, state.index)], tma_bar_ptr=full, mcast_mask=b_mask)
+                    cute.copy(
+                        tma_a,
+                        a_tiles[(None, state.count)],
+                        tAsA[(None, state.index)],
+                        tma_bar_ptr=full,
+                        mcast_mask=a_mask,
+                    )
+                    cute.copy(
+                        tma_b,
+                        b_tiles[(None, state.count)],
+                        tBsB[(None, state.index)],
+                        tma_bar_ptr=full,
+                        mcast_mask=b_mask,
+                    )
                     mainloop.producer_commit(state)
                     state.advance()
                 mainloop.producer_tail(state)

@@ -50,7 +50,12 @@ def _text_progress(done: int, total: int, label: str) -> None:
     width = 24
     filled = width * done // max(total, 1)
     end = "\n" if done == total else ""
-    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label[:60]:<60}", end=end, file=sys.stdout, flush=True)
+    print(
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label[:60]:<60}",
+        end=end,
+        file=sys.stdout,
+        flush=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -69,15 +74,24 @@ class SweepResult:
         timed = [r for r in self.rows if r["tflops"] is not None and r["passed"]]
         return max(timed, key=lambda r: r["tflops"]) if timed else None
 
-    def table(self, columns: Sequence[str] = ("label", "stages", "smem_requested", "registers", "tflops", "rel_err", "reason")) -> str:
+    def table(
+        self, columns: Sequence[str] = ("label", "stages", "smem_requested", "registers", "tflops", "rel_err", "reason")
+    ) -> str:
         """A markdown table of the chosen columns."""
         lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
         for r in self.rows:
             cells = []
             for c in columns:
                 v = r.get(c)
-                cells.append("" if v is None else f"{v:.3g}" if isinstance(v, float) and c == "rel_err" else
-                             f"{v:.0f}" if isinstance(v, float) else str(v).replace("|", "/"))
+                cells.append(
+                    ""
+                    if v is None
+                    else f"{v:.3g}"
+                    if isinstance(v, float) and c == "rel_err"
+                    else f"{v:.0f}"
+                    if isinstance(v, float)
+                    else str(v).replace("|", "/")
+                )
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
@@ -85,10 +99,12 @@ class SweepResult:
         cols = ("label", "stages", "smem_requested", "registers", "tflops", "rel_err", "reason")
         head = "".join(f"<th>{escape(c)}</th>" for c in cols)
         body = "".join(
-            "<tr>" + "".join(
+            "<tr>"
+            + "".join(
                 f"<td>{escape('' if r.get(c) is None else (f'{r[c]:.0f}' if c == 'tflops' else f'{r[c]:.1e}' if c == 'rel_err' else str(r[c])))}</td>"
                 for c in cols
-            ) + "</tr>"
+            )
+            + "</tr>"
             for r in self.rows
         )
         where = f" on {escape(self.gpu)}" if self.gpu else ""
@@ -109,23 +125,33 @@ class SweepResult:
         for r in self.rows:
             if r.get(ykey) is None:
                 continue
-            name = (f"{r['dtype']} {r['tile_m']}x{r['tile_n']} cl{r['cluster_m']}x{r['cluster_n']} "
-                    f"{'aliased' if r['alias_epilogue'] else 'separate'} epilogue")
+            name = (
+                f"{r['dtype']} {r['tile_m']}x{r['tile_n']} cl{r['cluster_m']}x{r['cluster_n']} "
+                f"{'aliased' if r['alias_epilogue'] else 'separate'} epilogue"
+            )
             groups.setdefault(name, []).append(r)
         for name, rows in groups.items():
             rows = sorted(rows, key=lambda r: (r["stages"], r["smem_requested"]))
             xs = [f"{r['tile_m']}x{r['tile_n']}" if xkey == "tile" else r[xkey] for r in rows]
-            fig.add_trace(go.Scatter(
-                x=xs, y=[r[ykey] for r in rows], mode="lines+markers", name=name,
-                text=[r["label"] for r in rows],
-                hovertemplate="%{text}<br>" + ytitle + " %{y:.0f}<extra></extra>",
-            ))
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=[r[ykey] for r in rows],
+                    mode="lines+markers",
+                    name=name,
+                    text=[r["label"] for r in rows],
+                    hovertemplate="%{text}<br>" + ytitle + " %{y:.0f}<extra></extra>",
+                )
+            )
         p = self.problem
         status = f"measured on {self.gpu}" if self.ran else "compiled only (no GPU run)"
         fig.update_layout(
             title=f"GEMM {p.m}x{p.n}x{p.k}: {ytitle} by {x} ({status})",
             xaxis_title={"stages": "operand stages", "smem": "dynamic SMEM (B)", "tile": "CTA tile"}[x],
-            yaxis_title=ytitle, template="plotly_white", height=420, legend={"font": {"size": 10}},
+            yaxis_title=ytitle,
+            template="plotly_white",
+            height=420,
+            legend={"font": {"size": 10}},
         )
         return fig
 
@@ -178,8 +204,9 @@ def sweep(
         rows.append(compile_measurement(config, problem))
     gpu_name = None
     if runnable:
-        measured = _run_interleaved([rows[i] for i in runnable], problem, report, len(todo), steps, iters, rounds,
-                                    warmup)
+        measured = _run_interleaved(
+            [rows[i] for i in runnable], problem, report, len(todo), steps, iters, rounds, warmup
+        )
         for i, m in zip(runnable, measured):
             rows[i] = m
         from .._device import current_gpu
@@ -193,8 +220,14 @@ def sweep(
 
 
 def _run_interleaved(
-    rows: list[GemmMeasurement], problem: GemmProblem, report: Progress | None, done: int, steps: int,
-    iters: int, rounds: int, warmup: int,
+    rows: list[GemmMeasurement],
+    problem: GemmProblem,
+    report: Progress | None,
+    done: int,
+    steps: int,
+    iters: int,
+    rounds: int,
+    warmup: int,
 ) -> list[GemmMeasurement]:
     """Check every config that fits on shared inputs, then time them all in
     interleaved rounds, so slow drifts of clock and power spread over all of them."""

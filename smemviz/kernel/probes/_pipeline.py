@@ -13,7 +13,14 @@ from ...layout._pipelines import PipelineConfig
 from .._compile import CompiledKernel, compile_host, plan_key
 from .._device import require_gpu
 
-__all__ = ["PipelineConfig", "StagedCopyResource", "pipeline_layout", "compile_pipeline", "run_pipeline", "PipelineResult"]
+__all__ = [
+    "PipelineConfig",
+    "StagedCopyResource",
+    "pipeline_layout",
+    "compile_pipeline",
+    "run_pipeline",
+    "PipelineResult",
+]
 
 
 class StagedCopyResource:

@@ -200,9 +200,16 @@ def check_snapshots(plan: Any, schedule: ProbeSchedule, snapshots: list[bytes]) 
         misses = sorted(set(bad[wi]))
         checks.append(
             RegionCheck(
-                name=w.name, kind=w.kind, offset=w.offset, size=w.size,
-                group=region.group, phase=region.phase, tag=w.tag, step=w.step,
-                dtype=w.dtype, through_own_type=w.through_own_type,
+                name=w.name,
+                kind=w.kind,
+                offset=w.offset,
+                size=w.size,
+                group=region.group,
+                phase=region.phase,
+                tag=w.tag,
+                step=w.step,
+                dtype=w.dtype,
+                through_own_type=w.through_own_type,
                 bad_bytes=len({p for p, _ in misses}),
                 first_bad_offset=misses[0][0] if misses else None,
                 found=misses[0][1] if misses else None,

@@ -35,10 +35,7 @@ class SmemProbeKernel:
         self.n_steps = len(schedule.steps)
         # flat trace-time tables, indexed with range_constexpr in the kernel
         self.steps = [
-            [
-                (w.offset, _emit.resolve_dtype(w.dtype), w.count, w.value, w.tail_offset, w.tail_count)
-                for w in step
-            ]
+            [(w.offset, _emit.resolve_dtype(w.dtype), w.count, w.value, w.tail_offset, w.tail_count) for w in step]
             for step in schedule.steps
         ]
 

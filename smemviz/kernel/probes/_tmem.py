@@ -122,5 +122,6 @@ def run_tmem(tmem: Any, smem: SmemAllocator | None = None) -> TmemResult:
                 if got[row][column] != ((k + 1) << 24) + column * 256 + row:
                     wrong += 1
     t2 = time.perf_counter()
-    return TmemResult(gpu.name, compiled.arch, plan.tmem_alloc_columns, wrong,
-                      {"compile_s": t1 - t0, "launch_roundtrip_s": t2 - t1})
+    return TmemResult(
+        gpu.name, compiled.arch, plan.tmem_alloc_columns, wrong, {"compile_s": t1 - t0, "launch_roundtrip_s": t2 - t1}
+    )

@@ -27,7 +27,7 @@ _SWIZZLE_MODES = {bits: mode for mode, bits in hardware.SWIZZLE_MODE_BITS.items(
 
 
 def swizzle_label(layout: str | None) -> str | None:
-    """"128B" for a layout that starts ``S<3,4,3> o ...`` (and 64B/32B likewise)."""
+    """ "128B" for a layout that starts ``S<3,4,3> o ...`` (and 64B/32B likewise)."""
     if not layout:
         return None
     m = _SWIZZLE.match(layout)
@@ -47,24 +47,36 @@ def _kind(a: CapturedAllocation) -> RegionKind:
     return "data"
 
 
-def _struct_regions(a: CapturedAllocation, views: dict[str, str], prefix: str, first_group: int,
-                    first_index: int) -> tuple[list[Region], list[AliasGroup]]:
+def _struct_regions(
+    a: CapturedAllocation, views: dict[str, str], prefix: str, first_group: int, first_index: int
+) -> tuple[list[Region], list[AliasGroup]]:
     inner = plan_from_struct(a.struct)
     regions = []
     for r in inner.regions:
         layout = views.get(r.name)
-        regions.append(replace(
-            r, name=prefix + r.name, offset=r.offset + a.offset,
-            group=None if r.group is None else r.group + first_group,
-            index=first_index + r.index, layout=layout or None,
-            swizzle=swizzle_label(layout) or r.swizzle, source=a.source,
-        ))
+        regions.append(
+            replace(
+                r,
+                name=prefix + r.name,
+                offset=r.offset + a.offset,
+                group=None if r.group is None else r.group + first_group,
+                index=first_index + r.index,
+                layout=layout or None,
+                swizzle=swizzle_label(layout) or r.swizzle,
+                source=a.source,
+            )
+        )
     groups = [replace(g, index=g.index + first_group, offset=g.offset + a.offset) for g in inner.groups]
     return regions, groups
 
 
-def smem_plan(allocations: list[CapturedAllocation], views: dict[int, dict[str, str]], total: int,
-              arch: str | None, struct_prefixes: dict[int, str]) -> LayoutPlan:
+def smem_plan(
+    allocations: list[CapturedAllocation],
+    views: dict[int, dict[str, str]],
+    total: int,
+    arch: str | None,
+    struct_prefixes: dict[int, str],
+) -> LayoutPlan:
     """The plan of one kernel. ``views[i]`` holds the layouts allocation ``i``'s struct
     fields are viewed with; ``struct_prefixes[i]`` the prefix its field names need."""
     regions: list[Region] = []
@@ -80,11 +92,22 @@ def smem_plan(allocations: list[CapturedAllocation], views: dict[int, dict[str, 
             regions += rs
             groups += gs
         else:
-            regions.append(Region(
-                name=a.name, kind=_kind(a), offset=a.offset, size=a.size, alignment=a.alignment,
-                padding_before=max(0, a.offset - cursor), dtype=a.dtype, count=a.count, index=len(regions),
-                swizzle=a.swizzle, layout=a.layout, source=a.source,
-            ))
+            regions.append(
+                Region(
+                    name=a.name,
+                    kind=_kind(a),
+                    offset=a.offset,
+                    size=a.size,
+                    alignment=a.alignment,
+                    padding_before=max(0, a.offset - cursor),
+                    dtype=a.dtype,
+                    count=a.count,
+                    index=len(regions),
+                    swizzle=a.swizzle,
+                    layout=a.layout,
+                    source=a.source,
+                )
+            )
         cursor = max(cursor, a.end)
     widest = max([r.alignment for r in regions] + [g.alignment for g in groups] + [1])
     return LayoutPlan(
@@ -110,17 +133,31 @@ def tmem_plan(columns: list[CapturedTmem], arch: str | None) -> LayoutPlan:
             shown += parts
             used = max(c.offset + c.columns for c in parts)
             if used < block.offset + block.columns:  # allocated, but no pool allocation took it
-                shown.append(replace(block, name=f"{block.name} (unassigned)", offset=used,
-                                     columns=block.offset + block.columns - used))
+                shown.append(
+                    replace(
+                        block,
+                        name=f"{block.name} (unassigned)",
+                        offset=used,
+                        columns=block.offset + block.columns - used,
+                    )
+                )
         else:
             shown.append(block)
     regions: list[Region] = []
     cursor = 0
     for c in sorted(shown, key=lambda c: c.offset):
-        regions.append(Region(
-            name=c.name, kind="data", offset=c.offset, size=c.columns, padding_before=max(0, c.offset - cursor),
-            dtype=dtype_name(c.dtype) if c.dtype is not None else None, index=len(regions), layout=c.layout,
-            source=c.source,
-        ))
+        regions.append(
+            Region(
+                name=c.name,
+                kind="data",
+                offset=c.offset,
+                size=c.columns,
+                padding_before=max(0, c.offset - cursor),
+                dtype=dtype_name(c.dtype) if c.dtype is not None else None,
+                index=len(regions),
+                layout=c.layout,
+                source=c.source,
+            )
+        )
         cursor = max(cursor, c.offset + c.columns)
     return LayoutPlan(memory="tmem", regions=tuple(regions), data_total=cursor, arch=arch, source=CAPTURE_SOURCE)

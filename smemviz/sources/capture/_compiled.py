@@ -92,8 +92,9 @@ def raw_smem_ops(module: Any) -> list[tuple[str | None, str]]:
 
 _ALLOCA_LINE = re.compile(r"^(\s*%[\w.$-]+ = cute\.memref\.alloca\(.*?)\s*$", re.M)
 _LOC_ALIAS = re.compile(r'^(#loc\d*) = loc\("' + re.escape(_MARK) + r'(\d+)"\)', re.M)
-_ADD_OFFSET = re.compile(r'cute\.add_offset\(.*!cute\.int_tuple<"(-?\d+)">.*loc\((#loc\d*|"' + re.escape(_MARK)
-                         + r'\d+")\)\s*$', re.M)
+_ADD_OFFSET = re.compile(
+    r'cute\.add_offset\(.*!cute\.int_tuple<"(-?\d+)">.*loc\((#loc\d*|"' + re.escape(_MARK) + r'\d+")\)\s*$', re.M
+)
 _CONST = re.compile(r"^\s*(%[\w.$-]+) = arith\.constant (-?\d+) : i64", re.M)
 _CFG = re.compile(r"^\s*(%[\w.$-]+) = cuda\.launch_cfg\.create.*?dynamicSmemBytes = (%[\w.$-]+)", re.M)
 _LAUNCH = re.compile(r"cuda\.launch(?:_ex)? @[\w.$-]+::@([\w.$-]+)<(%[\w.$-]+)>")
@@ -131,7 +132,7 @@ def run_layout_pass(module: Any, expected: int) -> LayoutPassResult:
     aliases = {alias: int(k) for alias, k in _LOC_ALIAS.findall(out)}
     offsets: dict[int, int] = {}
     for value, loc in _ADD_OFFSET.findall(out):
-        k = aliases.get(loc) if loc.startswith("#") else int(loc.strip('"')[len(_MARK):])
+        k = aliases.get(loc) if loc.startswith("#") else int(loc.strip('"')[len(_MARK) :])
         if k is not None and k not in offsets:
             offsets[k] = int(value)
     totals: dict[str, int] = {}

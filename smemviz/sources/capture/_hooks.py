@@ -192,8 +192,9 @@ def _alloca_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _note_alloca(rec: Recorder, result: Any, layout: Any, dtype: Any, byte_alignment: int,
-                 kwargs: dict[str, Any]) -> None:
+def _note_alloca(
+    rec: Recorder, result: Any, layout: Any, dtype: Any, byte_alignment: int, kwargs: dict[str, Any]
+) -> None:
     import cutlass.cute as cute
 
     pending = _OUTER.get()
@@ -325,8 +326,19 @@ def _pool_allocate_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
         try:
             columns = int(self._current_offset) - before
             layout = None if isinstance(size, int) else layout_text(size)
-            rec.add_tmem(PendingTmem("pool", call_site(2), given, columns, before, _current_kernel(),
-                                     dtype=dtype, layout=layout, block=rec.pool_block(self)))
+            rec.add_tmem(
+                PendingTmem(
+                    "pool",
+                    call_site(2),
+                    given,
+                    columns,
+                    before,
+                    _current_kernel(),
+                    dtype=dtype,
+                    layout=layout,
+                    block=rec.pool_block(self),
+                )
+            )
         except Exception as e:  # never let recording break the kernel
             rec.fail(f"could not record a TMEM pool allocation: {type(e).__name__}: {e}")
         return result
@@ -381,4 +393,3 @@ def uninstall() -> None:
         _users -= 1
         if _users == 0:
             _restore()
-

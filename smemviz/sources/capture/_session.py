@@ -66,8 +66,9 @@ class Capture(_hooks.Recorder):
 
     def __enter__(self) -> Capture:
         if self._stack is not None:
-            raise RuntimeError("a capture records one with block and this one was already opened; "
-                               "open a new smemviz.capture() instead")
+            raise RuntimeError(
+                "a capture records one with block and this one was already opened; open a new smemviz.capture() instead"
+            )
         from cutlass.cutlass_dsl import CuTeDSL
 
         stack = contextlib.ExitStack()
@@ -83,8 +84,9 @@ class Capture(_hooks.Recorder):
         self._stack, self._open = stack, True
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         assert self._stack is not None
         self._open = False
         self._stack.close()
@@ -129,7 +131,7 @@ class Capture(_hooks.Recorder):
     def map_pool(self, pool: Any, kernel: str | None) -> None:
         blocks = [i for i, t in enumerate(self._tmem) if t.how == "block" and t.kernel == kernel]
         if blocks:
-            self._pools[id(pool)] = sum(1 for t in self._tmem[:blocks[-1]] if t.how == "block" and t.kernel == kernel)
+            self._pools[id(pool)] = sum(1 for t in self._tmem[: blocks[-1]] if t.how == "block" and t.kernel == kernel)
 
     def pool_block(self, pool: Any) -> int | None:
         return self._pools.get(id(pool))
@@ -153,8 +155,11 @@ class Capture(_hooks.Recorder):
         kernels = sorted({s.kernel for s in smem_sites if s.kernel} | {t.kernel for t in tmem if t.kernel})
         refused: dict[str, str] = {}
         for kernel, op_name in raw_smem_ops(module):
-            refused.setdefault(kernel or "?", f"it takes shared memory outside cutlass.memory.SmemAllocator "
-                                              f"({op_name}), so its layout is not the allocator's")
+            refused.setdefault(
+                kernel or "?",
+                f"it takes shared memory outside cutlass.memory.SmemAllocator "
+                f"({op_name}), so its layout is not the allocator's",
+            )
         by_site: dict[int, Pending] = {}
         for p, _ in pending:
             for s in smem_sites:
@@ -163,8 +168,10 @@ class Capture(_hooks.Recorder):
                     break
         for s in smem_sites:
             if s.index not in by_site:
-                refused.setdefault(s.kernel or "?", f"its SMEM allocation #{s.index} ({s.type_text}) was not made "
-                                                    f"through cutlass.memory.SmemAllocator")
+                refused.setdefault(
+                    s.kernel or "?",
+                    f"its SMEM allocation #{s.index} ({s.type_text}) was not made through cutlass.memory.SmemAllocator",
+                )
         result = None
         if smem_sites:
             try:
@@ -181,8 +188,9 @@ class Capture(_hooks.Recorder):
             except CaptureError as e:
                 self._refused[kernel] = str(e)
 
-    def _kernel(self, kernel: str, sites: list[Any], by_site: dict[int, Pending], result: Any,
-                tmem: list[PendingTmem]) -> KernelCapture:
+    def _kernel(
+        self, kernel: str, sites: list[Any], by_site: dict[int, Pending], result: Any, tmem: list[PendingTmem]
+    ) -> KernelCapture:
         mine = [s for s in sites if s.kernel == kernel]
         records: list[CapturedAllocation] = []
         views: dict[int, dict[str, str]] = {}
@@ -190,8 +198,9 @@ class Capture(_hooks.Recorder):
         for s in mine:
             p = by_site[s.index]
             if result is None or s.index not in result.offsets:
-                raise CaptureError(f"the compiler's layout pass gave no offset for allocation #{s.index} "
-                                   f"({s.type_text})")
+                raise CaptureError(
+                    f"the compiler's layout pass gave no offset for allocation #{s.index} ({s.type_text})"
+                )
             name = _name(p)
             seen = names.get(name, 0)
             names[name] = seen + 1
@@ -199,13 +208,24 @@ class Capture(_hooks.Recorder):
                 name = f"{name}#{seen + 1}"
             layout = p.layout
             dtype = dtype_name(p.dtype) if p.dtype is not None else ("u8" if p.how == "bytes" else None)
-            records.append(CapturedAllocation(
-                name=name, how=p.how, size=int(p.size or 0), alignment=int(p.alignment or 1),  # type: ignore[arg-type]
-                partition=int(p.partition if p.partition is not None else 1),
-                source=p.site.source if p.site else None, kernel=kernel, offset=result.offsets[s.index],
-                dtype=dtype, count=_count(p), layout=layout, swizzle=swizzle_label(layout), struct=p.struct,
-                via=p.site.via if p.site else None,
-            ))
+            records.append(
+                CapturedAllocation(
+                    name=name,
+                    how=p.how,  # type: ignore[arg-type]
+                    size=int(p.size or 0),
+                    alignment=int(p.alignment or 1),
+                    partition=int(p.partition if p.partition is not None else 1),
+                    source=p.site.source if p.site else None,
+                    kernel=kernel,
+                    offset=result.offsets[s.index],
+                    dtype=dtype,
+                    count=_count(p),
+                    layout=layout,
+                    swizzle=swizzle_label(layout),
+                    struct=p.struct,
+                    via=p.site.via if p.site else None,
+                )
+            )
             if p.field_views:
                 views[len(records) - 1] = dict(p.field_views)
         total = result.totals.get(kernel) if result is not None else None
@@ -215,8 +235,14 @@ class Capture(_hooks.Recorder):
         arch = self._arch or self._traced_arch
         plan = smem_plan(records, views, total, arch, prefixes)
         tm = [t for t in tmem if t.kernel == kernel]
-        return KernelCapture(kernel, tuple(records), _tmem_records(tm, kernel), total, plan,
-                             tmem_plan(list(_tmem_records(tm, kernel)), arch) if tm else None)
+        return KernelCapture(
+            kernel,
+            tuple(records),
+            _tmem_records(tm, kernel),
+            total,
+            plan,
+            tmem_plan(list(_tmem_records(tm, kernel)), arch) if tm else None,
+        )
 
     # -- results -----------------------------------------------------------------
 
@@ -224,17 +250,21 @@ class Capture(_hooks.Recorder):
         if self._open:
             raise CaptureError("the capture is still open: read cap.plan after the with block")
         if self._error is not None:
-            raise CaptureError(f"nothing captured: the block raised {type(self._error).__name__}: {self._error}") \
-                from self._error
+            raise CaptureError(
+                f"nothing captured: the block raised {type(self._error).__name__}: {self._error}"
+            ) from self._error
         if self._failures:
-            raise CaptureError("capture could not record this compile (the kernel itself is unchanged): "
-                               + "; ".join(self._failures))
+            raise CaptureError(
+                "capture could not record this compile (the kernel itself is unchanged): " + "; ".join(self._failures)
+            )
         if self._refused:
             reasons = "; ".join(f"kernel {k!r}: {why}" for k, why in self._refused.items())
             raise CaptureError(f"cannot capture {reasons}")
         if not self._kernels:
-            raise CaptureError("no kernel with SMEM or TMEM allocations was traced inside the capture "
-                               "(was the kernel compiled inside the with block? a cached compile traces too)")
+            raise CaptureError(
+                "no kernel with SMEM or TMEM allocations was traced inside the capture "
+                "(was the kernel compiled inside the with block? a cached compile traces too)"
+            )
 
     @property
     def kernels(self) -> Mapping[str, KernelCapture]:
@@ -259,8 +289,7 @@ class Capture(_hooks.Recorder):
     def _one(self) -> KernelCapture:
         kernels = self.kernels
         if len(kernels) != 1:
-            raise CaptureError(f"{len(kernels)} kernels were captured ({', '.join(kernels)}); "
-                               f"pick one from cap.plans")
+            raise CaptureError(f"{len(kernels)} kernels were captured ({', '.join(kernels)}); pick one from cap.plans")
         return next(iter(kernels.values()))
 
     @property
@@ -344,11 +373,18 @@ def _tmem_records(pending: list[PendingTmem], kernel: str) -> tuple[CapturedTmem
             blocks += 1
         else:
             name = name or f"pool@{t.site.source if t.site else '?'}"
-        out.append(CapturedTmem(
-            name=name, columns=t.columns, offset=t.offset, source=t.site.source if t.site else None, kernel=kernel,
-            dtype=dtype_name(t.dtype) if t.dtype is not None else None, layout=t.layout,
-            pool=t.block if t.how == "pool" else None,
-        ))
+        out.append(
+            CapturedTmem(
+                name=name,
+                columns=t.columns,
+                offset=t.offset,
+                source=t.site.source if t.site else None,
+                kernel=kernel,
+                dtype=dtype_name(t.dtype) if t.dtype is not None else None,
+                layout=t.layout,
+                pool=t.block if t.how == "pool" else None,
+            )
+        )
     return tuple(out)
 
 

@@ -72,8 +72,9 @@ def call_site(skip: int = 1) -> CallSite | None:
             line = frame.f_lineno or 0
             return CallSite(filename, line, _commented_name(filename, line) or _assigned_name(frame), via)
         module = frame.f_globals.get("__name__") or ""
-        if module.startswith("cutlass.") and not module.startswith(("cutlass.cute", "cutlass.base_dsl",
-                                                                      "cutlass.cutlass_dsl", "cutlass._mlir")):
+        if module.startswith("cutlass.") and not module.startswith(
+            ("cutlass.cute", "cutlass.base_dsl", "cutlass.cutlass_dsl", "cutlass._mlir")
+        ):
             via = via or module
         frame = frame.f_back
     return None

@@ -65,9 +65,9 @@ class TomlLocator:
                 return found
         return start + 1, self.lines[start].index("[") + 1
 
-
-    def _nested(self, headers: list[tuple[int, str]], section: str, start: int,
-                rest: KeyPath) -> tuple[int, int] | None:
+    def _nested(
+        self, headers: list[tuple[int, str]], section: str, start: int, rest: KeyPath
+    ) -> tuple[int, int] | None:
         """``[[section.key]]`` number ``rest[1]`` after the entry at line ``start``, and ``rest[2]`` in it."""
         sub = f"{section}.{rest[0]}"
         end = next((i for i, name in headers if name == section and i > start), len(self.lines))

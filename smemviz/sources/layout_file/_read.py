@@ -182,9 +182,7 @@ def _parse_json(text: str, source: str) -> Any:
     if too_deep is not None:
         raise too_deep
     try:
-        return json.loads(
-            text, parse_constant=_reject_constant, parse_int=_parse_int, object_pairs_hook=_unique_keys
-        )
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise LayoutFileError(
             f"JSON syntax error: {exc.msg}", source=source, line=exc.lineno, column=exc.colno
@@ -193,7 +191,9 @@ def _parse_json(text: str, source: str) -> Any:
         # JSON would keep the last value silently; TOML refuses, and so do we
         hits = list(re.finditer(re.escape(json.dumps(exc.key)) + r"\s*:", text))
         line, col = line_col(text, hits[1].start()) if len(hits) > 1 else (None, None)
-        raise LayoutFileError(f"duplicate key {exc.key!r} in one object", source=source, line=line, column=col) from None
+        raise LayoutFileError(
+            f"duplicate key {exc.key!r} in one object", source=source, line=line, column=col
+        ) from None
     except RecursionError:
         raise LayoutFileError(f"JSON nested more than {MAX_DEPTH} levels deep", source=source) from None
     except ValueError as exc:

@@ -33,8 +33,19 @@ __all__ = [
 SCHEMA_VERSION = 1
 
 # the keys each table may hold
-TOP_KEYS = ("version", "name", "arch", "steps", "tmem_ptr", "smem", "pipeline", "pipeline_group", "smem_alias", "tmem",
-            "tmem_alias")
+TOP_KEYS = (
+    "version",
+    "name",
+    "arch",
+    "steps",
+    "tmem_ptr",
+    "smem",
+    "pipeline",
+    "pipeline_group",
+    "smem_alias",
+    "tmem",
+    "tmem_alias",
+)
 SMEM_KEYS = ("name", "size", "dtype", "count", "align", "live", "swizzle", "stages", "tma", "shape", "access")
 TMEM_KEYS = ("name", "columns", "live")
 PIPELINE_KEYS = ("name", "stages")
@@ -67,9 +78,18 @@ class SmemEntry:
     access: tuple[SmemAccess, ...] | None = None  # how the kernel's warps touch it (bank analysis)
 
     def allocation(self) -> SmemAllocation:
-        return SmemAllocation(self.name, self.size, self.align, self.dtype, self.count,
-                              swizzle=self.swizzle, stages=self.stages, tma=self.tma, shape=self.shape,
-                              access=self.access)
+        return SmemAllocation(
+            self.name,
+            self.size,
+            self.align,
+            self.dtype,
+            self.count,
+            swizzle=self.swizzle,
+            stages=self.stages,
+            tma=self.tma,
+            shape=self.shape,
+            access=self.access,
+        )
 
 
 @dataclass(frozen=True)
@@ -138,9 +158,7 @@ class LayoutSpec:
         allocator.compute_layout()
         return allocator
 
-    def plans(
-        self, arch: str | int | hardware.Arch | None = None
-    ) -> tuple[LayoutPlan | None, LayoutPlan | None]:
+    def plans(self, arch: str | int | hardware.Arch | None = None) -> tuple[LayoutPlan | None, LayoutPlan | None]:
         """``(smem_plan, tmem_plan)``, ``None`` for a memory the file leaves empty.
 
         Plans carry ``arch`` (default: the file's), so reports and checks use it;

@@ -148,7 +148,9 @@ class Reader:
         top = self.table(self.data, (), TOP_KEYS)
         version = self.optional(top, (), "version", self.integer, SCHEMA_VERSION)
         if version != SCHEMA_VERSION:
-            raise self.fail(("version",), f"unsupported layout file version {version}; this smemviz reads {SCHEMA_VERSION}")
+            raise self.fail(
+                ("version",), f"unsupported layout file version {version}; this smemviz reads {SCHEMA_VERSION}"
+            )
         name = self.optional(top, (), "name", self.string, None)
         arch = self.optional(top, (), "arch", self.string, None)
         if arch is not None:
@@ -235,8 +237,11 @@ class Reader:
         if "access" not in table:
             return None
         value = table["access"]
-        items = [((*path, "access", i), v) for i, v in enumerate(value)] if isinstance(value, list) \
+        items = (
+            [((*path, "access", i), v) for i, v in enumerate(value)]
+            if isinstance(value, list)
             else [((*path, "access"), value)]
+        )
         out: list[SmemAccess] = []
         for where, item in items:
             t = self.table(item, where, ACCESS_KEYS)
@@ -360,7 +365,9 @@ def _describe(value: Any) -> str:
 
 def _is_flat_and_short(value: list[Any] | dict[str, Any]) -> bool:
     items = value.values() if isinstance(value, dict) else value
-    return len(value) <= 8 and all(isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) < 40) for v in items)
+    return len(value) <= 8 and all(
+        isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) < 40) for v in items
+    )
 
 
 def _names(names: Iterable[str]) -> str:

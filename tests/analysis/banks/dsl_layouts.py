@@ -14,8 +14,9 @@ _REQUEST: dict[str, object] = {}
 @cute.jit
 def _trace():
     c_dtype = _REQUEST["c_dtype"]
-    epi = sm90_utils.make_smem_layout_epi(c_dtype, cutlass.tensor_utils.LayoutEnum.ROW_MAJOR,
-                                          _REQUEST["epi_tile"], _REQUEST["epi_stages"])
+    epi = sm90_utils.make_smem_layout_epi(
+        c_dtype, cutlass.tensor_utils.LayoutEnum.ROW_MAJOR, _REQUEST["epi_tile"], _REQUEST["epi_stages"]
+    )
     _SEEN["epi"] = str(epi)
     from smemviz.analysis.banks import parse_layout
 
@@ -26,8 +27,14 @@ def _trace():
 
 
 def dsl_layouts(c_dtype, epi_tile, epi_stages, atom_kind, atom_dtype, atom_shape) -> dict[str, str]:
-    _REQUEST.update(c_dtype=c_dtype, epi_tile=epi_tile, epi_stages=epi_stages, atom_kind=atom_kind,
-                    atom_dtype=atom_dtype, atom_shape=atom_shape)
+    _REQUEST.update(
+        c_dtype=c_dtype,
+        epi_tile=epi_tile,
+        epi_stages=epi_stages,
+        atom_kind=atom_kind,
+        atom_dtype=atom_dtype,
+        atom_shape=atom_shape,
+    )
     _SEEN.clear()
     _trace()
     return dict(_SEEN)

@@ -72,7 +72,7 @@ def reference_full(instruction: str, addresses: list[int]) -> tuple[int, int, in
         if mergeable and _pairs(addresses, lanes) and _wavefronts(addresses, lanes, width, serial) == 1:
             wavefronts += 1
             continue
-        wavefronts += sum(_wavefronts(addresses, lanes[k:k + phase], width, serial) for k in range(0, unit, phase))
+        wavefronts += sum(_wavefronts(addresses, lanes[k : k + phase], width, serial) for k in range(0, unit, phase))
     if serial:
         return wavefronts, wavefronts - max(1, 32 * width // 128), None
     # the L1TEX unit: when every lane of the warp pairs up, each unit is one phase, conflicts and all

@@ -18,10 +18,12 @@ def _plan():
 
 def test_findings_name_the_region_and_the_fix():
     plan = _plan()
-    accesses = [access_from_dict({"region": "epi_c", "instruction": "stmatrix.x4", "layout": "(128,32):(32,1)",
-                                  "warps": [8, 1]}),
-                access_from_dict({"instruction": "ldmatrix.x4", "layout": "(128,64):(64,1)", "warps": [4, 1]},
-                                 region="ok")]
+    accesses = [
+        access_from_dict(
+            {"region": "epi_c", "instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1]}
+        ),
+        access_from_dict({"instruction": "ldmatrix.x4", "layout": "(128,64):(64,1)", "warps": [4, 1]}, region="ok"),
+    ]
     findings = bank_findings(plan, accesses)
     assert len(findings) == 1
     f = findings[0]
@@ -33,20 +35,30 @@ def test_findings_name_the_region_and_the_fix():
 
 def test_vector_access_with_threads():
     plan = _plan()
-    acc = access_from_dict({"region": "ok", "instruction": "ld.shared.v4.b32", "layout": "(128,64):(64,1)",
-                            "threads": [4, 8], "warps": [4, 1]})
+    acc = access_from_dict(
+        {
+            "region": "ok",
+            "instruction": "ld.shared.v4.b32",
+            "layout": "(128,64):(64,1)",
+            "threads": [4, 8],
+            "warps": [4, 1],
+        }
+    )
     rep = analyze_declared(plan, acc)
     assert rep.conflict_free and rep.instructions == 32
 
 
-@pytest.mark.parametrize("data,match", [
-    ({"region": "epi_c", "instruction": "stmatrix.x4", "colour": 1}, "unknown key"),
-    ({"region": "epi_c", "instruction": "stmatrix.x9"}, "unknown instruction"),
-    ({"region": "epi_c", "instruction": "stmatrix.x4", "warps": [0, 1]}, "'warps' must be two positive"),
-    ({"region": "epi_c", "instruction": "stmatrix.x4", "warps": 4}, "'warps' must be two positive"),
-    ({"region": "epi_c", "instruction": "stmatrix.x4", "stage": -1}, "'stage' must be"),
-    ({"region": "epi_c", "instruction": "stmatrix.x4", "layout": 5}, "'layout' must be text"),
-])
+@pytest.mark.parametrize(
+    "data,match",
+    [
+        ({"region": "epi_c", "instruction": "stmatrix.x4", "colour": 1}, "unknown key"),
+        ({"region": "epi_c", "instruction": "stmatrix.x9"}, "unknown instruction"),
+        ({"region": "epi_c", "instruction": "stmatrix.x4", "warps": [0, 1]}, "'warps' must be two positive"),
+        ({"region": "epi_c", "instruction": "stmatrix.x4", "warps": 4}, "'warps' must be two positive"),
+        ({"region": "epi_c", "instruction": "stmatrix.x4", "stage": -1}, "'stage' must be"),
+        ({"region": "epi_c", "instruction": "stmatrix.x4", "layout": 5}, "'layout' must be text"),
+    ],
+)
 def test_bad_access_tables(data, match):
     with pytest.raises((TypeError, ValueError), match=match):  # a wrong type is a TypeError
         access_from_dict(data)

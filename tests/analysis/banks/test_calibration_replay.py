@@ -13,8 +13,12 @@ TABLE = Path(__file__).resolve().parents[3] / "results" / "bank_calibration.csv"
 
 # which counters ncu gives each instruction's wavefronts and conflicts (results/bank_calibration.md)
 _OP = {"ld": "ld", "st": "st", "ldmatrix": "ldsm", "stmatrix": "stsm", "cp": "ldgsts"}
-_EXECUTED = {"ld": "smsp__sass_inst_executed_op_shared_ld", "st": "smsp__sass_inst_executed_op_shared_st",
-             "ldmatrix": "smsp__sass_inst_executed_op_ldsm", "cp": "smsp__sass_inst_executed_op_ldgsts"}
+_EXECUTED = {
+    "ld": "smsp__sass_inst_executed_op_shared_ld",
+    "st": "smsp__sass_inst_executed_op_shared_st",
+    "ldmatrix": "smsp__sass_inst_executed_op_ldsm",
+    "cp": "smsp__sass_inst_executed_op_ldgsts",
+}
 
 
 def _rows() -> list[dict[str, str]]:
@@ -87,8 +91,10 @@ def test_the_two_wavefront_counters_differ_where_the_model_says():
     assert len(differ) == 10
 
 
-@pytest.mark.parametrize("instruction", ["ld.shared.b32", "ld.shared.v4.b32", "st.shared.v2.b32",
-                                         "ldmatrix.x4", "stmatrix.x4.trans", "cp.async.ca.16"])
+@pytest.mark.parametrize(
+    "instruction",
+    ["ld.shared.b32", "ld.shared.v4.b32", "st.shared.v2.b32", "ldmatrix.x4", "stmatrix.x4.trans", "cp.async.ca.16"],
+)
 def test_every_instruction_has_conflicting_and_clean_cases(instruction):
     """The table is no set of easy cases: each instruction shows conflicts and none."""
     rows = [r for r in _rows() if r["instruction"] == instruction]

@@ -17,12 +17,22 @@ def test_the_model_room_knows_exactly_the_spellings_the_bank_model_does():
 
 def _plan():
     s = SmemAllocator()
-    s.add(SmemAllocation("epi_c", dtype="bf16", count=4096,
-                         access=[{"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1]},
-                                 {"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1],
-                                  "swizzle": "64B"}]))
-    s.add(SmemAllocation("tiny", dtype="bf16", count=64,
-                         access={"instruction": "ld.shared.v4.b32", "layout": "(128,32):(32,1)"}))
+    s.add(
+        SmemAllocation(
+            "epi_c",
+            dtype="bf16",
+            count=4096,
+            access=[
+                {"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1]},
+                {"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1], "swizzle": "64B"},
+            ],
+        )
+    )
+    s.add(
+        SmemAllocation(
+            "tiny", dtype="bf16", count=64, access={"instruction": "ld.shared.v4.b32", "layout": "(128,32):(32,1)"}
+        )
+    )
     s.compute_layout()
     return s.plan
 
@@ -45,5 +55,7 @@ def test_analyse_plan_keeps_what_it_cannot_analyse_with_its_reason():
     assert items[2].report is None and "past its 128 B" in (items[2].error or "")
     found = plan.lint()
     assert [(f.rule, f.severity, f.regions) for f in found if f.rule.startswith("bank")] == [
-        ("bank-access", "error", ("tiny",)), ("bank-conflict", "warning", ("epi_c",))]
+        ("bank-access", "error", ("tiny",)),
+        ("bank-conflict", "warning", ("epi_c",)),
+    ]
     assert plan.lint(ignore=("bank-conflict", "bank-access")).rules().isdisjoint({"bank-conflict", "bank-access"})

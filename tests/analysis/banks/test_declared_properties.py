@@ -38,8 +38,12 @@ def accesses(draw) -> dict:
 
 
 @settings(max_examples=60, deadline=None)
-@given(acc=accesses(), align=st.sampled_from([16, 128, 512, 1024]), swizzle=st.sampled_from([None, "32B", "64B", "128B"]),
-       pad=st.sampled_from([0, 16, 48, 272]))
+@given(
+    acc=accesses(),
+    align=st.sampled_from([16, 128, 512, 1024]),
+    swizzle=st.sampled_from([None, "32B", "64B", "128B"]),
+    pad=st.sampled_from([0, 16, 48, 272]),
+)
 def test_lint_judges_every_accepted_access(acc, align, swizzle, pad):
     s = SmemAllocator()
     if pad:

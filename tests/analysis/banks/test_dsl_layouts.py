@@ -23,8 +23,7 @@ def test_gemm_epilogue_from_the_dsl_layout():
     cfg = GemmConfig(dtype="bf16")
     plan = gemm_layout(cfg).plan
     region = plan.region("gemm.c_staging")
-    seen = dsl_layouts(cutlass.BFloat16, cfg.epi_tile, cfg.epi_stages, "K_SW64", cutlass.BFloat16,
-                       cfg.epi_tile)
+    seen = dsl_layouts(cutlass.BFloat16, cfg.epi_tile, cfg.epi_stages, "K_SW64", cutlass.BFloat16, cfg.epi_tile)
     epi = parse_layout(seen["epi"])
     assert seen["epi"].startswith("S<2,4,3>")  # 32 bf16 columns: 64-byte rows, the 64B mode
     # notebook 06 shows this text as recorded, so that it runs without the DSL

@@ -29,9 +29,17 @@ def test_wrong_count(n):
         bank_conflicts("ld.shared.b32", [0] * n)
 
 
-@pytest.mark.parametrize("instruction,addr,align", [("ld.shared.v4.b32", 8, 16), ("ld.shared.v2.b32", 4, 8),
-                                                    ("st.shared.b32", 2, 4), ("ld.shared.b16", 1, 2),
-                                                    ("ldmatrix.x4", 8, 16), ("stmatrix.x2.trans", 24, 16)])
+@pytest.mark.parametrize(
+    "instruction,addr,align",
+    [
+        ("ld.shared.v4.b32", 8, 16),
+        ("ld.shared.v2.b32", 4, 8),
+        ("st.shared.b32", 2, 4),
+        ("ld.shared.b16", 1, 2),
+        ("ldmatrix.x4", 8, 16),
+        ("stmatrix.x2.trans", 24, 16),
+    ],
+)
 def test_misaligned(instruction, addr, align):
     addresses = [0] * 32
     addresses[5] = addr
@@ -97,8 +105,10 @@ def test_numpy_integers_and_spellings():
     a = bank_conflicts("ld.shared.v4.b32", np.arange(32) * 16)
     b = bank_conflicts("LD.SHARED.V4.F32", list(range(0, 512, 16)))
     assert (a.wavefronts, a.instruction) == (b.wavefronts, "ld.shared.v4.b32")
-    assert bank_conflicts("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", [16 * i for i in range(32)]).instruction \
+    assert (
+        bank_conflicts("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", [16 * i for i in range(32)]).instruction
         == "ldmatrix.x4.trans"
+    )
     assert "ldmatrix.x4" in instruction_names()
 
 

@@ -34,8 +34,12 @@ def test_instructions_cover_the_tile_once(tile):
     s.compute_layout()
     plan = s.plan
     layout = f"({rows},{cols}):({cols},1)" if k_major else f"({cols},{rows}):(1,{cols})"
-    atom = {"ldmatrix": ldmatrix_atom(4), "stmatrix": stmatrix_atom(4),
-            "v4": vector_atom("ld.shared.v4.b32", 2, (8, 4)), "v2": vector_atom("st.shared.v2.b32", 2, (16, 2))}[atom_kind]
+    atom = {
+        "ldmatrix": ldmatrix_atom(4),
+        "stmatrix": stmatrix_atom(4),
+        "v4": vector_atom("ld.shared.v4.b32", 2, (8, 4)),
+        "v2": vector_atom("st.shared.v2.b32", 2, (16, 2)),
+    }[atom_kind]
     assume(cols % atom.cols == 0 and rows % atom.rows == 0)
     rep = analyze_access(plan, "t", atom, layout=layout, swizzle=mode, warps=warps)
     # recompute every instruction's addresses and check the bytes they move

@@ -60,10 +60,15 @@ def test_stmatrix_epilogue_conflicts_unswizzled_and_not_swizzled():
     assert swz.conflict_free and swz.wavefronts == 128
     # the same swizzle stated on element offsets (bf16: M = 3), or as the DSL prints a smem layout
     # (a byte swizzle, S<3,4,3>), gives the same banks
-    elem = analyze_access(plan, "c", stmatrix_atom(4), layout=parse_layout("S<3,3,3> o 0 o " + ROWMAJOR, "element"),
-                          swizzle=None, warps=(4, 1))
-    dsl = analyze_access(plan, "c", stmatrix_atom(4), layout="S<3,4,3> o 0 o " + ROWMAJOR, swizzle=None,
-                         warps=(4, 1))
+    elem = analyze_access(
+        plan,
+        "c",
+        stmatrix_atom(4),
+        layout=parse_layout("S<3,3,3> o 0 o " + ROWMAJOR, "element"),
+        swizzle=None,
+        warps=(4, 1),
+    )
+    dsl = analyze_access(plan, "c", stmatrix_atom(4), layout="S<3,4,3> o 0 o " + ROWMAJOR, swizzle=None, warps=(4, 1))
     assert elem.wavefronts == dsl.wavefronts == swz.wavefronts
 
 
@@ -131,8 +136,7 @@ def test_advice_when_no_swizzle_helps():
     plan = _plan()
     # 32 lanes each reading one f32 down a column of 128-byte rows: a swizzle permutes 16-byte chunks
     # among 8 positions, so 32 rows keep 4 lanes per bank whatever the mode
-    adv = advise(plan, "f", vector_atom("ld.shared.b32", 4, threads=(32, 1)), layout="(32,32):(32,1)",
-                 swizzle=None)
+    adv = advise(plan, "f", vector_atom("ld.shared.b32", 4, threads=(32, 1)), layout="(32,32):(32,1)", swizzle=None)
     assert not adv.fixes and adv.best.n_way == 4 and adv.current.n_way == 32
     assert "the access itself conflicts" in adv.reason
 
@@ -141,6 +145,5 @@ def test_advice_when_already_clean_and_when_no_mode_is_legal():
     plan = _plan()
     clean = advise(plan, "c", stmatrix_atom(4), layout=ROWMAJOR, swizzle="128B")
     assert clean.fixes and "already conflict-free" in clean.reason and clean.dsl_line == ""
-    narrow = advise(plan, "f", vector_atom("ld.shared.b32", 4, threads=(32, 1)), layout="(32,4):(4,1)",
-                    swizzle=None)
+    narrow = advise(plan, "f", vector_atom("ld.shared.b32", 4, threads=(32, 1)), layout="(32,4):(4,1)", swizzle=None)
     assert not narrow.fixes and "no swizzle mode is legal" in narrow.reason

@@ -21,9 +21,11 @@ def _plan():
 
 def _reports(plan):
     st = stmatrix_atom(4)
-    return [analyze_access(plan, "c<&>", st, layout=ROWMAJOR, swizzle=None, warps=(4, 1)),
-            analyze_access(plan, "d", st, layout=ROWMAJOR, warps=(4, 1)),
-            analyze_access(plan, "d", vector_atom("ld.shared.b32", 2, (32, 1)), layout=ROWMAJOR, warps=(4, 1))]
+    return [
+        analyze_access(plan, "c<&>", st, layout=ROWMAJOR, swizzle=None, warps=(4, 1)),
+        analyze_access(plan, "d", st, layout=ROWMAJOR, warps=(4, 1)),
+        analyze_access(plan, "d", vector_atom("ld.shared.b32", 2, (32, 1)), layout=ROWMAJOR, warps=(4, 1)),
+    ]
 
 
 def test_strip_takes_each_regions_worst_access():

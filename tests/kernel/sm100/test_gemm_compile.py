@@ -19,7 +19,6 @@ from . import ARCH  # noqa: E402
 pytestmark = pytest.mark.cutlass
 
 
-
 @pytest.mark.parametrize("config", supported_configs(ARCH), ids=lambda c: c.label().replace(" ", "-"))
 def test_sm100_gemm_compiles_on_the_plans(config):
     layout = gemm_layout(config)
@@ -57,6 +56,8 @@ def test_explicit_stages_change_the_requested_smem_and_barriers():
     compiled = compile_gemm(config)
     layout = gemm_layout(config)
     assert compiled.dynamic_smem_bytes == layout.unified_bytes
-    assert compiled.dynamic_smem_bytes < compile_gemm(GemmConfig(tile_n=256, alias_epilogue=False, acc_stages=2,
-                                                                  arch=ARCH)).dynamic_smem_bytes
+    assert (
+        compiled.dynamic_smem_bytes
+        < compile_gemm(GemmConfig(tile_n=256, alias_epilogue=False, acc_stages=2, arch=ARCH)).dynamic_smem_bytes
+    )
     assert all(f.agrees for f in gemm_plan_facts(layout, compiled.ptx))

@@ -49,7 +49,9 @@ def test_a_gpu_newer_than_the_table_is_named_too():
 
 def test_launching_on_the_wrong_gpu_is_refused_before_compiling(fake_gpu):
     before = cache_info()
-    with pytest.raises(WrongGpuError, match=r"gemm\(\): GEMM f16 128x128 .* acc2 is compiled for sm_100a .*NVIDIA H200"):
+    with pytest.raises(
+        WrongGpuError, match=r"gemm\(\): GEMM f16 128x128 .* acc2 is compiled for sm_100a .*NVIDIA H200"
+    ):
         gemm(None, None, BLACKWELL)
     with pytest.raises(WrongGpuError, match=r"prepare_gemm\(\): .*NVIDIA H200 \(sm_90\)"):
         prepare_gemm(None, None, BLACKWELL)

@@ -23,8 +23,14 @@ def sm100_configs(draw) -> GemmConfig:
     alias = draw(st.booleans()) if acc == 1 else False
     stages = draw(st.one_of(st.none(), st.integers(2, 8)))
     return GemmConfig(
-        dtype=draw(st.sampled_from(GEMM_DTYPES)), tile_m=tile_m, tile_n=tile_n, stages=stages,
-        alias_epilogue=alias, acc_stages=acc, epi_stages=draw(st.integers(1, 4)), arch=ARCH,
+        dtype=draw(st.sampled_from(GEMM_DTYPES)),
+        tile_m=tile_m,
+        tile_n=tile_n,
+        stages=stages,
+        alias_epilogue=alias,
+        acc_stages=acc,
+        epi_stages=draw(st.integers(1, 4)),
+        arch=ARCH,
     )
 
 

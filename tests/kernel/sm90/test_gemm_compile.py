@@ -55,7 +55,9 @@ def test_gemm_compiles_with_the_plans_smem(config):
     assert ".target sm_90a" in ptx and compiled.cubin[:4] == b"\x7fELF"
     # the Hopper machinery is there: WGMMA, TMA loads and stores, register hand-off
     assert "wgmma.mma_async.sync.aligned.m64n" in ptx
-    assert "cp.async.bulk.tensor.3d.shared::cluster.global" in ptx or "cp.async.bulk.tensor.3d.shared::cta.global" in ptx
+    assert (
+        "cp.async.bulk.tensor.3d.shared::cluster.global" in ptx or "cp.async.bulk.tensor.3d.shared::cta.global" in ptx
+    )
     assert "cp.async.bulk.tensor.3d.global.shared::cta" in ptx
     assert ("multicast::cluster" in ptx) == (config.cluster_m > 1)
     assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)

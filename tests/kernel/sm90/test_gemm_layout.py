@@ -105,8 +105,13 @@ def test_padding_keeps_tma_rows_16_byte_multiples():
 )
 def test_every_layout_up_to_the_maximum_fits_and_keeps_regions_apart(dtype, tile, cluster, alias, epi_stages, data):
     base = GemmConfig(
-        dtype=dtype, tile_m=tile[0], tile_n=tile[1], cluster_m=cluster[0], cluster_n=cluster[1],
-        alias_epilogue=alias, epi_stages=epi_stages,
+        dtype=dtype,
+        tile_m=tile[0],
+        tile_n=tile[1],
+        cluster_m=cluster[0],
+        cluster_n=cluster[1],
+        alias_epilogue=alias,
+        epi_stages=epi_stages,
     )
     stages = data.draw(st.integers(2, max_stages(base)))
     layout = gemm_layout(base, stages=stages)

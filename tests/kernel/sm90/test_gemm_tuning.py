@@ -21,9 +21,16 @@ def test_controls_map_to_configs_and_unknown_ones_are_named():
 def _fake(stages, tflops, alias=True, ran=True):
     cfg = GemmConfig(tile_n=128, stages=stages, alias_epilogue=alias)
     return GemmMeasurement(
-        cfg, GemmProblem(4096, 4096, 4096), stages=stages, smem_planned=gemm_layout(cfg).unified_bytes,
-        smem_requested=gemm_layout(cfg).unified_bytes, registers=168, ran=ran,
-        median_ms=0.2 if ran else None, tflops=tflops, rel_err=2e-4 if ran else None,
+        cfg,
+        GemmProblem(4096, 4096, 4096),
+        stages=stages,
+        smem_planned=gemm_layout(cfg).unified_bytes,
+        smem_requested=gemm_layout(cfg).unified_bytes,
+        registers=168,
+        ran=ran,
+        median_ms=0.2 if ran else None,
+        tflops=tflops,
+        rel_err=2e-4 if ran else None,
         reason="" if ran else "no CUDA GPU is visible",
     )
 

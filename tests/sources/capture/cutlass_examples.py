@@ -151,7 +151,8 @@ def hopper_fmha(mod: Any) -> tuple[Any, tuple[Any, ...]]:
 
     fmha_utils = sys.modules["helpers.fmha_helpers"]
     fmha = mod.HopperFusedMultiHeadAttentionForward(
-        cutlass.Float32, cutlass.Float32, (64, 128, 128), False, fmha_utils.MaskEnum.RESIDUAL_MASK)
+        cutlass.Float32, cutlass.Float32, (64, 128, 128), False, fmha_utils.MaskEnum.RESIDUAL_MASK
+    )
     s_q, s_k, h_r, h_k, b = (cute.sym_int32(symbol=n) for n in ("s_q", "s_k", "h_r", "h_k", "b"))
     f16 = cutlass.Float16
     q = _attention_tensor(f16, (s_q, 128, h_r, h_k, b), 1)
@@ -171,8 +172,16 @@ def blackwell_fmha(mod: Any) -> tuple[Any, tuple[Any, ...]]:
 
     fmha_utils = sys.modules["helpers.fmha_helpers"]
     fmha = mod.BlackwellFusedMultiHeadAttentionForward(
-        cutlass.Float32, cutlass.Float32, (128, 128), 128, False, fmha_utils.MaskEnum.RESIDUAL_MASK,
-        False, False, use_tma_store=True)
+        cutlass.Float32,
+        cutlass.Float32,
+        (128, 128),
+        128,
+        False,
+        fmha_utils.MaskEnum.RESIDUAL_MASK,
+        False,
+        False,
+        use_tma_store=True,
+    )
     b, s_q, s_k, h_k, h_r = (cute.sym_int32(symbol=n) for n in ("b", "s_q", "s_k", "h_k", "h_r"))
     f16 = cutlass.Float16
     q = _attention_tensor(f16, (b, s_q, h_k, h_r, 128), 4)
@@ -182,20 +191,52 @@ def blackwell_fmha(mod: Any) -> tuple[Any, tuple[Any, ...]]:
     i32 = cutlass.Int32
     problem = (i32(1), i32(1024), i32(1024), i32(1024), i32(8), i32(8), i32(128), i32(128))
     scale = cutlass.Float32(0.125)
-    return fmha, (q, k, v, o, problem, None, None, None, None, scale, scale, cutlass.Float32(1.0), None, None,
-                  None, None, None, _stream(), False)
+    return fmha, (
+        q,
+        k,
+        v,
+        o,
+        problem,
+        None,
+        None,
+        None,
+        None,
+        scale,
+        scale,
+        cutlass.Float32(1.0),
+        None,
+        None,
+        None,
+        None,
+        None,
+        _stream(),
+        False,
+    )
 
 
 EXAMPLES = {
     e.name: e
     for e in (
         Example("hopper_dense_gemm", "cute/hopper/kernel/dense_gemm/dense_gemm.py", "sm_90a", hopper_dense_gemm),
-        Example("hopper_dense_gemm_persistent", "cute/hopper/kernel/dense_gemm/dense_gemm_persistent.py", "sm_90a",
-                hopper_dense_gemm_persistent),
+        Example(
+            "hopper_dense_gemm_persistent",
+            "cute/hopper/kernel/dense_gemm/dense_gemm_persistent.py",
+            "sm_90a",
+            hopper_dense_gemm_persistent,
+        ),
         Example("hopper_fmha", "cute/hopper/kernel/attention/fmha.py", "sm_90a", hopper_fmha),
-        Example("blackwell_dense_gemm_persistent", "cute/blackwell/kernel/dense_gemm/dense_gemm_persistent.py",
-                "sm_100a", blackwell_dense_gemm_persistent),
-        Example("blackwell_fmha", "cute/blackwell/kernel/attention/fmha/fmha.py", "sm_100a", blackwell_fmha,
-                needs_torch_import=True),
+        Example(
+            "blackwell_dense_gemm_persistent",
+            "cute/blackwell/kernel/dense_gemm/dense_gemm_persistent.py",
+            "sm_100a",
+            blackwell_dense_gemm_persistent,
+        ),
+        Example(
+            "blackwell_fmha",
+            "cute/blackwell/kernel/attention/fmha/fmha.py",
+            "sm_100a",
+            blackwell_fmha,
+            needs_torch_import=True,
+        ),
     )
 }

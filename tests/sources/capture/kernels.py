@@ -4,8 +4,6 @@ Each kernel stores a distinctive constant at element 0 of every allocation, so
 the PTX names the byte each allocation starts at (``st.shared.* [base+N], K``).
 """
 
-
-
 import cutlass
 import cutlass.cute as cute
 from cutlass.memory import SmemAllocator

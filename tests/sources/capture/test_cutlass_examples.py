@@ -33,8 +33,10 @@ TMA_LOADED = {
 def _compiled(name: str):
     example = EXAMPLES[name]
     if not (examples_dir() / example.path).exists():
-        pytest.skip(f"CUTLASS example {example.path} not found under {examples_dir()} "
-                    "(set SMEMVIZ_CUTLASS_EXAMPLES to a copy of CUTLASS's examples/python/CuTeDSL)")
+        pytest.skip(
+            f"CUTLASS example {example.path} not found under {examples_dir()} "
+            "(set SMEMVIZ_CUTLASS_EXAMPLES to a copy of CUTLASS's examples/python/CuTeDSL)"
+        )
     host, args = example.build(load(example))
     with capture() as cap:
         compiled = compile_host(f"example_{name}", host, args, example.arch)

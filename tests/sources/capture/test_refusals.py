@@ -26,7 +26,9 @@ def _originals():
 def test_smem_outside_the_allocator_is_refused_with_the_reason():
     with capture() as cap:
         compile_host("capture_raw", kernels.raw_smem_host, (kernels.fake_out(32),), "sm_90a")
-    with pytest.raises(CaptureError, match=r"outside cutlass\.memory\.SmemAllocator \(cute_nvgpu\.arch\.get_dyn_smem\)"):
+    with pytest.raises(
+        CaptureError, match=r"outside cutlass\.memory\.SmemAllocator \(cute_nvgpu\.arch\.get_dyn_smem\)"
+    ):
         cap.plan
     assert "raw_smem_kernel" in next(iter(cap.refused))
     with pytest.raises(CaptureError):

@@ -109,15 +109,17 @@ def test_cli_capture_refuses_with_the_reason(tmp_path, capsys):
     from smemviz.cli import main
 
     script = tmp_path / "raw.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(kernels.__file__.rsplit('/', 4)[0])!r})
+        sys.path.insert(0, {str(kernels.__file__.rsplit("/", 4)[0])!r})
         from smemviz.kernel._compile import compile_host
         from tests.sources.capture import kernels
 
         def build():
             compile_host("cli_raw", kernels.raw_smem_host, (kernels.fake_out(32),), "sm_90a")
-    """))
+    """)
+    )
     assert main(["capture", f"{script}:build"]) == 1
     assert "outside cutlass.memory.SmemAllocator" in capsys.readouterr().err
     assert main(["capture", f"{script}:nowhere"]) == 2

@@ -142,7 +142,10 @@ def test_tmem_pool_allocations_inside_the_reserved_block():
     tmem = cap.tmem_plan
     assert tmem is not None
     assert [(r.name, r.offset, r.size, r.dtype) for r in tmem.regions] == [
-        ("acc", 0, 128, "f32"), ("scales", 128, 64, "f32"), ("pool (unassigned)", 192, 64, None)]
+        ("acc", 0, 128, "f32"),
+        ("scales", 128, 64, "f32"),
+        ("pool (unassigned)", 192, 64, None),
+    ]
     assert tmem.data_total == 256
     from smemviz.kernel._ptx import read_addresses
 
