@@ -19,11 +19,11 @@ Two numbers per click:
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.bench_explorer_browser import _stats
 from tests.helpers import CHROMIUM_ARGS, find_chromium
 from tests.ui.explorer_page import open_and_run, start_lab, stop_lab
 
@@ -102,14 +102,6 @@ def measure(browser, url: str, name: str, clicks: int) -> tuple[list[float], lis
         return in_page[2:], times[2:], titles
     finally:
         page.close()
-
-
-def _stats(values: list[float]) -> str:
-    q1, _, q3 = statistics.quantiles(values, n=4)
-    return (
-        f"median {statistics.median(values) * 1000:.0f} ms (quartiles {q1 * 1000:.0f}-{q3 * 1000:.0f}), "
-        f"min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}"
-    )
 
 
 def main() -> None:
