@@ -55,7 +55,7 @@ def test_what_the_readme_snippets_write_is_ignored_by_git():
         assert done.returncode == 0, f"{name}, written in the repository root, is not ignored by git"
 
 
-MACHINE_PATH = re.compile(r"(?<![\w.])/(?:work|home|Users|root|tmp)/[\w.-]+/\S*")
+MACHINE_PATH = re.compile(r"(?<![\w.])/(?:work|home|Users|root|tmp)/[\w.-]+\S*")
 
 
 def test_commands_in_the_repository_name_no_machine_paths():
