@@ -23,6 +23,7 @@ __all__ = [
     "GEMM_OUT_DTYPES",
     "GEMM_TILES",
     "GEMM_CLUSTERS",
+    "GEMM_SWIZZLES",
     "SWIZZLE_128B_ALIGNMENT",
     "GemmProblem",
     "GemmConfig",
@@ -35,6 +36,10 @@ GEMM_DTYPES = ("f16", "bf16", "f8e4m3")
 GEMM_OUT_DTYPES = {"f16": "f16", "bf16": "bf16", "f8e4m3": "f16"}
 GEMM_TILES = ((128, 128), (128, 256))
 GEMM_CLUSTERS = ((1, 1), (2, 1))
+# swizzle modes a GEMM buffer can be laid out in: "auto" is the CuTe DSL's own choice
+# (the widest mode a buffer's rows fill), "none" the plain interleaved layout
+GEMM_SWIZZLES = ("auto", "none", "32B", "64B", "128B")
+_SWIZZLE_BYTES = {"32B": 32, "64B": 64, "128B": 128}
 # a 128B-swizzled TMA/MMA buffer repeats every 8 rows x 128 B, so each stage starts on 1 KiB
 SWIZZLE_128B_ALIGNMENT = hardware.SWIZZLE_128B_ALIGNMENT
 TMA_ROW_BYTES = hardware.TMA_ROW_BYTES
@@ -87,6 +92,10 @@ class GemmConfig:
     arch: str = "sm_90a"
     # TMEM accumulator buffers (Blackwell): 2 lets the epilogue drain one tile while the MMA fills the next
     acc_stages: int = 1
+    # the swizzle of the operand stages (A and B) and of the C staging buffer (Hopper);
+    # anything but "auto" is for experiments: TMA, WGMMA and stmatrix all follow it
+    ab_swizzle: str = "auto"
+    c_swizzle: str = "auto"
 
     def __post_init__(self) -> None:
         name = dtype_name(self.dtype)
@@ -105,6 +114,7 @@ class GemmConfig:
             raise ValueError(f"GEMM epi_stages must be 1..4, got {self.epi_stages!r}")
         if self.acc_stages not in (1, 2):
             raise ValueError(f"GEMM acc_stages must be 1 or 2, got {self.acc_stages!r}")
+        _check_swizzles(self)
         if self.uses_tmem:
             _check_tmem_config(self)
         elif self.acc_stages != 1:
@@ -140,6 +150,21 @@ class GemmConfig:
         return (self.tile_m, 32)
 
     @property
+    def ab_swizzle_mode(self) -> str | None:
+        """The operand stages' swizzle as a plan states it ("128B", ..., ``None`` for none)."""
+        return _resolve_swizzle(self.ab_swizzle, self.tile_k * self.elem_bytes)
+
+    @property
+    def c_swizzle_mode(self) -> str | None:
+        """The C staging buffer's swizzle as a plan states it ("64B", ..., ``None`` for none)."""
+        return _resolve_swizzle(self.c_swizzle, self.epi_row_bytes)
+
+    @property
+    def epi_row_bytes(self) -> int:
+        """Bytes in one row of the C staging tile (what the widest swizzle mode must divide)."""
+        return self.epi_tile[1] * dtype_width(self.out_dtype) // 8
+
+    @property
     def a_stage_bytes(self) -> int:
         return self.tile_m * self.tile_k * self.elem_bytes
 
@@ -167,7 +192,41 @@ class GemmConfig:
         stages = "max" if self.stages is None else str(self.stages)
         alias = "alias" if self.alias_epilogue else "no-alias"
         acc = f" acc{self.acc_stages}" if self.uses_tmem else ""
-        return f"{self.dtype} {self.tile_m}x{self.tile_n} cl{self.cluster_m}x{self.cluster_n} s{stages} {alias}{acc}"
+        swizzles = "".join(
+            f" {role}:{mode}" for role, mode in (("ab", self.ab_swizzle), ("c", self.c_swizzle)) if mode != "auto"
+        )
+        return (
+            f"{self.dtype} {self.tile_m}x{self.tile_n} cl{self.cluster_m}x{self.cluster_n} s{stages} {alias}{acc}"
+            f"{swizzles}"
+        )
+
+
+def _resolve_swizzle(mode: str, row_bytes: int) -> str | None:
+    """``mode`` with "auto" replaced by the CuTe DSL's pick: the widest mode dividing ``row_bytes``."""
+    if mode == "auto":
+        widest_first = sorted(_SWIZZLE_BYTES, key=_SWIZZLE_BYTES.__getitem__, reverse=True)
+        mode = next((name for name in widest_first if row_bytes % _SWIZZLE_BYTES[name] == 0), "none")
+    return None if mode == "none" else mode
+
+
+def _check_swizzles(config: GemmConfig) -> None:
+    """Refuse a swizzle mode the GEMM cannot lay a buffer out in, naming the field and the rows."""
+    rows = {"ab_swizzle": config.tile_k * config.elem_bytes, "c_swizzle": config.epi_row_bytes}
+    for field_name, row_bytes in rows.items():
+        mode = getattr(config, field_name)
+        if mode not in GEMM_SWIZZLES:
+            raise ValueError(f"GEMM {field_name} must be one of {GEMM_SWIZZLES}, got {mode!r}")
+        width = _SWIZZLE_BYTES.get(mode)
+        if width is not None and row_bytes % width:
+            raise ValueError(
+                f"GEMM {field_name}={mode!r}: the buffer's rows are {row_bytes} B, and a {mode} swizzle "
+                f"needs rows that are a multiple of {width} B"
+            )
+        if mode != "auto" and config.uses_tmem:
+            raise ValueError(
+                f"GEMM {field_name}={mode!r}: the {config.arch} kernel lays its buffers out in the DSL's own "
+                "modes only; swizzle experiments run on Hopper (sm_90a)"
+            )
 
 
 def _check_tmem_config(config: GemmConfig) -> None:

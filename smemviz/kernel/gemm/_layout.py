@@ -18,6 +18,9 @@ from ...layout._allocator import SmemAllocator, TmemAllocator
 from ...layout._pipelines import Pipeline, PipelineConfig
 from ._config import SWIZZLE_128B_ALIGNMENT, GemmConfig, config_from_controls
 
+# the Hopper epilogue's stmatrix.x4: a warp's four 8x8 matrices cover 16 rows x 16 columns
+EPILOGUE_ROWS_PER_WARP = 16
+
 __all__ = ["GemmLayout", "gemm_layout", "max_stages", "gemm_allocator", "blackwell_gemm_allocators"]
 
 
@@ -74,14 +77,35 @@ class GemmLayout:
         return tuple(acc.offset for acc in self.accumulators)
 
 
+def epilogue_access(config: GemmConfig) -> dict:
+    """How the Hopper epilogue writes one C staging stage: ``stmatrix.x4`` from each of the
+    eight consumer warps, warp ``w`` taking rows ``16w..16w+15`` of the row-major tile (the
+    warp tiling of the kernel's register-to-SMEM TiledCopy; a CPU test traces it)."""
+    rows, cols = config.epi_tile
+    return {
+        "instruction": "stmatrix.x4",
+        "layout": f"({rows},{cols}):({cols},1)",
+        "warps": (rows // EPILOGUE_ROWS_PER_WARP, 1),
+    }
+
+
 def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
     dtype = config.dtype
     per_a = config.tile_m * config.tile_k
     per_b = config.tile_n * config.tile_k
     epi = config.epi_tile[0] * config.epi_tile[1] * config.epi_stages
-    a = SmemAllocation("gemm.a_stages", dtype=dtype, count=per_a * stages, alignment=SWIZZLE_128B_ALIGNMENT)
-    b = SmemAllocation("gemm.b_stages", dtype=dtype, count=per_b * stages, alignment=SWIZZLE_128B_ALIGNMENT)
-    c = SmemAllocation("gemm.c_staging", dtype=config.out_dtype, count=epi, alignment=SWIZZLE_128B_ALIGNMENT)
+    ab = {"alignment": SWIZZLE_128B_ALIGNMENT, "swizzle": config.ab_swizzle_mode}
+    a = SmemAllocation("gemm.a_stages", dtype=dtype, count=per_a * stages, stages=stages, **ab)
+    b = SmemAllocation("gemm.b_stages", dtype=dtype, count=per_b * stages, stages=stages, **ab)
+    c = SmemAllocation(
+        "gemm.c_staging",
+        dtype=config.out_dtype,
+        count=epi,
+        alignment=SWIZZLE_128B_ALIGNMENT,
+        stages=config.epi_stages,
+        swizzle=config.c_swizzle_mode,
+        access=None if config.uses_tmem else epilogue_access(config),
+    )
     allocator = SmemAllocator(config.arch if check_arch else None)
     mainloop = Pipeline("gemm.mainloop", PipelineConfig(stages))
     if config.alias_epilogue:

@@ -50,6 +50,17 @@ EPILOGUE_BARRIER_ID = 1
 RASTER_GROUP_M = 8
 
 
+# a plan's swizzle mode -> the WGMMA layout atom of a K-major (row-contiguous) buffer
+_K_MAJOR_ATOMS = {None: "K_INTER", "32B": "K_SW32", "64B": "K_SW64", "128B": "K_SW128"}
+
+
+def _k_major_staged(mode: str | None, dtype: Any, shape: tuple[int, int], stages: int) -> Any:
+    """``stages`` row-major ``shape`` tiles in swizzle ``mode``, tiled from the DSL's layout atom."""
+    kind = getattr(cute.nvgpu.warpgroup.SmemLayoutAtomKind, _K_MAJOR_ATOMS[mode])
+    atom = cute.nvgpu.warpgroup.make_smem_layout_atom(kind, dtype)
+    return cute.tile_to_shape(atom, (*shape, stages), order=(0, 1, 2))
+
+
 class Sm90Gemm(GemmKernelBase):
     """``C = A @ B^T`` for K-major A (m, k, l), K-major B (n, k, l), N-major C (m, n, l)."""
 
@@ -84,9 +95,7 @@ class Sm90Gemm(GemmKernelBase):
             (CONSUMER_WARPGROUPS, 1, 1),
             tiler_mn=(64, tile_n),
         )
-        a_staged = sm90_utils.make_smem_layout_a(a_major, self.tile_mnk, ab_dtype, self.stages)
-        b_staged = sm90_utils.make_smem_layout_b(b_major, self.tile_mnk, ab_dtype, self.stages)
-        c_staged = sm90_utils.make_smem_layout_epi(c_dtype, c_major, self.epi_tile, self.epi_stages)
+        a_staged, b_staged, c_staged = self._staged_layouts(a_major, b_major, c_major, ab_dtype, c_dtype)
         self._check_regions(ab_dtype, c_dtype, a_staged, b_staged, c_staged)
 
         load_a = (
@@ -132,6 +141,23 @@ class Sm90Gemm(GemmKernelBase):
             cluster=(*self.cluster_mn, 1),
             min_blocks_per_mp=1,
         )
+
+    def _staged_layouts(self, a_major: Any, b_major: Any, c_major: Any, ab_dtype: Any, c_dtype: Any) -> tuple:
+        """A, B and C staging as staged CuTe layouts: the DSL's own pick for "auto", else the
+        config's swizzle mode (TMA, WGMMA and stmatrix are all built from these layouts)."""
+        cfg = self.layout.config
+        tile_m, tile_n, tile_k = self.tile_mnk
+        if cfg.ab_swizzle == "auto":
+            a_staged = sm90_utils.make_smem_layout_a(a_major, self.tile_mnk, ab_dtype, self.stages)
+            b_staged = sm90_utils.make_smem_layout_b(b_major, self.tile_mnk, ab_dtype, self.stages)
+        else:
+            a_staged = _k_major_staged(cfg.ab_swizzle_mode, ab_dtype, (tile_m, tile_k), self.stages)
+            b_staged = _k_major_staged(cfg.ab_swizzle_mode, ab_dtype, (tile_n, tile_k), self.stages)
+        if cfg.c_swizzle == "auto":
+            c_staged = sm90_utils.make_smem_layout_epi(c_dtype, c_major, self.epi_tile, self.epi_stages)
+        else:
+            c_staged = _k_major_staged(cfg.c_swizzle_mode, c_dtype, self.epi_tile, self.epi_stages)
+        return a_staged, b_staged, c_staged
 
     # -- device side -------------------------------------------------------------
 

@@ -103,3 +103,18 @@ def test_the_launch_reuses_the_kernel_compiled_without_a_gpu():
     run = prepare_gemm(a, b, config)
     assert run.compiled is compiled
     _check(300, 200, 136, 1, config)
+
+
+SWIZZLE_VARIANTS = [
+    GemmConfig(dtype=d, tile_n=tn, cluster_m=cm, ab_swizzle=ab, c_swizzle=c)
+    for d in ("f16", "f8e4m3")
+    for tn, cm in ((128, 1), (256, 2))
+    for ab, c in (("none", "none"), ("32B", "32B"), ("64B", "auto"))
+]
+
+
+@pytest.mark.parametrize("config", SWIZZLE_VARIANTS, ids=lambda c: c.label().replace(" ", "-"))
+def test_swizzle_variants_stay_correct(config):
+    # the swizzle experiments change every SMEM address TMA, WGMMA and stmatrix use: still exact
+    _check(333, 264, 200, 1, config)
+    _check(1000, 1000, 1000, 1, config)
