@@ -34,17 +34,18 @@ from smemviz.kernel.gemm import GemmConfig, GemmProblem  # noqa: E402
 VARIANTS = [
     ("epilogue bf16 128x256", "c:auto", GemmConfig(dtype="bf16")),
     ("epilogue bf16 128x256", "c:32B", GemmConfig(dtype="bf16", c_swizzle="32B")),
+    ("epilogue bf16 128x256", "c:interleaved", GemmConfig(dtype="bf16", c_swizzle="interleaved")),
     ("epilogue bf16 128x256", "c:none", GemmConfig(dtype="bf16", c_swizzle="none")),
     ("epilogue f16 128x128", "c:auto", GemmConfig(dtype="f16", tile_n=128)),
     ("epilogue f16 128x128", "c:none", GemmConfig(dtype="f16", tile_n=128, c_swizzle="none")),
     ("operands bf16 128x256", "ab:auto", GemmConfig(dtype="bf16")),
     ("operands bf16 128x256", "ab:64B", GemmConfig(dtype="bf16", ab_swizzle="64B")),
     ("operands bf16 128x256", "ab:32B", GemmConfig(dtype="bf16", ab_swizzle="32B")),
-    ("operands bf16 128x256", "ab:none", GemmConfig(dtype="bf16", ab_swizzle="none")),
+    ("operands bf16 128x256", "ab:interleaved", GemmConfig(dtype="bf16", ab_swizzle="interleaved")),
     ("operands bf16 128x128", "ab:auto", GemmConfig(dtype="bf16", tile_n=128)),
-    ("operands bf16 128x128", "ab:none", GemmConfig(dtype="bf16", tile_n=128, ab_swizzle="none")),
+    ("operands bf16 128x128", "ab:interleaved", GemmConfig(dtype="bf16", tile_n=128, ab_swizzle="interleaved")),
     ("operands f8e4m3 128x256", "ab:auto", GemmConfig(dtype="f8e4m3")),
-    ("operands f8e4m3 128x256", "ab:none", GemmConfig(dtype="f8e4m3", ab_swizzle="none")),
+    ("operands f8e4m3 128x256", "ab:interleaved", GemmConfig(dtype="f8e4m3", ab_swizzle="interleaved")),
 ]
 PROFILED = GemmProblem(1024, 1024, 1024)  # 32-64 CTAs: every counter is summed over the launch
 ODD = GemmProblem(1000, 744, 520)
@@ -152,8 +153,8 @@ def _profile(out: Path, log) -> list[dict]:
 
 
 def _profile_sources(out: Path, log) -> None:
-    """Per-SASS-instruction counters (ncu's source page) of the bf16 epilogue variants, kept raw."""
-    picks = [i for i, (family, _, _) in enumerate(VARIANTS) if family == "epilogue bf16 128x256"]
+    """Per-SASS-instruction counters (ncu's source page) of the bf16 128x256 variants, kept raw."""
+    picks = [i for i, (family, _, _) in enumerate(VARIANTS) if family.endswith("bf16 128x256")]
     report = out / "bank_gemm_sources"
     cmd = [
         "ncu",
@@ -242,12 +243,13 @@ def _check_and_time(log) -> tuple[list[dict], list[dict]]:
 
 
 def _predictions() -> list[dict]:
-    from smemviz.kernel.gemm._banks import predict_epilogue
+    from smemviz.kernel.gemm._banks import predict_epilogue, predict_mainloop
     from smemviz.kernel.gemm._layout import gemm_layout
 
     out = []
     for i, (family, name, config) in enumerate(VARIANTS):
         p = predict_epilogue(config, PROFILED)
+        g = predict_mainloop(config, PROFILED)
         layout = gemm_layout(config)
         out.append(
             {
@@ -261,6 +263,10 @@ def _predictions() -> list[dict]:
                 "stsm_wavefronts": p.wavefronts,
                 "stsm_ideal": p.ideal,
                 "stsm_conflicts": p.conflicts,
+                "gmma_instructions": g.instructions,
+                "gmma_wavefronts": g.wavefronts,
+                "gmma_bytes": g.bytes,
+                "gmma_conflicts": g.conflicts,
             }
         )
     return out
@@ -314,11 +320,11 @@ def main() -> int:
     for p in predicted:
         m = by_variant.get(p["variant"], {})
         log(
-            f"{p['family'] + ' ' + p['name']:34s} {m.get('smsp__sass_inst_executed_op_shared_stsm.sum')!s:>9s} "
+            f"{p['family'] + ' ' + p['name']:38s} {m.get('smsp__sass_inst_executed_op_shared_stsm.sum')!s:>9s} "
             f"{p['stsm_wavefronts']:>8d} {m.get('smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum')!s:>8s} "
             f"{p['stsm_conflicts']:>8d} {m.get('smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum')!s:>8s} "
-            f"{m.get('l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum')!s:>9s} "
-            f"{m.get('smsp__sass_data_bytes_mem_shared_op_gmma.sum')!s:>10s}"
+            f"{p['gmma_wavefronts']:>12d} {m.get('l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum')!s:>12s} "
+            f"{m.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum')!s:>11s}"
         )
     (out / "bank_gemm_h200.log").write_text("\n".join(lines) + "\n")
     return 0

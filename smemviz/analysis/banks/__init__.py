@@ -6,6 +6,8 @@ plan region from its tile layout, swizzle and access atom; ``advise`` finds the
 swizzle and alignment that remove the conflicts. The accesses a plan carries
 (``plan.accesses``, declared with ``SmemAllocation(..., access=...)``) are analysed
 by ``analyze_declared`` / ``analyse_plan``, and lint's ``bank-conflict`` rule reports them.
+``wgmma_reads`` gives WGMMA's descriptor-driven operand reads (measured conflict-free in
+every canonical layout).
 """
 
 from ._access import (
@@ -30,6 +32,7 @@ from ._patterns import (
     stmatrix_atom,
     vector_atom,
 )
+from ._wgmma import WGMMA_LAYOUTS, WgmmaReads, wgmma_reads
 
 __all__ = [
     "AccessAtom",
@@ -60,4 +63,7 @@ __all__ = [
     "parse_swizzle",
     "stmatrix_atom",
     "vector_atom",
+    "WGMMA_LAYOUTS",
+    "WgmmaReads",
+    "wgmma_reads",
 ]

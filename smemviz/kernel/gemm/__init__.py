@@ -6,10 +6,12 @@ Python) -> ``_base`` (what both kernels share) -> ``_sm90`` (Hopper, WGMMA) /
 ``_measure`` and ``_sweep`` (timing against references).
 """
 
+from ._banks import EpiloguePrediction, MainloopPrediction, epilogue_reports, predict_epilogue, predict_mainloop
 from ._config import (
     GEMM_CLUSTERS,
     GEMM_DTYPES,
     GEMM_OUT_DTYPES,
+    GEMM_SWIZZLES,
     GEMM_TILES,
     SWIZZLE_128B_ALIGNMENT,
     GemmConfig,
@@ -22,12 +24,18 @@ from ._layout import GemmLayout, blackwell_gemm_allocators, gemm_allocator, gemm
 __all__ = [
     "GEMM_CLUSTERS",
     "GEMM_DTYPES",
+    "GEMM_SWIZZLES",
     "GEMM_OUT_DTYPES",
     "GEMM_TILES",
     "SWIZZLE_128B_ALIGNMENT",
     "GemmConfig",
     "GemmProblem",
     "GemmLayout",
+    "EpiloguePrediction",
+    "epilogue_reports",
+    "predict_epilogue",
+    "MainloopPrediction",
+    "predict_mainloop",
     "blackwell_gemm_allocators",
     "config_from_controls",
     "gemm_allocator",

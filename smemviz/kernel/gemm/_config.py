@@ -36,10 +36,14 @@ GEMM_DTYPES = ("f16", "bf16", "f8e4m3")
 GEMM_OUT_DTYPES = {"f16": "f16", "bf16": "bf16", "f8e4m3": "f16"}
 GEMM_TILES = ((128, 128), (128, 256))
 GEMM_CLUSTERS = ((1, 1), (2, 1))
-# swizzle modes a GEMM buffer can be laid out in: "auto" is the CuTe DSL's own choice
-# (the widest mode a buffer's rows fill), "none" the plain interleaved layout
-GEMM_SWIZZLES = ("auto", "none", "32B", "64B", "128B")
+# how a GEMM buffer is laid out. "auto": the CuTe DSL's own pick, the widest swizzle atom its
+# rows fill; "32B"/"64B"/"128B": that swizzle atom; "interleaved": WGMMA's unswizzled canonical
+# atom (8 rows x 16 B blocks, stacked down the rows first); "none" (C staging only): plain
+# row-major rows, unswizzled, as a hand-written layout would be
+GEMM_SWIZZLES = ("auto", "none", "interleaved", "32B", "64B", "128B")
 _SWIZZLE_BYTES = {"32B": 32, "64B": 64, "128B": 128}
+ATOM_ROWS = 8  # every K-major WGMMA layout atom is 8 rows deep
+INTERLEAVED_BYTES = 16  # the interleaved atom's rows: one 16-byte block
 # a 128B-swizzled TMA/MMA buffer repeats every 8 rows x 128 B, so each stage starts on 1 KiB
 SWIZZLE_128B_ALIGNMENT = hardware.SWIZZLE_128B_ALIGNMENT
 TMA_ROW_BYTES = hardware.TMA_ROW_BYTES
@@ -150,14 +154,41 @@ class GemmConfig:
         return (self.tile_m, 32)
 
     @property
+    def ab_atom(self) -> str:
+        """The operand stages' layout atom: "128B", "64B", "32B" or "interleaved" ("auto" resolved)."""
+        return _resolve_atom(self.ab_swizzle, self.tile_k * self.elem_bytes)
+
+    @property
+    def c_atom(self) -> str:
+        """The C staging buffer's layout: "64B", "32B", "interleaved" or "none" ("auto" resolved)."""
+        return _resolve_atom(self.c_swizzle, self.epi_row_bytes)
+
+    @property
     def ab_swizzle_mode(self) -> str | None:
         """The operand stages' swizzle as a plan states it ("128B", ..., ``None`` for none)."""
-        return _resolve_swizzle(self.ab_swizzle, self.tile_k * self.elem_bytes)
+        return self.ab_atom if self.ab_atom in _SWIZZLE_BYTES else None
 
     @property
     def c_swizzle_mode(self) -> str | None:
         """The C staging buffer's swizzle as a plan states it ("64B", ..., ``None`` for none)."""
-        return _resolve_swizzle(self.c_swizzle, self.epi_row_bytes)
+        return self.c_atom if self.c_atom in _SWIZZLE_BYTES else None
+
+    @property
+    def c_staging_layout(self) -> str:
+        """The staged C tile's CuTe layout in elements, ``(rows, cols, stages)``, without its
+        swizzle (the plan's ``swizzle`` carries it): the DSL's atom tiled down the rows
+        first, or plain rows for "none". A CPU test holds it equal to the DSL's own."""
+        rows, cols = self.epi_tile
+        stages = self.epi_stages
+        if self.c_atom == "none":
+            return f"({rows},{cols},{stages}):({cols},1,{rows * cols})"
+        atom_bytes = _SWIZZLE_BYTES.get(self.c_atom, INTERLEAVED_BYTES)
+        width = atom_bytes * 8 // dtype_width(self.out_dtype)
+        blocks = cols // width
+        return (
+            f"(({ATOM_ROWS},{rows // ATOM_ROWS}),({width},{blocks}),(1,{stages})):"
+            f"(({width},{ATOM_ROWS * width}),(1,{rows * width if blocks > 1 else 0}),(0,{rows * cols}))"
+        )
 
     @property
     def epi_row_bytes(self) -> int:
@@ -201,12 +232,12 @@ class GemmConfig:
         )
 
 
-def _resolve_swizzle(mode: str, row_bytes: int) -> str | None:
-    """``mode`` with "auto" replaced by the CuTe DSL's pick: the widest mode dividing ``row_bytes``."""
-    if mode == "auto":
-        widest_first = sorted(_SWIZZLE_BYTES, key=_SWIZZLE_BYTES.__getitem__, reverse=True)
-        mode = next((name for name in widest_first if row_bytes % _SWIZZLE_BYTES[name] == 0), "none")
-    return None if mode == "none" else mode
+def _resolve_atom(mode: str, row_bytes: int) -> str:
+    """``mode`` with "auto" replaced by the CuTe DSL's pick: the widest swizzle dividing ``row_bytes``."""
+    if mode != "auto":
+        return mode
+    widest_first = sorted(_SWIZZLE_BYTES, key=_SWIZZLE_BYTES.__getitem__, reverse=True)
+    return next((name for name in widest_first if row_bytes % _SWIZZLE_BYTES[name] == 0), "interleaved")
 
 
 def _check_swizzles(config: GemmConfig) -> None:
@@ -216,6 +247,11 @@ def _check_swizzles(config: GemmConfig) -> None:
         mode = getattr(config, field_name)
         if mode not in GEMM_SWIZZLES:
             raise ValueError(f"GEMM {field_name} must be one of {GEMM_SWIZZLES}, got {mode!r}")
+        if field_name == "ab_swizzle" and mode == "none":
+            raise ValueError(
+                "GEMM ab_swizzle='none': WGMMA reads A and B only in its canonical layouts; "
+                "the unswizzled one is 'interleaved'"
+            )
         width = _SWIZZLE_BYTES.get(mode)
         if width is not None and row_bytes % width:
             raise ValueError(

@@ -79,12 +79,12 @@ class GemmLayout:
 
 def epilogue_access(config: GemmConfig) -> dict:
     """How the Hopper epilogue writes one C staging stage: ``stmatrix.x4`` from each of the
-    eight consumer warps, warp ``w`` taking rows ``16w..16w+15`` of the row-major tile (the
-    warp tiling of the kernel's register-to-SMEM TiledCopy; a CPU test traces it)."""
-    rows, cols = config.epi_tile
+    eight consumer warps, warp ``w`` taking rows ``16w..16w+15`` of the tile (the warp tiling
+    of the kernel's register-to-SMEM TiledCopy), in the staged layout the kernel builds."""
+    rows, _ = config.epi_tile
     return {
         "instruction": "stmatrix.x4",
-        "layout": f"({rows},{cols}):({cols},1)",
+        "layout": config.c_staging_layout,
         "warps": (rows // EPILOGUE_ROWS_PER_WARP, 1),
     }
 

@@ -50,13 +50,18 @@ EPILOGUE_BARRIER_ID = 1
 RASTER_GROUP_M = 8
 
 
-# a plan's swizzle mode -> the WGMMA layout atom of a K-major (row-contiguous) buffer
-_K_MAJOR_ATOMS = {None: "K_INTER", "32B": "K_SW32", "64B": "K_SW64", "128B": "K_SW128"}
+# a config's layout atom -> the WGMMA layout atom of a K-major (row-contiguous) buffer
+_K_MAJOR_ATOMS = {"interleaved": "K_INTER", "32B": "K_SW32", "64B": "K_SW64", "128B": "K_SW128"}
 
 
-def _k_major_staged(mode: str | None, dtype: Any, shape: tuple[int, int], stages: int) -> Any:
-    """``stages`` row-major ``shape`` tiles in swizzle ``mode``, tiled from the DSL's layout atom."""
-    kind = getattr(cute.nvgpu.warpgroup.SmemLayoutAtomKind, _K_MAJOR_ATOMS[mode])
+def _k_major_staged(atom_name: str, dtype: Any, shape: tuple[int, int], stages: int) -> Any:
+    """``stages`` row-major ``shape`` tiles from the DSL's layout atom ``atom_name``, or, for
+    "none", plain unswizzled rows (C staging only: WGMMA cannot read those)."""
+    if atom_name == "none":
+        rows, cols = shape
+        plain = cute.make_layout((rows, cols, stages), stride=(cols, 1, rows * cols))
+        return cute.make_composed_layout(cute.make_swizzle(0, 4, 3), 0, plain)
+    kind = getattr(cute.nvgpu.warpgroup.SmemLayoutAtomKind, _K_MAJOR_ATOMS[atom_name])
     atom = cute.nvgpu.warpgroup.make_smem_layout_atom(kind, dtype)
     return cute.tile_to_shape(atom, (*shape, stages), order=(0, 1, 2))
 
@@ -151,12 +156,12 @@ class Sm90Gemm(GemmKernelBase):
             a_staged = sm90_utils.make_smem_layout_a(a_major, self.tile_mnk, ab_dtype, self.stages)
             b_staged = sm90_utils.make_smem_layout_b(b_major, self.tile_mnk, ab_dtype, self.stages)
         else:
-            a_staged = _k_major_staged(cfg.ab_swizzle_mode, ab_dtype, (tile_m, tile_k), self.stages)
-            b_staged = _k_major_staged(cfg.ab_swizzle_mode, ab_dtype, (tile_n, tile_k), self.stages)
+            a_staged = _k_major_staged(cfg.ab_atom, ab_dtype, (tile_m, tile_k), self.stages)
+            b_staged = _k_major_staged(cfg.ab_atom, ab_dtype, (tile_n, tile_k), self.stages)
         if cfg.c_swizzle == "auto":
             c_staged = sm90_utils.make_smem_layout_epi(c_dtype, c_major, self.epi_tile, self.epi_stages)
         else:
-            c_staged = _k_major_staged(cfg.c_swizzle_mode, c_dtype, self.epi_tile, self.epi_stages)
+            c_staged = _k_major_staged(cfg.c_atom, c_dtype, self.epi_tile, self.epi_stages)
         return a_staged, b_staged, c_staged
 
     # -- device side -------------------------------------------------------------

@@ -109,7 +109,7 @@ SWIZZLE_VARIANTS = [
     GemmConfig(dtype=d, tile_n=tn, cluster_m=cm, ab_swizzle=ab, c_swizzle=c)
     for d in ("f16", "f8e4m3")
     for tn, cm in ((128, 1), (256, 2))
-    for ab, c in (("none", "none"), ("32B", "32B"), ("64B", "auto"))
+    for ab, c in (("interleaved", "none"), ("32B", "32B"), ("64B", "interleaved"))
 ]
 
 

@@ -1,0 +1,84 @@
+"""The GEMM's swizzle experiments on the CPU: the layout the plan states for C staging is the
+one the kernel builds (traced through the CuTe DSL), every mode compiles for sm_90a, and the
+bank model's predictions for the epilogue (recorded against the H200 in results/bank_gemm_h200.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from smemviz.kernel.gemm import GemmConfig, GemmProblem
+
+C_MODES = ("auto", "none", "interleaved", "32B", "64B")
+AB_MODES = ("auto", "interleaved", "32B", "64B", "128B")
+
+
+def _swizzle_prefix(mode):
+    bits = {None: 0, "32B": 1, "64B": 2, "128B": 3}[mode]
+    return f"S<{bits},4,3> o 0 o "
+
+
+@pytest.mark.cutlass
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "f8e4m3"])
+@pytest.mark.parametrize("mode", C_MODES)
+def test_the_plans_c_staging_layout_is_the_kernels(mode, dtype):
+    pytest.importorskip("cutlass.cute")
+    from .dsl_staged import staged_layouts
+
+    config = GemmConfig(dtype=dtype, c_swizzle=mode)
+    seen = staged_layouts(config)
+    assert seen["c"] == _swizzle_prefix(config.c_swizzle_mode) + config.c_staging_layout
+
+
+@pytest.mark.cutlass
+@pytest.mark.parametrize("dtype", ["bf16", "f8e4m3"])
+@pytest.mark.parametrize("mode", AB_MODES)
+def test_operand_modes_are_the_dsl_atoms(mode, dtype):
+    pytest.importorskip("cutlass.cute")
+    from .dsl_staged import staged_layouts
+
+    config = GemmConfig(dtype=dtype, ab_swizzle=mode)
+    seen = staged_layouts(config)
+    for role in ("a", "b"):
+        assert seen[role].startswith(_swizzle_prefix(config.ab_swizzle_mode)), seen[role]
+    if mode == "auto":  # the DSL's own pick for 128-byte K rows
+        assert config.ab_atom == "128B"
+
+
+@pytest.mark.cutlass
+@pytest.mark.parametrize(
+    "config",
+    [GemmConfig(dtype="bf16", c_swizzle=m) for m in C_MODES]
+    + [GemmConfig(dtype="f8e4m3", tile_n=128, cluster_m=2, ab_swizzle=m, c_swizzle="none") for m in AB_MODES],
+    ids=lambda c: c.label().replace(" ", "-"),
+)
+def test_every_mode_compiles_for_hopper(config):
+    pytest.importorskip("cutlass.cute")
+    from smemviz.kernel.gemm._host import compile_gemm
+
+    compiled = compile_gemm(config)
+    assert compiled.dynamic_smem_bytes >= config.c_staging_bytes
+
+
+def test_epilogue_predictions():
+    from smemviz.kernel.gemm import predict_epilogue
+
+    problem = GemmProblem(1024, 1024, 1024)
+    # 32 CTAs x 8 sub-tiles x 8 warps x 2 stmatrix.x4, 4 wavefronts each when conflict-free
+    for mode in ("auto", "interleaved", "32B", "64B"):
+        p = predict_epilogue(GemmConfig(dtype="bf16", c_swizzle=mode), problem)
+        assert (p.instructions, p.wavefronts, p.conflicts) == (4096, 16384, 0), mode
+    plain = predict_epilogue(GemmConfig(dtype="bf16", c_swizzle="none"), problem)
+    assert (plain.instructions, plain.wavefronts, plain.conflicts) == (4096, 65536, 49152)  # 4-way
+
+
+def test_swizzle_modes_are_checked_by_name():
+    with pytest.raises(ValueError, match="c_swizzle='128B'.*64 B"):
+        GemmConfig(c_swizzle="128B")
+    with pytest.raises(ValueError, match="ab_swizzle='none'.*interleaved"):
+        GemmConfig(ab_swizzle="none")
+    with pytest.raises(ValueError, match="one of"):
+        GemmConfig(c_swizzle="16B")
+    with pytest.raises(ValueError, match="sm_90a"):
+        GemmConfig(c_swizzle="none", arch="sm_100a")
+    assert GemmConfig(c_swizzle="none").label().endswith(" c:none")
+    assert GemmConfig().label() == GemmConfig(ab_swizzle="auto", c_swizzle="auto").label()
