@@ -272,12 +272,66 @@ def _predictions() -> list[dict]:
     return out
 
 
+def markdown_tables(record: dict, sass_rows: list[dict]) -> str:
+    """The record as the tables of results/bank_gemm_h200.md (predicted beside measured)."""
+    measured = {m["variant"]: m for m in record["measured"]}
+    out = [
+        "| variant | stmatrix.x4 | wavefronts: predicted / ncu | conflicts: predicted / ncu "
+        "| WGMMA (warp) | wavefronts: predicted / ncu | conflicts: ncu |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for p in record["predicted"]:
+        m = measured[p["variant"]]
+        out.append(
+            f"| {p['family']} {p['name']} | {m['smsp__sass_inst_executed_op_shared_stsm.sum']:.0f} "
+            f"| {p['stsm_wavefronts']} / {m['smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum']:.0f} "
+            f"| {p['stsm_conflicts']} / {m['smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum']:.0f} "
+            f"| {m['smsp__sass_inst_executed_op_shared_gmma.sum']:.0f} "
+            f"| {p['gmma_wavefronts']} / {m['l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum']:.0f} "
+            f"| {m['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum']:.0f} |"
+        )
+    out += ["", "| variant | SASS | per launch | wavefronts per instruction | TMA instructions per launch |"]
+    out += ["| --- | --- | --- | --- | --- |"]
+    names = {p["variant"]: f"{p['family']} {p['name']}" for p in record["predicted"]}
+    for variant in sorted({int(r["variant"]) for r in sass_rows}):
+        rows = [r for r in sass_rows if int(r["variant"]) == variant]
+        tma = {}
+        for r in rows:
+            op = r["sass"].split()[0]
+            if op.startswith("UTMA"):
+                tma[op] = tma.get(op, 0) + int(r["executed"])
+        for op in ("STSM.16.M88.4", "HGMMA"):
+            mine = [r for r in rows if r["sass"].startswith(op)]
+            executed = sum(int(r["executed"]) for r in mine)
+            per = sorted({int(r["wavefronts"]) / int(r["executed"]) for r in mine})
+            out.append(
+                f"| {names[variant]} | `{mine[0]['sass'].split()[0]}` x{len(mine)} | {executed} "
+                f"| {', '.join(f'{x:g}' for x in per)} | {', '.join(f'{k} {v}' for k, v in sorted(tma.items()))} |"
+            )
+    out += ["", "| family | variant | problem | median ms | vs auto |", "| --- | --- | --- | --- | --- |"]
+    base = {}
+    for row in record["timings"]:
+        key = (row["family"], tuple(row["problem"]))
+        base.setdefault(key, row["median_ms"])
+        out.append(
+            f"| {row['family']} | {row['name']} | {'x'.join(map(str, row['problem']))} "
+            f"| {row['median_ms']:.4f} | {row['median_ms'] / base[key]:.2f}x |"
+        )
+    return "\n".join(out) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "/tmp/bank_gemm")))
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--skip-timing", action="store_true")
+    parser.add_argument("--tables", type=Path, metavar="JSON", help="print a record's tables (CPU; no profiling)")
     args = parser.parse_args()
+    if args.tables is not None:
+        sass = args.tables.with_name(args.tables.stem + "_sass.csv")
+        rows = list(csv.DictReader(sass.open())) if sass.exists() else []
+        print(markdown_tables(json.loads(args.tables.read_text()), rows), end="")
+        return 0
     if args.child is not None:
         _child([int(x) for x in args.child.split(",")])
         return 0

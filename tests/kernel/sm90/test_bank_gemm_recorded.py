@@ -70,3 +70,17 @@ def test_every_sass_instruction_as_measured():
         reads = wgmma_reads(config.tile_n, config.dtype, layout=config.ab_atom)
         assert reads.wavefronts_per_warp == int(r["wavefronts"]) / int(r["executed"]), r
         assert int(r["wavefronts"]) == int(r["ideal"])
+
+
+def test_the_results_file_shows_the_record():
+    import importlib.util
+
+    path = RESULTS.parent / "benchmarks" / "bank_gemm_h200.py"
+    spec = importlib.util.spec_from_file_location("bank_gemm_h200", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = list(csv.DictReader((RESULTS / "bank_gemm_h200_sass.csv").open()))
+    shown = (RESULTS / "bank_gemm_h200.md").read_text()
+    for line in module.markdown_tables(RECORD, rows).splitlines():
+        assert line in shown, line
