@@ -80,7 +80,8 @@ class GemmLayout:
 def epilogue_access(config: GemmConfig) -> dict:
     """How the Hopper epilogue writes one C staging stage: ``stmatrix.x4`` from each of the
     eight consumer warps, warp ``w`` taking rows ``16w..16w+15`` of the tile (the warp tiling
-    of the kernel's register-to-SMEM TiledCopy), in the staged layout the kernel builds."""
+    of the kernel's register-to-SMEM TiledCopy, traced on the CPU by a test), in the staged
+    layout the kernel builds."""
     rows, _ = config.epi_tile
     return {
         "instruction": "stmatrix.x4",

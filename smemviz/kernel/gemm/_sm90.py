@@ -91,15 +91,7 @@ class Sm90Gemm(GemmKernelBase):
         self.c_dtype = c_dtype
         tile_m, tile_n, _ = self.tile_mnk
 
-        tiled_mma = sm90_utils.make_trivial_tiled_mma(
-            ab_dtype,
-            ab_dtype,
-            a_major.sm90_mma_major_mode(),
-            b_major.sm90_mma_major_mode(),
-            self.acc_dtype,
-            (CONSUMER_WARPGROUPS, 1, 1),
-            tiler_mn=(64, tile_n),
-        )
+        tiled_mma = self.make_tiled_mma(ab_dtype, a_major, b_major)
         a_staged, b_staged, c_staged = self._staged_layouts(a_major, b_major, c_major, ab_dtype, c_dtype)
         self._check_regions(ab_dtype, c_dtype, a_staged, b_staged, c_staged)
 
@@ -146,6 +138,25 @@ class Sm90Gemm(GemmKernelBase):
             cluster=(*self.cluster_mn, 1),
             min_blocks_per_mp=1,
         )
+
+    def make_tiled_mma(self, ab_dtype: Any, a_major: Any, b_major: Any) -> Any:
+        """The consumers' WGMMA: two warpgroups, each 64 rows of the tile."""
+        return sm90_utils.make_trivial_tiled_mma(
+            ab_dtype,
+            ab_dtype,
+            a_major.sm90_mma_major_mode(),
+            b_major.sm90_mma_major_mode(),
+            self.acc_dtype,
+            (CONSUMER_WARPGROUPS, 1, 1),
+            tiler_mn=(64, self.tile_mnk[1]),
+        )
+
+    def make_epilogue_copy(self, tiled_mma: Any, c_major: Any, c_dtype: Any) -> Any:
+        """Registers to C staging: ``stmatrix.x4`` tiled over the accumulator's layout (the
+        lanes' row addresses the bank prediction assumes; a CPU test traces them)."""
+        store_atom = sm90_utils.sm90_get_smem_store_op(c_major, elem_ty_d=c_dtype, elem_ty_acc=self.acc_dtype)
+        stmatrix = cute.make_copy_atom(cute.nvgpu.warp.StMatrix8x8x16bOp(c_major.is_m_major_c(), 4), c_dtype)
+        return cute.make_tiled_copy_S(store_atom, cute.make_tiled_copy_C_atom(stmatrix, tiled_mma))
 
     def _staged_layouts(self, a_major: Any, b_major: Any, c_major: Any, ab_dtype: Any, c_dtype: Any) -> tuple:
         """A, B and C staging as staged CuTe layouts: the DSL's own pick for "auto", else the
@@ -334,9 +345,7 @@ class Sm90Gemm(GemmKernelBase):
             if cutlass.const_expr(self.aliased):
                 # C staging overlays the operand stages: both warpgroups' WGMMAs must be done
                 epilogue_barrier.arrive_and_wait()
-            store_atom = sm90_utils.sm90_get_smem_store_op(self.c_major, elem_ty_d=c_dtype, elem_ty_acc=self.acc_dtype)
-            stmatrix = cute.make_copy_atom(cute.nvgpu.warp.StMatrix8x8x16bOp(self.c_major.is_m_major_c(), 4), c_dtype)
-            r2s = cute.make_tiled_copy_S(store_atom, cute.make_tiled_copy_C_atom(stmatrix, tiled_mma))
+            r2s = self.make_epilogue_copy(tiled_mma, self.c_major, c_dtype)
             thr_r2s = r2s.get_slice(ctid)
             tRS_sC = thr_r2s.partition_D(sC)
             tRS_acc = r2s.retile(acc)

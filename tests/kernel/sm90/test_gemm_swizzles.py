@@ -82,3 +82,45 @@ def test_swizzle_modes_are_checked_by_name():
         GemmConfig(c_swizzle="none", arch="sm_100a")
     assert GemmConfig(c_swizzle="none").label().endswith(" c:none")
     assert GemmConfig().label() == GemmConfig(ab_swizzle="auto", c_swizzle="auto").label()
+
+
+@pytest.mark.cutlass
+@pytest.mark.filterwarnings("ignore:This static loop")  # 256 threads, unrolled at trace time on purpose
+@pytest.mark.parametrize("mode", C_MODES)
+def test_the_kernels_tiled_copy_issues_the_predicted_stores(mode):
+    # the epilogue's lane addresses, read from the kernel's own TiledCopy, through the bank model,
+    # give exactly the per-stage totals predicted from the plan's access (stmatrix.x4, warps (8, 1))
+    pytest.importorskip("cutlass.cute")
+    from smemviz.analysis.banks import bank_conflicts, parse_layout, parse_swizzle, stmatrix_atom
+    from smemviz.kernel.gemm import epilogue_reports, gemm_layout
+
+    from .dsl_epilogue_lanes import epilogue_lane_rows
+
+    config = GemmConfig(dtype="bf16", c_swizzle=mode)
+    lanes = epilogue_lane_rows(config)
+    copies = sorted({(i, j) for _, i, j in lanes})
+    region = gemm_layout(config).plan.region("gemm.c_staging")
+    layout = parse_layout(config.c_staging_layout)
+    swizzle = parse_swizzle(config.c_swizzle_mode)
+    atom = stmatrix_atom(4)
+    for stage, predicted in enumerate(epilogue_reports(config)):
+        wavefronts = conflicts = instructions = 0
+        for warp in range(8):
+            for i, j in copies:
+                coords = [lanes[(32 * warp + lane, i, j)] for lane in range(32)]
+                # each instruction is one 16x16 atom tile, its lanes in the model's order, warp w on rows 16w..
+                top, left = coords[0]
+                assert [(r - top, c - left) for r, c in coords] == list(atom.lane_coords)
+                assert 16 * warp <= top < 16 * (warp + 1)
+                addresses = [region.offset + 2 * layout(r, c, stage) for r, c in coords]
+                if swizzle is not None:
+                    addresses = [swizzle(a) for a in addresses]
+                got = bank_conflicts("stmatrix.x4", addresses)
+                wavefronts += got.wavefronts
+                conflicts += got.conflicts
+                instructions += 1
+        assert (instructions, wavefronts, conflicts) == (
+            predicted.instructions,
+            predicted.wavefronts,
+            predicted.conflicts,
+        )
