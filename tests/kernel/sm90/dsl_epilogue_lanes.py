@@ -37,7 +37,8 @@ def epilogue_lane_rows(config) -> dict[tuple[int, int, int], tuple[int, int]]:
 
     _KERNEL[:] = [Sm90Gemm(gemm_layout(config))]
     _SEEN.clear()
-    _trace()
+    # compiled for Hopper explicitly: WGMMA refuses to trace for another arch, whatever ran before
+    cute.compile(_trace, options="--gpu-arch=sm_90a")
     return dict(_SEEN)
 
 

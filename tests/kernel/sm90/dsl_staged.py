@@ -30,7 +30,8 @@ def staged_layouts(config) -> dict[str, str]:
 
     _KERNEL[:] = [Sm90Gemm(gemm_layout(config))]
     _SEEN.clear()
-    _trace()
+    # compiled for Hopper explicitly: WGMMA refuses to trace for another arch, whatever ran before
+    cute.compile(_trace, options="--gpu-arch=sm_90a")
     return dict(_SEEN)
 
 
