@@ -1128,6 +1128,9 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         problem, checks it against `torch` and keeps every run in the history
         table and plot. Without a GPU it still compiles and reports the requested
         dynamic SMEM and the registers per thread, and says why it did not run.
+        `c_swizzle` lays the C staging buffer out in another mode: "none" (plain
+        rows) makes the epilogue's stores 4-way, and the byte map's conflict strip
+        and the Banks tab show it before anything runs.
         """),
             code("""
         import ipywidgets as widgets
@@ -1141,7 +1144,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
         ex = smemviz.explore(
             gemm_allocator, run=gemm_runner(GemmProblem(4096, 4096, 4096)),
             dtype=["f16", "bf16", "f8e4m3"], tile_n=[128, 256], cluster_m=[1, 2], stages=stage_slider(),
-            alias_epilogue=True,
+            alias_epilogue=True, c_swizzle=["auto", "none", "32B"],
         )
         ex.controls["tile_n"].value = 128
         ex

@@ -185,8 +185,11 @@ def gemm_allocator(
     stages: int = 0,
     alias_epilogue: bool = True,
     epi_stages: int = 2,
+    c_swizzle: str = "auto",
+    ab_swizzle: str = "auto",
 ) -> SmemAllocator:
-    """The GEMM's computed allocator, as an explorer builder (``stages=0``: the most that fit)."""
+    """The GEMM's computed allocator, as an explorer builder (``stages=0``: the most that fit;
+    the swizzle controls lay the buffers out in another mode, which the Banks tab follows)."""
     config = config_from_controls(
         dtype=dtype,
         tile_n=tile_n,
@@ -194,6 +197,8 @@ def gemm_allocator(
         stages=stages,
         alias_epilogue=alias_epilogue,
         epi_stages=epi_stages,
+        c_swizzle=c_swizzle,
+        ab_swizzle=ab_swizzle,
     )
     return gemm_layout(config).allocator
 
