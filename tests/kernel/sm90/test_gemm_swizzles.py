@@ -124,3 +124,29 @@ def test_the_kernels_tiled_copy_issues_the_predicted_stores(mode):
             predicted.wavefronts,
             predicted.conflicts,
         )
+
+
+@pytest.mark.cutlass
+@pytest.mark.parametrize(
+    "config",
+    [GemmConfig(dtype="bf16"), GemmConfig(dtype="f16", tile_n=128), GemmConfig(dtype="f8e4m3", tile_n=128)],
+    ids=lambda c: c.label().replace(" ", "-"),
+)
+def test_the_compiled_kernel_issues_the_modelled_instructions(config):
+    # the prediction's WGMMA shape and counts, and the epilogue's stmatrix.x4, are what the PTX holds
+    import re
+
+    pytest.importorskip("cutlass.cute")
+    from smemviz.analysis.banks import wgmma_reads
+    from smemviz.kernel.gemm import epilogue_reports
+    from smemviz.kernel.gemm._host import compile_gemm
+
+    ptx = compile_gemm(config).ptx
+    m, n, k = wgmma_reads(config.tile_n, config.dtype).shape
+    wgmma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx)
+    k_steps = config.tile_k * config.elem_bytes // 32
+    # the first k-tile's steps, peeled, and the loop body's: one instruction per 32-byte K step
+    assert wgmma == [f"m{m}n{n}k{k}"] * (2 * k_steps)
+    stores = re.findall(r"stmatrix\.sync\.aligned\.m8n8\.(x\d)\.shared\.b16", ptx)
+    per_thread = epilogue_reports(config)[0].instructions // 8 * (config.tile_n // config.epi_tile[1])
+    assert stores == ["x4"] * per_thread  # unrolled over the sub-tiles: each warp's stmatrix.x4, all of them
