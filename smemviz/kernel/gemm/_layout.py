@@ -95,7 +95,10 @@ def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
     per_a = config.tile_m * config.tile_k
     per_b = config.tile_n * config.tile_k
     epi = config.epi_tile[0] * config.epi_tile[1] * config.epi_stages
-    ab = {"alignment": SWIZZLE_128B_ALIGNMENT, "swizzle": config.ab_swizzle_mode}
+    # the modes the Hopper kernel builds are known here (a CPU test traces them); the
+    # Blackwell kernel's come from the DSL's sm100 helpers and are not stated
+    hopper = not config.uses_tmem
+    ab = {"alignment": SWIZZLE_128B_ALIGNMENT, "swizzle": config.ab_swizzle_mode if hopper else None}
     a = SmemAllocation("gemm.a_stages", dtype=dtype, count=per_a * stages, stages=stages, **ab)
     b = SmemAllocation("gemm.b_stages", dtype=dtype, count=per_b * stages, stages=stages, **ab)
     c = SmemAllocation(
@@ -104,8 +107,8 @@ def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
         count=epi,
         alignment=SWIZZLE_128B_ALIGNMENT,
         stages=config.epi_stages,
-        swizzle=config.c_swizzle_mode,
-        access=None if config.uses_tmem else epilogue_access(config),
+        swizzle=config.c_swizzle_mode if hopper else None,
+        access=epilogue_access(config) if hopper else None,
     )
     allocator = SmemAllocator(config.arch if check_arch else None)
     mainloop = Pipeline("gemm.mainloop", PipelineConfig(stages))
