@@ -98,9 +98,13 @@ def _build(config: GemmConfig, stages: int, check_arch: bool) -> GemmLayout:
     # the modes the Hopper kernel builds are known here (a CPU test traces them); the
     # Blackwell kernel's come from the DSL's sm100 helpers and are not stated
     hopper = not config.uses_tmem
-    ab = {"alignment": SWIZZLE_128B_ALIGNMENT, "swizzle": config.ab_swizzle_mode if hopper else None}
-    a = SmemAllocation("gemm.a_stages", dtype=dtype, count=per_a * stages, stages=stages, **ab)
-    b = SmemAllocation("gemm.b_stages", dtype=dtype, count=per_b * stages, stages=stages, **ab)
+    ab_swizzle = config.ab_swizzle_mode if hopper else None
+    a, b = (
+        SmemAllocation(
+            name, dtype=dtype, count=per * stages, stages=stages, alignment=SWIZZLE_128B_ALIGNMENT, swizzle=ab_swizzle
+        )
+        for name, per in (("gemm.a_stages", per_a), ("gemm.b_stages", per_b))
+    )
     c = SmemAllocation(
         "gemm.c_staging",
         dtype=config.out_dtype,
