@@ -30,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from smemviz.hardware import query_gpu  # noqa: E402
+
 SMEMVIZ_CONFIGS = [  # (tile_n, cluster_m, alias_epilogue)
     (256, 2, True),
     (256, 2, False),
@@ -45,17 +47,7 @@ CUTLASS_PERSISTENT_CONFIGS = [((128, 256), (2, 1)), ((128, 256), (1, 1))]
 
 def _gpu() -> dict:
     try:
-        line = (
-            subprocess.run(
-                ["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,power.limit", "--format=csv,noheader"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-            )
-            .stdout.strip()
-            .splitlines()[0]
-        )
-        name, driver, clock, power = (s.strip() for s in line.split(","))
+        name, driver, clock, power = query_gpu(["name", "driver_version", "clocks.max.sm", "power.limit"])
         return {"name": name, "driver": driver, "max_sm_clock": clock, "power_limit": power}
     except Exception as exc:
         return {"name": "unknown", "error": str(exc)}
@@ -64,16 +56,7 @@ def _gpu() -> dict:
 def _gpu_state() -> str:
     """SM clock, power draw, temperature and active clock-limit reasons, as nvidia-smi reports them."""
     try:
-        return subprocess.run(
-            [
-                "nvidia-smi",
-                "--query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active",
-                "--format=csv,noheader",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        ).stdout.strip()
+        return ", ".join(query_gpu(["clocks.sm", "power.draw", "temperature.gpu", "clocks_event_reasons.active"]))
     except Exception as exc:
         return f"unknown ({exc})"
 

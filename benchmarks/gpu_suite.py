@@ -23,21 +23,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from smemviz.hardware import query_gpu  # noqa: E402
 
 
 def _gpu_description() -> dict[str, str]:
     try:
-        line = (
-            subprocess.run(
-                ["nvidia-smi", "--query-gpu=name,driver_version,compute_cap,memory.total", "--format=csv,noheader"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-            )
-            .stdout.strip()
-            .splitlines()[0]
-        )
-        name, driver, cc, mem = (s.strip() for s in line.split(","))
+        name, driver, cc, mem = query_gpu(["name", "driver_version", "compute_cap", "memory.total"])
         return {"name": name, "driver": driver, "compute_capability": cc, "memory": mem}
     except Exception as exc:  # no GPU: recorded, the tests then skip
         return {"name": "none", "error": str(exc)}

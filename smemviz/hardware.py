@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, overload
 
@@ -63,6 +64,8 @@ __all__ = [
     "ARCH_ENV",
     "VIEW_FALLBACK_ARCH",
     "detect_arch",
+    "query_gpu",
+    "GpuQueryError",
     "TMA_ROW_BYTES",
     "WARPGROUP_THREADS",
     "WARP_THREADS",
@@ -288,32 +291,50 @@ def _arch_or_none(value: str) -> Arch | None:
         return None
 
 
-@functools.lru_cache(maxsize=1)
-def _gpu_arch() -> tuple[str, str] | None:
-    """(arch name, GPU name) of GPU 0 as ``nvidia-smi`` reports it, asked once per process."""
+class GpuQueryError(RuntimeError):
+    """``nvidia-smi`` could not say what was asked (absent, failed, or printed nothing)."""
+
+
+def query_gpu(fields: Sequence[str], timeout: float = 30) -> list[str]:
+    """GPU 0's ``fields`` (``nvidia-smi --query-gpu`` names, e.g. ``"name"``), as text, in order;
+    :class:`GpuQueryError` says why when ``nvidia-smi`` cannot answer."""
     import shutil
     import subprocess
 
     exe = shutil.which("nvidia-smi")
     if exe is None:
-        return None
+        raise GpuQueryError("nvidia-smi is not on PATH")
     try:
         done = subprocess.run(
-            [exe, "--query-gpu=compute_cap,name", "--format=csv,noheader"],
+            [exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader"],
             capture_output=True,
             text=True,
-            timeout=5,
+            timeout=timeout,
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GpuQueryError(f"nvidia-smi did not run: {exc}") from exc
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise GpuQueryError(f"nvidia-smi exited {done.returncode} with {done.stderr.strip() or 'no output'!r}")
+    values = [v.strip() for v in lines[0].split(",")]
+    if len(values) != len(fields):
+        raise GpuQueryError(f"nvidia-smi gave {len(values)} values for {len(fields)} fields: {lines[0]!r}")
+    return values
+
+
+@functools.lru_cache(maxsize=1)
+def _gpu_arch() -> tuple[str, str] | None:
+    """(arch name, GPU name) of GPU 0 as ``nvidia-smi`` reports it, asked once per process."""
+    try:
+        cap, gpu = query_gpu(["compute_cap", "name"], timeout=5)
+    except GpuQueryError:
         return None
-    line = done.stdout.strip().splitlines()[0] if done.returncode == 0 and done.stdout.strip() else ""
-    cap, _, gpu = line.partition(",")
-    major, _, minor = cap.strip().partition(".")
+    major, _, minor = cap.partition(".")
     if not (major.isdigit() and minor.isdigit()):
         return None
     arch = _arch_or_none(f"sm_{major}{minor}")
-    return (arch.name, gpu.strip()) if arch else None
+    return (arch.name, gpu) if arch else None
 
 
 def detect_arch() -> tuple[Arch, str] | None:

@@ -98,3 +98,22 @@ def test_the_cutlass_dsl_agrees_on_sm_107():
     assert memory.get_smem_capacity_in_bytes("sm_107") == hardware.get_arch("sm_107").smem_per_block
     for name in ("sm_90", "sm_100", "sm_120"):
         assert memory.get_smem_capacity_in_bytes(name) == hardware.get_arch(name).smem_per_block
+
+
+def test_query_gpu_reads_nvidia_smi_and_says_why_not(monkeypatch, tmp_path):
+    import os
+    import stat
+
+    fake = tmp_path / "nvidia-smi"
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(hardware.GpuQueryError, match="not on PATH"):
+        hardware.query_gpu(["name"])
+    fake.write_text("#!/bin/sh\ncase \"$1\" in --query-gpu=name,compute_cap) echo 'NVIDIA H200, 9.0';; *) exit 3;; esac\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert hardware.query_gpu(["name", "compute_cap"]) == ["NVIDIA H200", "9.0"]
+    with pytest.raises(hardware.GpuQueryError, match="exited 3"):
+        hardware.query_gpu(["power.draw"])
+    fake.write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
+    with pytest.raises(hardware.GpuQueryError, match="1 values for 2 fields"):
+        hardware.query_gpu(["name", "compute_cap"])
