@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from smemviz.hardware import GpuQueryError, query_gpu  # noqa: E402
 from smemviz.kernel.gemm import GemmConfig, GemmProblem  # noqa: E402
 
 # (family, name, config): each family is timed together; "auto" is the DSL's own layout
@@ -202,16 +203,12 @@ def _check_and_time(log) -> tuple[list[dict], list[dict]]:
     import torch
 
     from smemviz.kernel.gemm._host import prepare_gemm
-    from smemviz.kernel.gemm._measure import random_operands, sample_interleaved
+    from smemviz.kernel.gemm._measure import prepare_checked, random_operands, sample_interleaved
 
     checks = []
     for i, (family, name, config) in enumerate(VARIANTS):
         a, b = random_operands(config.dtype, ODD, seed=i)
-        prepared = prepare_gemm(a, b, config)
-        prepared.out.fill_(float("nan"))
-        got = prepared().float()
-        ref = a.float() @ b.float().T
-        rel = float((got - ref).norm() / ref.norm())
+        _, rel = prepare_checked(config, a, b)
         checks.append({"variant": i, "family": family, "name": name, "rel_err": rel, "passed": rel < 1e-2})
         log(f"check {family:26s} {name:8s} rel err {rel:.2e}")
     timings = []
@@ -348,11 +345,10 @@ def main() -> int:
     checks, timings = ([], []) if args.skip_timing else _check_and_time(log)
     measured = _profile(out, log)
     _profile_sources(out, log)
-    gpu = subprocess.run(
-        ["nvidia-smi", "--query-gpu=name,driver_version,compute_cap", "--format=csv,noheader"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    try:
+        gpu = ", ".join(query_gpu(["name", "driver_version", "compute_cap"]))
+    except GpuQueryError as exc:
+        gpu = f"unknown ({exc})"
     ncu = subprocess.run(["ncu", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1:]
     result = {
         "date_utc": started,

@@ -23,7 +23,7 @@ __all__ = ["WGMMA_LAYOUTS", "WgmmaReads", "wgmma_reads"]
 WGMMA_LAYOUTS = ("interleaved", "32B", "64B", "128B")  # WGMMA's canonical K-major atoms, all measured
 WGMMA_M = 64
 WGMMA_K_BYTES = 32  # every wgmma's K step is 32 bytes of a row (k16 for 16-bit inputs, k32 for 8-bit)
-WARPS_PER_WARPGROUP = hardware.WARPGROUP_THREADS // 32
+WARPS_PER_WARPGROUP = hardware.WARPGROUP_THREADS // hardware.WARP_THREADS
 WAVEFRONT_BYTES = hardware.SMEM_BANKS * hardware.SMEM_BANK_BYTES  # one wavefront: a word from every bank
 _INPUTS = ("f16", "bf16", "f8e4m3", "f8e5m2", "tf32")
 

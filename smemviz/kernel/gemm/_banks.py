@@ -14,13 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis.banks import AccessReport, analyze_access, stmatrix_atom, wgmma_reads
-from ...analysis.banks._wgmma import WARPS_PER_WARPGROUP
+from ...analysis.banks._wgmma import WARPS_PER_WARPGROUP, WGMMA_K_BYTES
 from ._config import GemmConfig, GemmProblem
-from ._layout import epilogue_access, gemm_layout
+from ._layout import CONSUMER_WARPGROUPS, epilogue_access, gemm_layout
 
 __all__ = ["EpiloguePrediction", "MainloopPrediction", "epilogue_reports", "predict_epilogue", "predict_mainloop"]
-
-CONSUMER_WARPGROUPS = 2  # each takes 64 rows of the 128-row tile
 
 
 def epilogue_reports(config: GemmConfig) -> tuple[AccessReport, ...]:
@@ -85,7 +83,7 @@ def predict_mainloop(config: GemmConfig, problem: GemmProblem) -> MainloopPredic
     reads = wgmma_reads(config.tile_n, config.dtype, layout=config.ab_atom)
     ctas = _ctas(config, problem)
     k_tiles = -(-problem.k // config.tile_k)
-    per_tile = config.tile_k * config.elem_bytes // 32  # 32-byte K steps per k-tile
+    per_tile = config.tile_k * config.elem_bytes // WGMMA_K_BYTES  # K steps per k-tile
     warpgroup_instructions = ctas * k_tiles * per_tile * CONSUMER_WARPGROUPS
     return MainloopPrediction(
         ctas=ctas,

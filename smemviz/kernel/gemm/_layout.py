@@ -18,6 +18,8 @@ from ...layout._allocator import SmemAllocator, TmemAllocator
 from ...layout._pipelines import Pipeline, PipelineConfig
 from ._config import SWIZZLE_128B_ALIGNMENT, GemmConfig, config_from_controls
 
+# the Hopper kernel's consumers: two warpgroups, each 64 rows of the 128-row tile
+CONSUMER_WARPGROUPS = 2
 # the Hopper epilogue's stmatrix.x4: a warp's four 8x8 matrices cover 16 rows x 16 columns
 EPILOGUE_ROWS_PER_WARP = 16
 

@@ -164,12 +164,12 @@ def random_operands(dtype: str, problem: GemmProblem, seed: int = 0) -> tuple[An
     return a, b
 
 
-def prepare_checked(m: GemmMeasurement, a: Any, b: Any) -> tuple[Any, float]:
-    """A prepared launch of ``m``'s config on ``a``, ``b`` and its relative error against
+def prepare_checked(config: GemmConfig, a: Any, b: Any) -> tuple[Any, float]:
+    """A prepared launch of ``config`` on ``a``, ``b`` and its relative error against
     an fp32 product (outputs poisoned with NaN first, so an unwritten one fails)."""
     from ._host import prepare_gemm
 
-    prepared = prepare_gemm(a, b, m.config)
+    prepared = prepare_gemm(a, b, config)
     prepared.out.fill_(float("nan"))
     out = prepared().float()
     ref = a.float() @ b.float().transpose(-1, -2)
@@ -199,7 +199,7 @@ def measure_gemm(
         return _replace(base, reason=why)
     a, b = random_operands(config.dtype, problem, seed)
     t1 = time.perf_counter()
-    prepared, rel = prepare_checked(base, a, b)
+    prepared, rel = prepare_checked(base.config, a, b)
     t2 = time.perf_counter()
     ms = time_interleaved({"gemm": prepared}, iters=iters, rounds=rounds, warmup=warmup)["gemm"]
     return timed(base, ms, rel, {"prepare_and_check_s": t2 - t1, "timing_s": time.perf_counter() - t2})

@@ -35,12 +35,11 @@ from cutlass.tensor_utils import LayoutEnum
 
 from ... import hardware
 from ._base import GemmKernelBase
-from ._layout import GemmLayout
+from ._layout import CONSUMER_WARPGROUPS, GemmLayout
 
 __all__ = ["Sm90Gemm", "THREADS", "RASTER_GROUP_M"]
 
 WARPGROUP = hardware.WARPGROUP_THREADS
-CONSUMER_WARPGROUPS = 2
 THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP
 PRODUCER_REGISTERS = 40
 CONSUMER_REGISTERS = 232

@@ -241,6 +241,6 @@ def _run_interleaved(
             continue
         if m.config.dtype not in inputs:
             inputs[m.config.dtype] = random_operands(m.config.dtype, problem)
-        prepared[i], errors[i] = prepare_checked(m, *inputs[m.config.dtype])
+        prepared[i], errors[i] = prepare_checked(m.config, *inputs[m.config.dtype])
     times = time_interleaved({str(i): p for i, p in prepared.items()}, iters=iters, rounds=rounds, warmup=warmup)
     return [timed(m, times[str(i)], errors[i]) if i in prepared else m for i, m in enumerate(rows)]

@@ -8,11 +8,13 @@ import cutlass
 import cutlass.cute as cute
 from cutlass.tensor_utils import LayoutEnum
 
+from smemviz import hardware
+from smemviz.kernel.gemm._layout import CONSUMER_WARPGROUPS
 from smemviz.layout._emit import resolve_dtype
 
 _SEEN: dict[tuple[int, int, int], tuple[int, int]] = {}
 _KERNEL: list = []
-CONSUMER_THREADS = 256
+CONSUMER_THREADS = CONSUMER_WARPGROUPS * hardware.WARPGROUP_THREADS
 
 
 @cute.jit
