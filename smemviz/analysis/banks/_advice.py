@@ -78,40 +78,24 @@ def advise(
     rows, cols = lay.extent(1 - contiguous), lay.extent(contiguous)
     row_bytes = cols * eb
     if current.conflict_free:
-        return Advice(
-            region,
+        return _keep(
             current,
-            current,
-            current.swizzle,
             r.alignment,
-            True,
-            "",
-            "",
             f"{current.instruction} on {region!r} is already conflict-free: nothing to change.",
+            swizzle=current.swizzle,
+            fixes=True,
         )
     if lay.swizzle is not None:
-        return Advice(
-            region,
+        return _keep(
             current,
-            current,
-            None,
             r.alignment,
-            False,
-            "",
-            "",
             f"the layout already carries {lay.swizzle}; give the layout without it to compare the hardware modes",
         )
     legal = [m for m, s in SWIZZLE_MODES.items() if row_bytes % (16 << s.bits) == 0]
     if not legal:
-        return Advice(
-            region,
+        return _keep(
             current,
-            current,
-            None,
             r.alignment,
-            False,
-            "",
-            "",
             f"no swizzle mode is legal: a tile row is {row_bytes} B, not a multiple of the 32 B "
             f"the narrowest mode (32B) swizzles; pad the row to 32 B or change the access",
         )
@@ -134,7 +118,7 @@ def advise(
         f'swizzle="{best_mode}"{", dtype=" + repr(r.dtype) if r.dtype else ""})'
     )
     if best.wavefronts >= current.wavefronts:
-        return Advice(region, current, current, None, r.alignment, False, "", "", _why_not(current, row_bytes, legal))
+        return _keep(current, r.alignment, _why_not(current, row_bytes, legal))
     if best.conflict_free:
         reason = (
             f"a {best_mode} swizzle, with the region on a {align}-byte boundary (the swizzle atom's "
@@ -149,6 +133,13 @@ def advise(
         f"{best.wavefronts} wavefronts but leaves {best.n_way}-way conflicts: " + _why_not(best, row_bytes, legal)
     )
     return Advice(region, current, best, best_mode, align, False, dsl, alloc, reason)
+
+
+def _keep(
+    current: AccessReport, alignment: int, reason: str, *, swizzle: str | None = None, fixes: bool = False
+) -> Advice:
+    """Advice that changes nothing: the access stays as it is, for ``reason``."""
+    return Advice(current.region, current, current, swizzle, alignment, fixes, "", "", reason)
 
 
 def _why_not(rep: AccessReport, row_bytes: int, legal: list[str]) -> str:
