@@ -103,6 +103,26 @@ def _gaps(plan: LayoutPlan) -> list[tuple[int, int, int, int]]:
     return sorted(out)
 
 
+def _level(y: float, text: str, color: str, side: str, dash: str | None = None) -> tuple[dict, dict]:
+    """A level across the whole plot (the peak, the limit) and its label at the ``side`` end."""
+    style: dict[str, Any] = {"color": color, "width": 2}
+    if dash is not None:
+        style["dash"] = dash
+    line = {"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": y, "y1": y, "line": style}
+    label = {
+        "xref": "paper",
+        "yref": "y",
+        "x": 1.0 if side == "right" else 0.0,
+        "y": y,
+        "xanchor": side,
+        "yanchor": "bottom",
+        "showarrow": False,
+        "text": text,
+        "font": {"size": 12, "color": color},
+    }
+    return line, label
+
+
 def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
     """The lifetime map of a plan solved from lifetimes, as plain data."""
     if not plan.steps:
@@ -233,57 +253,15 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
         }
         for k in bound_steps
     ]
-    shapes.append(
-        {
-            "type": "line",
-            "xref": "paper",
-            "yref": "y",
-            "x0": 0,
-            "x1": 1,
-            "y0": peak,
-            "y1": peak,
-            "line": {"color": "#263238", "width": 2},
-        }
-    )
-    annotations: list[dict[str, Any]] = [
-        {
-            "xref": "paper",
-            "yref": "y",
-            "x": 1.0,
-            "y": peak,
-            "xanchor": "right",
-            "yanchor": "bottom",
-            "showarrow": False,
-            "text": plain(peak_text),
-            "font": {"size": 12, "color": "#263238"},
-        },
-    ]
+    line, label = _level(peak, plain(peak_text), "#263238", "right")
+    shapes.append(line)
+    annotations: list[dict[str, Any]] = [label]
     if cap.limit > 0:
-        shapes.append(
-            {
-                "type": "line",
-                "xref": "paper",
-                "yref": "y",
-                "x0": 0,
-                "x1": 1,
-                "y0": cap.limit,
-                "y1": cap.limit,
-                "line": {"color": KIND_COLORS["capacity"], "width": 2, "dash": "dash"},
-            }
+        line, label = _level(
+            cap.limit, f"{cap.arch} limit {fmt_units(cap.limit, unit)}", KIND_COLORS["capacity"], "left", dash="dash"
         )
-        annotations.append(
-            {
-                "xref": "paper",
-                "yref": "y",
-                "x": 0.0,
-                "y": cap.limit,
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "text": f"{cap.arch} limit {fmt_units(cap.limit, unit)}",
-                "font": {"size": 12, "color": KIND_COLORS["capacity"]},
-            }
-        )
+        shapes.append(line)
+        annotations.append(label)
     ticks = {"tickmode": "array", "tickvals": list(range(n)), "ticktext": [plain(s) for s in plan.steps]}
     what = "SMEM" if plan.memory == "smem" else "TMEM"
     layout: dict[str, Any] = {
