@@ -25,7 +25,7 @@ from pathlib import Path
 
 from benchmarks.bench_explorer_browser import _stats
 from tests.helpers import CHROMIUM_ARGS, find_chromium
-from tests.ui.explorer_page import open_and_run, start_lab, stop_lab
+from tests.ui.explorer_page import open_and_run, start_lab, stop_lab, wait_for_title_change
 
 BANKS_CELL = """
 import smemviz
@@ -63,15 +63,7 @@ def bank_title(page) -> str:
 def wait_for_bank_title_change(page, old: str, timeout_s: float = 30.0) -> str:
     """The bank picture's new title; the page keeps the frame it was first seen in
     (``performance.now()``) in ``window.__smemvizSeen``."""
-    handle = page.wait_for_function(
-        f"(old) => {{ const t = {_TITLE_JS};"
-        " if (!t || t.textContent === old) return null;"
-        " window.__smemvizSeen = performance.now(); return t.textContent; }",
-        arg=old,
-        timeout=timeout_s * 1000,
-        polling="raf",
-    )
-    return handle.json_value()
+    return wait_for_title_change(page, old, timeout_s, title_js=_TITLE_JS)[0]
 
 
 def toggle(page, mode: str):

@@ -118,15 +118,7 @@ def step_title(page) -> str:
 
 def wait_for_step_title_change(page, old: str, timeout_s: float = 60.0) -> str:
     """Wait for the step map's new title; the page stamps the frame it is first seen in."""
-    handle = page.wait_for_function(
-        f"(old) => {{ const t = {_STEP_TITLE_JS};"
-        " if (!t || t.textContent === old) return null;"
-        " window.__smemvizSeen = performance.now(); return t.textContent; }",
-        arg=old,
-        timeout=timeout_s * 1000,
-        polling="raf",
-    )
-    return handle.json_value()
+    return wait_for_title_change(page, old, timeout_s, title_js=_STEP_TITLE_JS)[0]
 
 
 # the lifetime map's title element (None until drawn)

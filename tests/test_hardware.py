@@ -108,7 +108,9 @@ def test_query_gpu_reads_nvidia_smi_and_says_why_not(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(hardware.GpuQueryError, match="not on PATH"):
         hardware.query_gpu(["name"])
-    fake.write_text("#!/bin/sh\ncase \"$1\" in --query-gpu=name,compute_cap) echo 'NVIDIA H200, 9.0';; *) exit 3;; esac\n")
+    fake.write_text(
+        "#!/bin/sh\ncase \"$1\" in --query-gpu=name,compute_cap) echo 'NVIDIA H200, 9.0';; *) exit 3;; esac\n"
+    )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
     assert hardware.query_gpu(["name", "compute_cap"]) == ["NVIDIA H200", "9.0"]

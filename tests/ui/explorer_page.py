@@ -137,12 +137,16 @@ def smem_title(page) -> str:
     return page.locator(".js-plotly-plot .gtitle").first.text_content() or ""
 
 
-def wait_for_title_change(page, old: str, timeout_s: float = 30.0) -> tuple[str, float]:
-    """The SMEM map's new title and how long it took to appear. The page keeps
-    the frame time it was first seen in ``window.__smemvizSeen`` (``performance.now()``)."""
+SMEM_TITLE_JS = "document.querySelector('.js-plotly-plot .gtitle')"
+
+
+def wait_for_title_change(page, old: str, timeout_s: float = 30.0, title_js: str = SMEM_TITLE_JS) -> tuple[str, float]:
+    """The new text of the title ``title_js`` finds (by default the SMEM map's) and how long
+    it took to appear. The page keeps the frame time it was first seen in
+    ``window.__smemvizSeen`` (``performance.now()``)."""
     t0 = time.perf_counter()
     handle = page.wait_for_function(
-        "(old) => { const t = document.querySelector('.js-plotly-plot .gtitle');"
+        f"(old) => {{ const t = {title_js};"
         " if (!t || t.textContent === old) return null;"
         " window.__smemvizSeen = performance.now(); return t.textContent; }",
         arg=old,
