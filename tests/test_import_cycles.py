@@ -1,8 +1,9 @@
 """No import circle among smemviz's modules.
 
 Every import counts, also those inside functions, except imports under
-``TYPE_CHECKING`` and a module importing a package it lives in (its own
-package's face, e.g. ``from .. import hardware`` resolved through ``smemviz``)."""
+``TYPE_CHECKING``. A package's face is seen through: ``from .. import lint`` is an
+import of the module the face re-exports ``lint`` from (``smemviz.analysis._lint``),
+and ``import smemviz`` from inside the package is an import of the whole face."""
 
 from __future__ import annotations
 
@@ -44,28 +45,78 @@ def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
+def _face_exports(face: str, files: dict[str, Path]) -> dict[str, str]:
+    """name -> the module a package's ``__init__`` takes it from: its ``from X import name``
+    lines and, at the root, its table of names imported on first use (``_LAZY``)."""
+    path = files.get(face)
+    if path is None:  # a package with no face file
+        return {}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            base = _absolute(face, node, is_package=True)
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                out[a.asname or a.name] = sub if sub in files else base
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if isinstance(target, ast.Name) and target.id == "_LAZY":
+                for k, v in zip(node.value.keys, node.value.values):
+                    if isinstance(k, ast.Constant) and isinstance(v, ast.Constant):
+                        out[str(k.value)] = str(v.value)
+    return out
+
+
+def _absolute(name: str, node: ast.ImportFrom, *, is_package: bool) -> str:
+    """The absolute module an ``ImportFrom`` in module ``name`` reads from."""
+    if not node.level:
+        return node.module or ""
+    own = name if is_package else name.rsplit(".", 1)[0]
+    parts = own.split(".")
+    base = parts[: len(parts) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def resolve_through_face(face: str, attr: str, files: dict[str, Path]) -> str:
+    """The module that defines what ``from FACE import ATTR`` gives, followed through
+    faces that re-export it from deeper faces; the face itself when it cannot tell."""
+    seen: set[tuple[str, str]] = set()
+    while (face, attr) not in seen:
+        seen.add((face, attr))
+        sub = f"{face}.{attr}"
+        if sub in files:
+            return sub
+        target = _face_exports(face, files).get(attr)
+        if target is None or target not in files:
+            return face
+        if not files[target].name == "__init__.py":
+            return target
+        face = target
+    return face
+
+
 def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
-    """module -> the smemviz modules it imports (faces of its own packages left out)."""
+    """module -> the smemviz modules it imports, faces seen through (see the module's docstring)."""
     files = {_module_name(p, package): p for p in package.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
-        own = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
         ancestors = {".".join(name.split(".")[:k]) for k in range(1, len(name.split(".")))}
         if path.name == "__init__.py":
             ancestors.add(name)
         targets: set[str] = set()
         for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
+                # ``import smemviz`` runs the whole face, also from inside the package
                 mods = [a.name for a in node.names]
             else:
-                if node.level:
-                    base = own.split(".")[: len(own.split(".")) - (node.level - 1)]
-                    base_mod = ".".join(base + ([node.module] if node.module else []))
+                base_mod = _absolute(name, node, is_package=path.name == "__init__.py")
+                if base_mod in ancestors and base_mod in files:  # an own package's face: seen through
+                    mods = [resolve_through_face(base_mod, a.name, files) for a in node.names]
                 else:
-                    base_mod = node.module or ""
-                mods = [base_mod] + [f"{base_mod}.{a.name}" for a in node.names]
+                    mods = [base_mod] + [f"{base_mod}.{a.name}" for a in node.names]
             for mod in mods:
-                if mod in files and mod not in ancestors and mod != name:
+                if mod in files and mod != name:
                     targets.add(mod)
         graph[name] = targets
     return graph
@@ -125,5 +176,21 @@ def test_a_circle_is_found(tmp_path):
         "from typing import TYPE_CHECKING\nfrom ..layout._plan import f\nif TYPE_CHECKING:\n    from . import x\n"
     )
     assert cycles(import_graph(pkg)) == [["smemviz.analysis._lint", "smemviz.layout._plan"]]
-    (pkg / "layout" / "_plan.py").write_text("def f():\n    from .. import lint\n")  # the package's face
+    (pkg / "layout" / "_plan.py").write_text("def f():\n    from .. import hardware\n")  # a module through the face
+    (pkg / "hardware.py").write_text("")
     assert cycles(import_graph(pkg)) == []
+
+
+def test_a_circle_through_the_face_is_found(tmp_path):
+    """``from .. import lint`` and ``import smemviz`` reach what the face re-exports."""
+    pkg = tmp_path / "smemviz"
+    (pkg / "layout").mkdir(parents=True)
+    (pkg / "analysis").mkdir()
+    (pkg / "__init__.py").write_text("from .analysis._lint import lint\n")
+    (pkg / "layout" / "__init__.py").write_text("")
+    (pkg / "analysis" / "__init__.py").write_text("")
+    (pkg / "analysis" / "_lint.py").write_text("from ..layout._plan import Plan\ndef lint(p):\n    return p\n")
+    (pkg / "layout" / "_plan.py").write_text("class Plan:\n    def lint(self):\n        from .. import lint\n")
+    assert cycles(import_graph(pkg)) == [["smemviz.analysis._lint", "smemviz.layout._plan"]]
+    (pkg / "layout" / "_plan.py").write_text("class Plan:\n    def lint(self):\n        import smemviz\n")
+    assert cycles(import_graph(pkg)) == [["smemviz", "smemviz.analysis._lint", "smemviz.layout._plan"]]

@@ -2,7 +2,9 @@
 
 Read from the source (every import, also those inside functions), so a lazy
 upward import is caught too. Imports under ``TYPE_CHECKING`` are left out: an
-annotation names a type without depending on its module at run time."""
+annotation names a type without depending on its module at run time. The
+package's face is seen through: ``from .. import lint`` imports the room that
+defines ``lint``, and ``import smemviz`` imports every room the face imports."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from .helpers import ROOT
-from .test_import_cycles import _imports
+from .test_import_cycles import _imports, _module_name, import_graph, resolve_through_face
 
 PACKAGE = ROOT / "smemviz"
 
@@ -47,23 +49,37 @@ def _room(path: Path) -> str:
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
+def _room_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
 def _imported_rooms(path: Path, package: Path = PACKAGE) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    files = {_module_name(p, package): p for p in package.rglob("*.py")}
     depth = len(path.relative_to(package).parts) - 1  # 0 for smemviz/x.py, 1 for smemviz/pkg/x.py
+    root = package.name
     found: set[str] = set()
     for node in _imports(tree):
         names: list[str] = []
         if isinstance(node, ast.ImportFrom):
             if node.level == 0:
-                if node.module and node.module.startswith("smemviz."):
+                if node.module and node.module.startswith(f"{root}."):
                     names = [node.module.split(".")[1]]
-                elif node.module == "smemviz":
-                    names = [a.name for a in node.names]
+                elif node.module == root:
+                    names = [_room_of(resolve_through_face(root, a.name, files)) for a in node.names]
             elif node.level - 1 == depth:  # relative to the package root
-                names = [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
+                if node.module:
+                    names = [node.module.split(".")[0]]
+                else:
+                    names = [_room_of(resolve_through_face(root, a.name, files)) for a in node.names]
         elif isinstance(node, ast.Import):
-            names = [a.name.split(".")[1] for a in node.names if a.name.startswith("smemviz.")]
-        found |= {n for n in names if (PACKAGE / n).is_dir() or (PACKAGE / f"{n}.py").exists()}
+            for a in node.names:
+                if a.name.startswith(f"{root}."):
+                    names.append(a.name.split(".")[1])
+                elif a.name == root:  # the whole face: every room it imports
+                    names += [_room_of(m) for m in import_graph(package).get(root, set())]
+        found |= {n for n in names if (package / n).is_dir() or (package / f"{n}.py").exists()}
     return found
 
 
@@ -86,3 +102,19 @@ def test_the_map_catches_an_upward_import(tmp_path):
     probe.write_text(tree_src)
     assert "figures" in _imported_rooms(probe, package=probe.parent.parent)
     assert "figures" not in _imported_rooms(fake)
+
+
+def test_the_map_sees_through_the_face(tmp_path):
+    """A name taken from the face counts as an import of the room that defines it."""
+    pkg = tmp_path / "smemviz"
+    (pkg / "layout").mkdir(parents=True)
+    (pkg / "figures").mkdir()
+    (pkg / "__init__.py").write_text("from .figures._smem import smem_figure\n")
+    (pkg / "figures" / "__init__.py").write_text("")
+    (pkg / "figures" / "_smem.py").write_text("def smem_figure():\n    pass\n")
+    (pkg / "layout" / "__init__.py").write_text("")
+    probe = pkg / "layout" / "_plan.py"
+    probe.write_text("def f():\n    from .. import smem_figure\n")
+    assert _imported_rooms(probe, package=pkg) == {"figures"}
+    probe.write_text("def f():\n    import smemviz\n")
+    assert _imported_rooms(probe, package=pkg) == {"figures"}
