@@ -2,7 +2,7 @@
 
 The function is the user's own (it makes the fake tensors and calls
 ``cute.compile``); capture only watches. Loading problems are the caller's
-(a bad path or name), what the function raises is the kernel's, and a kernel
+(a bad path or name, a file that does not parse or raises on import), what the function raises is the kernel's, and a kernel
 that cannot be captured is refused: three different exits.
 """
 
@@ -40,7 +40,15 @@ def load_function(target: str) -> Callable[[], Any]:
         raise CaptureTargetError(f"{target!r}: cannot import {file!r}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
-    spec.loader.exec_module(module)  # the file's own errors propagate as they are
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:  # the file is not Python: name the line, as the compiler does
+        del sys.modules[module_name]
+        where = f"{file}:{exc.lineno}" if exc.lineno else file
+        raise CaptureTargetError(f"{where}: syntax error: {exc.msg}") from None
+    except (Exception, SystemExit) as exc:  # importing the file failed before any kernel was built
+        del sys.modules[module_name]
+        raise CaptureTargetError(f"{file}: importing it raised {_one_line(exc)}") from None
     fn = module
     for part in name.split("."):
         if not hasattr(fn, part):
@@ -49,6 +57,18 @@ def load_function(target: str) -> Callable[[], Any]:
     if not callable(fn):
         raise CaptureTargetError(f"{target!r}: {name!r} is a {type(fn).__name__}, not a function")
     return fn
+
+
+def _one_line(exc: BaseException) -> str:
+    """``Type: message`` with the message's first line, and the line of the file that raised it."""
+    message = str(exc).strip().splitlines()
+    text = type(exc).__name__ + (f": {message[0]}" if message else "")
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None and not tb.tb_frame.f_code.co_filename.startswith("<"):
+        text += f" (at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno})"
+    return text
 
 
 def capture_call(fn: Callable[[], Any], arch: Any = None) -> Capture:
