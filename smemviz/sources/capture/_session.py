@@ -61,6 +61,8 @@ class Capture(_hooks.Recorder):
         self._stack: contextlib.ExitStack | None = None
         self._traced_arch: str | None = None  # what the DSL compiles the current trace for
         self._open = False
+        # a capture open around this one: what the wrappers tell this one, they tell it too
+        self._outer: _hooks.Recorder | None = None
 
     # -- the context ---------------------------------------------------------------
 
@@ -75,6 +77,7 @@ class Capture(_hooks.Recorder):
         try:
             _hooks.install()
             stack.callback(_hooks.uninstall)
+            self._outer = _hooks.ACTIVE.get()
             token = _hooks.ACTIVE.set(self)
             stack.callback(_hooks.ACTIVE.reset, token)
             stack.enter_context(CuTeDSL._get_dsl().trace_finalize_hooks(self._on_traced))
@@ -103,6 +106,8 @@ class Capture(_hooks.Recorder):
         self._pending.append((pending, result))
         if pending.how == "struct" and result is not None:
             self._map_fields(pending, result, pending.struct, "")
+        if self._outer is not None:
+            self._outer.add_smem(pending, result)
 
     def _map_fields(self, pending: Pending, instance: Any, dec: Any, prefix: str) -> None:
         from cutlass.cute import struct
@@ -120,18 +125,27 @@ class Capture(_hooks.Recorder):
                 self._fields[id(value)] = (pending, prefix + name)
 
     def field_of(self, obj: Any) -> tuple[Pending, str] | None:
-        return self._fields.get(id(obj))
+        found = self._fields.get(id(obj))
+        if found is None and self._outer is not None:
+            return self._outer.field_of(obj)
+        return found
 
     def fail(self, why: str) -> None:
         self._failures.append(why)
+        if self._outer is not None:
+            self._outer.fail(why)
 
     def add_tmem(self, pending: PendingTmem) -> None:
         self._tmem.append(pending)
+        if self._outer is not None:
+            self._outer.add_tmem(pending)
 
     def map_pool(self, pool: Any, kernel: str | None) -> None:
         blocks = [i for i, t in enumerate(self._tmem) if t.how == "block" and t.kernel == kernel]
         if blocks:
             self._pools[id(pool)] = sum(1 for t in self._tmem[: blocks[-1]] if t.how == "block" and t.kernel == kernel)
+        if self._outer is not None:
+            self._outer.map_pool(pool, kernel)
 
     def pool_block(self, pool: Any) -> int | None:
         return self._pools.get(id(pool))
