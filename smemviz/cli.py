@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from . import __version__, hardware
 from ._errors import CapacityError
 from ._names import shown
+from .analysis import lint, occupancy, text_report
 from .sources.layout_file import LayoutFileError, load_layout
 
 __all__ = ["main", "build_parser"]
@@ -290,7 +291,7 @@ def _lifetime_figure(pair: Any, args: argparse.Namespace) -> Any:
 def _occupancy_lines(args: argparse.Namespace, plans: Any, arch: str | None) -> list[str]:
     lines = []
     for plan in plans:
-        occ = plan.occupancy(arch, threads=args.threads, registers=args.registers)
+        occ = occupancy(plan, arch, threads=args.threads, registers=args.registers)
         if occ is not None:
             lines.append(f"occupancy {occ.message()}")
     return lines
@@ -307,7 +308,7 @@ def _cmd_report(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     else:
         if pair.title:
             out.write(f"{shown(pair.title)}\n\n")
-        out.write("\n".join(p.report() for p in pair.plans))
+        out.write("\n".join(text_report(p) for p in pair.plans))
         if args.threads:
             for line in _occupancy_lines(args, pair.plans, pair.arch):
                 out.write(f"  {line}\n")
@@ -333,7 +334,7 @@ def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
         else:
             failed += 1
             sys.stderr.write(f"smemviz: error: {shown(args.file)}: {result.message()}\n")
-        for finding in plan.lint(arch, ignore=("capacity",)):
+        for finding in lint(plan, arch, ignore=("capacity",)):
             bad = finding.severity == "error" or (args.strict and finding.severity == "warning")
             failed += bad
             (sys.stderr if bad else out).write(f"{shown(args.file)}: {shown(finding.line())}\n")
@@ -367,7 +368,7 @@ def _cmd_capture(args: argparse.Namespace, out: TextIO) -> int:
     except Exception as exc:  # the kernel's own error while tracing: shown as it is, no plan
         return _fail(f"{args.target} raised {type(exc).__name__}: {exc}", EXIT_DOES_NOT_FIT)
     if args.out is None:
-        out.write("\n".join(p.report() for p in layouts) + "\n")
+        out.write("\n".join(text_report(p) for p in layouts) + "\n")
         return EXIT_OK
     from ._export import export
 

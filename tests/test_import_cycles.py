@@ -159,8 +159,20 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+# lazy arrows that close a circle and are allowed for now, each with its reason; a listed
+# arrow that no longer exists fails too, so the list cannot outlive its reason
+LISTED_EDGES: dict[tuple[str, str], str] = {
+    ("smemviz.layout._plan", "smemviz.layout._plan_json"): "LayoutPlan.from_dict/from_json, deprecated",
+    ("smemviz.kernel.gemm._config", "smemviz.kernel.gemm._layout"): "GemmConfig.resolved(), deprecated",
+}
+
+
 def test_no_import_circle():
-    found = cycles(import_graph())
+    graph = import_graph()
+    for (source, target), reason in LISTED_EDGES.items():
+        assert target in graph[source], f"listed arrow {source} -> {target} ({reason}) is gone: unlist it"
+        graph[source].discard(target)
+    found = cycles(graph)
     assert not found, "import circles: " + "; ".join(" <-> ".join(c) for c in found)
 
 

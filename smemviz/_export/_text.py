@@ -6,8 +6,11 @@ import json
 from typing import Any
 
 from .._names import shown
+from ..analysis._lint import lint
+from ..analysis._occupancy import occupancy
 from ..analysis._report import markdown_report
 from ..layout._plan import SCHEMA, LayoutPlan
+from ..layout._plan_json import plan_from_dict
 from ..sources._inputs import LayoutPair
 
 __all__ = ["to_json", "read_plans", "to_markdown", "PAIR_SCHEMA", "PAIR_SCHEMA_VERSION"]
@@ -22,8 +25,8 @@ def _with_checks(plan: LayoutPlan, arch: str | None) -> dict[str, Any]:
     """The plan's data plus what was found about it on ``arch`` (lint, occupancy);
     readers of the plan schema ignore both keys."""
     d = plan.to_dict()
-    d["lint"] = plan.lint(arch).to_list()
-    occ = plan.occupancy(arch)
+    d["lint"] = lint(plan, arch).to_list()
+    occ = occupancy(plan, arch)
     if occ is not None:
         d["occupancy"] = {
             "arch": occ.arch,
@@ -56,7 +59,7 @@ def read_plans(text: str) -> tuple[LayoutPlan | None, LayoutPlan | None]:
     except RecursionError:
         raise ValueError("not a smemviz export: nested too deeply") from None
     if isinstance(data, dict) and data.get("schema") == SCHEMA:
-        plan = LayoutPlan.from_dict(data)
+        plan = plan_from_dict(data)
         return (plan, None) if plan.memory == "smem" else (None, plan)
     if not isinstance(data, dict) or data.get("schema") != PAIR_SCHEMA:
         raise ValueError(f"not a smemviz export (expected schema {SCHEMA!r} or {PAIR_SCHEMA!r})")
@@ -69,7 +72,7 @@ def read_plans(text: str) -> tuple[LayoutPlan | None, LayoutPlan | None]:
     plans: list[LayoutPlan | None] = []
     for slot in ("smem", "tmem"):
         value = data.get(slot)
-        item = LayoutPlan.from_dict(value) if value is not None else None
+        item = plan_from_dict(value) if value is not None else None
         if item is not None and item.memory != slot:
             raise ValueError(f"malformed {PAIR_SCHEMA} document: its {slot!r} item is a {item.memory.upper()} plan")
         plans.append(item)

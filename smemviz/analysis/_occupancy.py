@@ -11,11 +11,15 @@ of 256) and the resident-CTA limit cap the count too. Every number comes from
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, overload
 
 from .. import hardware
 from .._units import align_up
 
-__all__ = ["Occupancy", "occupancy", "smem_footprint"]
+if TYPE_CHECKING:
+    from ..layout._plan import LayoutPlan
+
+__all__ = ["Occupancy", "occupancy", "plan_occupancy", "smem_footprint"]
 
 
 def smem_footprint(smem_bytes: int) -> int:
@@ -76,14 +80,64 @@ class Occupancy:
         return text
 
 
+@overload
 def occupancy(
-    smem_bytes: int, arch: str | int | hardware.Arch, *, threads: int | None = None, registers: int | None = None
-) -> Occupancy:
-    """Occupancy of a CTA with ``smem_bytes`` of shared memory on ``arch``.
+    smem: int, arch: str | int | hardware.Arch, *, threads: int | None = None, registers: int | None = None
+) -> Occupancy: ...
+
+
+@overload
+def occupancy(
+    smem: LayoutPlan,
+    arch: str | int | hardware.Arch | None = None,
+    *,
+    threads: int | None = None,
+    registers: int | None = None,
+) -> Occupancy | None: ...
+
+
+def occupancy(
+    smem: int | LayoutPlan,
+    arch: str | int | hardware.Arch | None = None,
+    *,
+    threads: int | None = None,
+    registers: int | None = None,
+) -> Occupancy | None:
+    """Occupancy of a CTA on ``arch`` whose shared memory is ``smem``: a byte count, or
+    an SMEM plan (its unified bytes; ``arch`` defaults to the plan's own).
 
     ``threads`` (per CTA) and ``registers`` (per thread) add their limits;
-    registers need threads. Raises ``ValueError`` naming the bad number.
+    registers need threads. Raises ``ValueError`` naming the bad number. A TMEM plan,
+    or a plan with no arch to judge it on, has no occupancy: ``None``.
     """
+    if isinstance(smem, int) and not isinstance(smem, bool):
+        if arch is None:
+            raise ValueError("occupancy of a byte count needs arch=, e.g. 'sm_90a'")
+        return _occupancy(smem, arch, threads, registers)
+    if isinstance(smem, bool) or not hasattr(smem, "memory") or not hasattr(smem, "unified_bytes"):
+        raise TypeError(f"occupancy takes a LayoutPlan or a byte count (int), got {type(smem).__name__}")
+    return plan_occupancy(smem, arch, threads=threads, registers=registers)
+
+
+def plan_occupancy(
+    plan: LayoutPlan,
+    arch: str | int | hardware.Arch | None = None,
+    *,
+    threads: int | None = None,
+    registers: int | None = None,
+) -> Occupancy | None:
+    """The occupancy of an SMEM plan on ``arch`` (default: its own); ``None`` for TMEM or no arch."""
+    if plan.memory != "smem":
+        return None
+    a = plan.resolved_arch(arch)
+    if a is None:
+        return None
+    return _occupancy(plan.unified_bytes, a, threads, registers)
+
+
+def _occupancy(
+    smem_bytes: int, arch: str | int | hardware.Arch, threads: int | None, registers: int | None
+) -> Occupancy:
     a = hardware.get_arch(arch)
     if not isinstance(smem_bytes, int) or smem_bytes < 0:
         raise ValueError(f"shared memory per CTA must be an int >= 0, got {smem_bytes!r}")

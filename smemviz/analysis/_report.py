@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from .. import hardware
 from .._names import shown
 from .._units import fmt_units
+from ._lint import lint
+from ._occupancy import plan_occupancy
 
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan, Region
@@ -189,7 +191,7 @@ def _text_verdicts(plan: LayoutPlan) -> list[str]:
         found = hardware.detect_arch()
         if found is not None and found[0].name == cap.arch:
             lines.append(f"  (arch {cap.arch} assumed from {found[1]})")
-    occ = plan.occupancy()
+    occ = plan_occupancy(plan)
     if occ is not None:
         lines.append(f"  Occupancy {occ.message()}")
     return lines
@@ -204,7 +206,7 @@ def _banks() -> Any:
 
 def findings_beyond_capacity(plan: LayoutPlan, arch: Any = None) -> list[Finding]:
     """Lint findings beyond the capacity verdict, which every view gives on its own."""
-    return list(plan.lint(arch, ignore=("capacity",)))
+    return list(lint(plan, arch, ignore=("capacity",)))
 
 
 def markdown_report(plan: LayoutPlan) -> str:
@@ -241,7 +243,7 @@ def markdown_report(plan: LayoutPlan) -> str:
 def _summary(plan: LayoutPlan) -> str:
     """The summary line, the capacity verdict and the occupancy, plain text."""
     text = " · ".join(summary_parts(plan)) + "; " + plan.capacity().message()
-    occ = plan.occupancy()
+    occ = plan_occupancy(plan)
     return text + (f"; occupancy {occ.message()}" if occ is not None else "")
 
 

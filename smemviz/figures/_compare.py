@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..analysis._diff import diff_plans
 from ..sources._inputs import as_plan
 from ._combined import _moved
 from ._smem import smem_spec
@@ -40,7 +41,7 @@ def compare_figure(before: Any, after: Any, arch: Any = None, labels: tuple[str,
     old, new = as_plan(before, arch=arch), as_plan(after, arch=arch)
     if old.memory != "smem" or new.memory != "smem":
         raise ValueError("compare_figure compares two SMEM layouts")
-    diff = old.diff(new)
+    diff = diff_plans(old, new)
     specs = [smem_spec(old, arch), smem_spec(new, arch)]
     span = max(s.meta["span"] for s in specs)
     require_plotly()

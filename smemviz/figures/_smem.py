@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..analysis._occupancy import occupancy
 from ..analysis._report import findings_beyond_capacity, summary_parts
 from ..sources._inputs import as_plan
 from ._bank_strip import strip_shapes
@@ -129,7 +130,7 @@ def smem_spec(
     if cap.arch is None:  # no capacity line or label to shorten
         meta["narrow"] = {"title.subtitle.text": meta["narrow"]["title.subtitle.text"]}
     elif len(annotations) > 1:  # the occupancy label, short
-        occ = plan.occupancy(cap.arch)
+        occ = occupancy(plan, cap.arch)
         if occ is not None and occ.next_smem_per_cta is not None:
             meta["narrow"]["annotations[1].text"] = f"{occ.ctas + 1} CTAs: {_kib(occ.next_smem_per_cta)}"
     findings = findings_beyond_capacity(plan, arch)  # capacity has its own line
@@ -138,7 +139,7 @@ def smem_spec(
 
 def _mark_next_occupancy(plan: LayoutPlan, arch: str, shapes: list, annotations: list) -> None:
     """A dotted line where the layout would have to end for one more CTA per SM."""
-    occ = plan.occupancy(arch)
+    occ = occupancy(plan, arch)
     if occ is None or occ.ctas == 0 or occ.next_smem_per_cta is None:
         return
     x = occ.next_smem_per_cta

@@ -7,7 +7,7 @@ from ._access import SmemAccess
 from ._allocation import ResourceContext, SmemAllocation, TmemAllocation
 from ._allocator import SmemAllocator, TmemAllocator, compare_layouts, groups_to_lifetimes
 from ._plan import AliasGroup, CapacityCheck, LayoutPlan, Region
-from ._plan_json import plan_from_dict
+from ._plan_json import plan_from_dict, plan_from_json
 
 __all__ = [
     "SmemAllocation",
@@ -23,4 +23,5 @@ __all__ = [
     "AliasGroup",
     "CapacityCheck",
     "plan_from_dict",
+    "plan_from_json",
 ]

@@ -440,12 +440,13 @@ class _BaseAllocator:
     def usage_report(self) -> str:
         """The usage table as text."""
         self._require_layout("usage_report()")
-        return self.plan.report()
+        from ..analysis._report import text_report  # CUTLASS's allocator API prints the report: a listed arrow
+
+        return text_report(self.plan)
 
     def print_usage_report(self) -> None:
         """Print the usage table: every region, alias groups, totals."""
-        self._require_layout("print_usage_report()")
-        print(self.plan.report())
+        print(self.usage_report())
 
     def _repr_html_(self) -> str:
         if not self._layout_computed:

@@ -15,6 +15,7 @@ whether the layout is ``optimal``.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -26,8 +27,6 @@ from .._units import align_up
 from ._access import SmemAccess
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from ..analysis._diff import PlanDiff
     from ..analysis._lint import Findings
     from ..analysis._occupancy import Occupancy
@@ -418,20 +417,27 @@ class LayoutPlan:
     def _blocks(self) -> tuple[tuple[str, int, int], ...]:
         out = [(r.name, r.offset, r.size) for r in self.regions if r.group is None]
         for g in self.groups:
-            out.append((self.group_label(g.index), g.offset, g.size))
+            out.append((self._group_label(g.index), g.offset, g.size))
         return tuple(sorted(out, key=lambda b: b[1]))
 
     def blocks(self) -> list[tuple[str, int, int]]:
-        """Top-level blocks as (label, offset, size): standalone regions and whole groups."""
+        """Deprecated (nothing reads it): the top-level blocks as (label, offset, size)."""
+        _deprecated("blocks()", "plan.regions and plan.groups")
         return list(self._blocks)
 
     @cached_property
     def _largest_blocks(self) -> tuple[tuple[str, int, int], ...]:
         aligned = [(r.name, r.size, r.alignment) for r in self.regions if r.group is None]
-        aligned += [(self.group_label(g.index), g.size, g.alignment) for g in self.groups]
+        aligned += [(self._group_label(g.index), g.size, g.alignment) for g in self.groups]
         return tuple(sorted(aligned, key=lambda b: -b[1])[:3])
 
     def group_label(self, index: int) -> str:
+        """Deprecated (nothing reads it outside the plan's capacity message)."""
+        _deprecated("group_label(index)", "plan.phase_regions(group, phase)")
+        return self._group_label(index)
+
+    def _group_label(self, index: int) -> str:
+        """``alias group 1 [a + b | c]``: a group by its phases' members, for capacity messages."""
         phases = []
         for p in range(len(self.groups[index].phase_sizes)):
             phases.append(" + ".join(r.name for r in self.phase_regions(index, p)))
@@ -473,27 +479,39 @@ class LayoutPlan:
             raise CapacityError(result.message())
         return result
 
+    # -- deprecated: analyses are functions of a plan (smemviz.analysis) ----------
+    # Each shim warns and imports the function it names lazily; the import tests list
+    # them as the plan's only arrows to analysis, to be removed with the shims.
+
     def occupancy(
         self, arch: str | int | hardware.Arch | None = None, *, threads: int | None = None, registers: int | None = None
     ) -> Occupancy | None:
-        """CTAs per SM this SMEM layout allows on ``arch`` (optionally with threads per
-        CTA and registers per thread), and the SMEM per CTA one more CTA would need.
-        ``None`` for TMEM plans and when there is no arch."""
-        if self.memory != "smem":
-            return None
-        a = self.resolved_arch(arch)
-        if a is None:
-            return None
-        return _face().analysis.occupancy(self.unified_bytes, a, threads=threads, registers=registers)
+        """Deprecated: ``smemviz.analysis.occupancy(plan, arch)``."""
+        _deprecated("occupancy(arch)", "smemviz.analysis.occupancy(plan, arch)")
+        from ..analysis._occupancy import plan_occupancy
+
+        return plan_occupancy(self, arch, threads=threads, registers=registers)
 
     def lint(self, arch: str | int | hardware.Arch | None = None, **options: Any) -> Findings:
-        """Hardware rules this layout breaks, as :class:`Finding` s (see ``docs/lint.md``)."""
-        return _face().analysis.lint(self, arch, **options)
+        """Deprecated: ``smemviz.analysis.lint(plan, arch)``."""
+        _deprecated("lint(arch)", "smemviz.analysis.lint(plan, arch)")
+        from ..analysis._lint import lint
+
+        return lint(self, arch, **options)
 
     def diff(self, other: LayoutPlan) -> PlanDiff:
-        """What changed from this layout to ``other``: regions added, removed,
-        moved and resized (matched by name), and the totals."""
-        return _face().analysis.diff(self, other)
+        """Deprecated: ``smemviz.analysis.diff(plan, other)``."""
+        _deprecated("diff(other)", "smemviz.analysis.diff(plan, other)")
+        from ..analysis._diff import diff_plans
+
+        return diff_plans(self, other)
+
+    def report(self) -> str:
+        """Deprecated: ``smemviz.analysis.text_report(plan)``."""
+        _deprecated("report()", "smemviz.analysis.text_report(plan)")
+        from ..analysis._report import text_report
+
+        return text_report(self)
 
     # -- serialisation -------------------------------------------------------
 
@@ -538,25 +556,27 @@ class LayoutPlan:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LayoutPlan:
-        """The plan ``to_dict()`` wrote; ``ValueError`` naming the field when the
-        document is not one a computed layout could produce (see ``_plan_read``)."""
-        return _face().layout.plan_from_dict(data)
+        """Deprecated: ``smemviz.layout.plan_from_dict(data)``, the one JSON reader."""
+        _deprecated("from_dict(data)", "smemviz.layout.plan_from_dict(data)")
+        from ._plan_json import plan_from_dict
+
+        return plan_from_dict(data)
 
     @classmethod
     def from_json(cls, text: str) -> LayoutPlan:
-        try:
-            data = json.loads(text)
-        except RecursionError:
-            raise ValueError("malformed layout plan: nested too deeply") from None
-        return cls.from_dict(data)
+        """Deprecated: ``smemviz.layout.plan_from_json(text)``."""
+        _deprecated("from_json(text)", "smemviz.layout.plan_from_json(text)")
+        from ._plan_json import plan_from_json
+
+        return plan_from_json(text)
 
     # -- display -------------------------------------------------------------
 
-    def report(self) -> str:
-        return _face().analysis.text_report(self)
-
     def _repr_html_(self) -> str:
-        return _face().analysis.html_report(self)
+        """Jupyter's display protocol lives on the object: the one listed arrow to the reports."""
+        from ..analysis._report import html_report
+
+        return html_report(self)
 
     def __repr__(self) -> str:
         return (
@@ -575,9 +595,9 @@ def _packed_bound(buffers: tuple[tuple[int, int], ...]) -> int:
     return packed_bound([size for size, _ in buffers], [align for _, align in buffers])
 
 
-def _face() -> ModuleType:
-    """The package face, through which the plan's convenience methods reach the
-    analyses and the JSON reader: the plan is data, and imports neither."""
-    import smemviz
-
-    return smemviz
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"LayoutPlan.{old} is deprecated and will be removed in the next release; use {new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )

@@ -10,6 +10,7 @@ with the path of the offending field, never drawn.
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields
 from typing import Any
 
@@ -451,3 +452,14 @@ def plan_from_dict(data: Any) -> LayoutPlan:
     _check_totals(plan)
     _check_summary(plan, d.get("summary"))
     return plan
+
+
+def plan_from_json(text: str) -> LayoutPlan:
+    """A :class:`LayoutPlan` from the JSON text ``plan.to_json()`` wrote (see :func:`plan_from_dict`)."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise TypeError(f"plan_from_json takes the JSON text, got {type(text).__name__}")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError("malformed layout plan: nested too deeply") from None
+    return plan_from_dict(data)

@@ -19,7 +19,7 @@ from ._config import (
     config_from_controls,
     supported_configs,
 )
-from ._layout import GemmLayout, blackwell_gemm_allocators, gemm_allocator, gemm_layout, max_stages
+from ._layout import GemmLayout, blackwell_gemm_allocators, gemm_allocator, gemm_layout, max_stages, resolved_config
 
 __all__ = [
     "GEMM_CLUSTERS",
@@ -41,5 +41,6 @@ __all__ = [
     "gemm_allocator",
     "gemm_layout",
     "max_stages",
+    "resolved_config",
     "supported_configs",
 ]

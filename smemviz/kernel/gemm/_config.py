@@ -13,6 +13,7 @@ tests can size a layout without it. The per-generation kernels
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 
 from ... import hardware
@@ -212,12 +213,17 @@ class GemmConfig:
         return self.cluster_m * self.cluster_n
 
     def resolved(self) -> GemmConfig:
-        """This config with ``stages`` filled in (the most that fit when ``None``)."""
-        if self.stages is not None:
-            return self
-        from .. import max_stages  # the layout is built from the config: reached through the bridge's face
+        """Deprecated: ``smemviz.kernel.gemm.resolved_config(config)`` (the layout is built
+        from the config, so the config does not reach back into the layout)."""
+        warnings.warn(
+            "GemmConfig.resolved() is deprecated and will be removed in the next release; "
+            "use smemviz.kernel.gemm.resolved_config(config)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from ._layout import resolved_config
 
-        return replace(self, stages=max_stages(self))
+        return resolved_config(self)
 
     def label(self) -> str:
         stages = "max" if self.stages is None else str(self.stages)

@@ -175,6 +175,11 @@ def max_stages(config: GemmConfig) -> int:
     return stages
 
 
+def resolved_config(config: GemmConfig) -> GemmConfig:
+    """``config`` with ``stages`` filled in (the most that fit when ``None``)."""
+    return config if config.stages is not None else replace(config, stages=max_stages(config))
+
+
 def gemm_layout(config: GemmConfig | None = None, **overrides) -> GemmLayout:
     """The SMEM layout of a GEMM config (keyword overrides replace config fields).
 
@@ -182,7 +187,7 @@ def gemm_layout(config: GemmConfig | None = None, **overrides) -> GemmLayout:
     explicit ``stages`` does not fit the architecture.
     """
     config = replace(config or GemmConfig(), **overrides) if overrides else (config or GemmConfig())
-    config = config.resolved()
+    config = resolved_config(config)
     assert config.stages is not None
     return _build(config, config.stages, check_arch=True)
 
