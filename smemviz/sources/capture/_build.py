@@ -76,9 +76,13 @@ def smem_plan(
     total: int,
     arch: str | None,
     struct_prefixes: dict[int, str],
+    launch: tuple[int, int] | None = None,
 ) -> LayoutPlan:
     """The plan of one kernel. ``views[i]`` holds the layouts allocation ``i``'s struct
-    fields are viewed with; ``struct_prefixes[i]`` the prefix its field names need."""
+    fields are viewed with; ``struct_prefixes[i]`` the prefix its field names need.
+    ``launch`` is ``(smem, allocated end)`` when the launch states its own smem=: the
+    plan then holds an empty region named for it where the allocations end, so its
+    tables say where a total beyond the allocations comes from."""
     regions: list[Region] = []
     groups: list[AliasGroup] = []
     order = sorted(range(len(allocations)), key=lambda i: (allocations[i].offset, i))
@@ -109,6 +113,9 @@ def smem_plan(
                 )
             )
         cursor = max(cursor, a.end)
+    if launch is not None:
+        requested, end = launch
+        regions.append(Region(name=f"launch smem={requested} B", kind="data", offset=end, size=0, index=len(regions)))
     widest = max([r.alignment for r in regions] + [g.alignment for g in groups] + [1])
     return LayoutPlan(
         memory="smem",

@@ -18,13 +18,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["AllocaSite", "LayoutPassResult", "walk_allocas", "raw_smem_ops", "run_layout_pass", "LAYOUT_PASS"]
+__all__ = [
+    "AllocaSite",
+    "LayoutPassResult",
+    "walk_allocas",
+    "raw_smem_ops",
+    "run_layout_pass",
+    "launch_requests",
+    "LAYOUT_PASS",
+]
 
 LAYOUT_PASS = "infer-kernel-smem-usage"
 _KERNEL_OPS = ("cuda.kernel", "gpu.func", "func.func", "llvm.func")
 # ops that reach SMEM without the allocator: the dynamic array itself, or a raw SMEM alloc
 _RAW_SMEM_OPS = ("cute_nvgpu.arch.get_dyn_smem", "cute_nvgpu.arch.alloc_smem", "cute.memref.alloc_smem")
 _MARK = "smemviz.capture.alloca."
+_CONFIG_SMEM = "smem.config_smem_size"  # the kernel attribute holding a launch's stated smem=
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,26 @@ def _definition(text: str, pattern: re.Pattern[str], name: str, before: int) -> 
         if m.group(1) == name:
             found = m
     return found
+
+
+def _kernel_ops(module: Any) -> Iterator[tuple[str, Any]]:
+    """(symbol, op) of each kernel function in ``module``."""
+    for op in _ops(module.operation):
+        if op.name in _KERNEL_OPS and "sym_name" in op.attributes:
+            yield _string(op.attributes["sym_name"]), op
+
+
+def launch_requests(module: Any) -> dict[str, int]:
+    """The dynamic SMEM each kernel's launch states (``launch(smem=N)``), by kernel symbol.
+
+    The DSL writes a stated size on the kernel as ``smem.config_smem_size``; a
+    launch without one gets what the allocations need, so it is absent here.
+    """
+    out: dict[str, int] = {}
+    for name, op in _kernel_ops(module):
+        if _CONFIG_SMEM in op.attributes:
+            out[name] = int(str(op.attributes[_CONFIG_SMEM]).split(":")[0])
+    return out
 
 
 def run_layout_pass(module: Any, expected: int) -> LayoutPassResult:

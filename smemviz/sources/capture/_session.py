@@ -22,7 +22,7 @@ from ...layout._plan import LayoutPlan
 from .._inputs import LayoutPair
 from . import _hooks
 from ._build import smem_plan, swizzle_label, tmem_plan
-from ._compiled import raw_smem_ops, run_layout_pass, walk_allocas
+from ._compiled import launch_requests, raw_smem_ops, run_layout_pass, walk_allocas
 from ._hooks import Pending, PendingTmem
 from ._records import CapturedAllocation, CapturedTmem
 
@@ -43,6 +43,7 @@ class KernelCapture:
     total: int  # the dynamic SMEM bytes the compiler gives its launch
     plan: LayoutPlan
     tmem_plan: LayoutPlan | None
+    total_from: str = ""  # where ``total`` comes from: the compiler's layout, or the launch's own smem=
 
 
 class Capture(_hooks.Recorder):
@@ -186,6 +187,7 @@ class Capture(_hooks.Recorder):
                     s.kernel or "?",
                     f"its SMEM allocation #{s.index} ({s.type_text}) was not made through cutlass.memory.SmemAllocator",
                 )
+        requests = launch_requests(module)
         result = None
         if smem_sites:
             try:
@@ -198,12 +200,18 @@ class Capture(_hooks.Recorder):
                 self._refused[kernel] = refused[kernel]
                 continue
             try:
-                self._kernels[kernel] = self._kernel(kernel, smem_sites, by_site, result, tmem)
+                self._kernels[kernel] = self._kernel(kernel, smem_sites, by_site, result, tmem, requests.get(kernel))
             except CaptureError as e:
                 self._refused[kernel] = str(e)
 
-    def _kernel(
-        self, kernel: str, sites: list[Any], by_site: dict[int, Pending], result: Any, tmem: list[PendingTmem]
+    def _kernel(  # noqa: PLR0913 - what one trace gives each of its kernels
+        self,
+        kernel: str,
+        sites: list[Any],
+        by_site: dict[int, Pending],
+        result: Any,
+        tmem: list[PendingTmem],
+        requested: int | None,
     ) -> KernelCapture:
         mine = [s for s in sites if s.kernel == kernel]
         records: list[CapturedAllocation] = []
@@ -242,12 +250,11 @@ class Capture(_hooks.Recorder):
             )
             if p.field_views:
                 views[len(records) - 1] = dict(p.field_views)
-        total = result.totals.get(kernel) if result is not None else None
-        if total is None:
-            total = max([a.end for a in records] + [0])
+        total, total_from = _total(records, result.totals.get(kernel) if result is not None else None, requested)
         prefixes = _struct_prefixes(records)
         arch = self._arch or self._traced_arch
-        plan = smem_plan(records, views, total, arch, prefixes)
+        launch = (requested, max([a.end for a in records] + [0])) if requested is not None else None
+        plan = smem_plan(records, views, total, arch, prefixes, launch)
         tm = [t for t in tmem if t.kernel == kernel]
         return KernelCapture(
             kernel,
@@ -256,6 +263,7 @@ class Capture(_hooks.Recorder):
             total,
             plan,
             tmem_plan(list(_tmem_records(tm, kernel)), arch) if tm else None,
+            total_from,
         )
 
     # -- results -----------------------------------------------------------------
@@ -340,6 +348,19 @@ def _compile_arch(dsl: Any) -> str | None:
         return hardware.get_arch(f"sm_{arch.major}{arch.minor}").name
     except Exception:  # no arch chosen, or one smemviz does not know: plans judge capacity only when asked
         return None
+
+
+def _total(records: list[CapturedAllocation], compiled: int | None, requested: int | None) -> tuple[int, str]:
+    """The kernel's dynamic SMEM and where it comes from: what its launch states (``smem=``)
+    when that is more than the allocations need, else the compiler's own size for them."""
+    end = max([a.end for a in records] + [0])
+    needed = compiled if compiled is not None else end
+    how = "the compiler's launch size for its allocations" if compiled is not None else "the end of its allocations"
+    if requested is None:
+        return needed, how
+    if requested >= needed:
+        return requested, f"the launch's smem={requested} (its allocations end at {end} B)"
+    return needed, f"{how}: the launch states smem={requested}, less than the {needed} B they need"
 
 
 def _name(p: Pending) -> str:

@@ -208,3 +208,22 @@ def shim_kernel(out: cute.Tensor):
 @cute.jit
 def shim_host(out: cute.Tensor):
     shim_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
+
+
+@cute.kernel
+def small_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    s = smem.allocate_array(cutlass.Int32, 32)
+    tidx, _, _ = cute.arch.thread_idx()
+    s[tidx] = cutlass.Int32(MARKS["sA"])
+    out[tidx] = s[tidx]
+
+
+@cute.jit
+def launch_4096_host(out: cute.Tensor):
+    small_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1), smem=4096)
+
+
+@cute.jit
+def launch_16_host(out: cute.Tensor):
+    small_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1), smem=16)
