@@ -7,8 +7,8 @@ import pytest
 pytest.importorskip("cutlass")
 pytestmark = pytest.mark.cutlass
 
-from smemviz.layout import plan_from_json  # noqa: E402
 from smemviz.kernel._compile import compile_host  # noqa: E402
+from smemviz.layout import plan_from_json  # noqa: E402
 from smemviz.sources.capture import capture  # noqa: E402
 
 from . import kernels  # noqa: E402
