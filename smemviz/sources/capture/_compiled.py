@@ -25,14 +25,16 @@ __all__ = [
     "raw_smem_ops",
     "run_layout_pass",
     "launch_requests",
+    "experimental_buffers",
     "LAYOUT_PASS",
 ]
 
 LAYOUT_PASS = "infer-kernel-smem-usage"
-_KERNEL_OPS = ("cuda.kernel", "gpu.func", "func.func", "llvm.func")
+_KERNEL_OPS = ("cuda.kernel", "gpu.func", "func.func", "llvm.func", "lir.func")
 # ops that reach SMEM without the allocator: the dynamic array itself, or a raw SMEM alloc
 _RAW_SMEM_OPS = ("cute_nvgpu.arch.get_dyn_smem", "cute_nvgpu.arch.alloc_smem", "cute.memref.alloc_smem")
 _MARK = "smemviz.capture.alloca."
+_EXPERIMENTAL_BUFFER = "lir.allocate_buffer"  # cute_ext.allocate: placed by the experimental front end's passes
 _CONFIG_SMEM = "smem.config_smem_size"  # the kernel attribute holding a launch's stated smem=
 
 
@@ -143,6 +145,21 @@ def launch_requests(module: Any) -> dict[str, int]:
     for name, op in _kernel_ops(module):
         if _CONFIG_SMEM in op.attributes:
             out[name] = int(str(op.attributes[_CONFIG_SMEM]).split(":")[0])
+    return out
+
+
+def experimental_buffers(module: Any) -> dict[str, dict[str, int]]:
+    """SMEM and TMEM buffers the experimental front end's ``cute_ext.allocate`` makes
+    (``lir.allocate_buffer``), counted by memory, by kernel symbol."""
+    out: dict[str, dict[str, int]] = {}
+    for op in _ops(module.operation):
+        if op.name != _EXPERIMENTAL_BUFFER:
+            continue
+        type_text = str(op.results[0].type)
+        for memory in ("smem", "tmem"):
+            if f", {memory}" in type_text:
+                counts = out.setdefault(_kernel_of(op) or "?", {})
+                counts[memory] = counts.get(memory, 0) + 1
     return out
 
 

@@ -22,7 +22,7 @@ from ...layout._plan import LayoutPlan
 from .._inputs import LayoutPair
 from . import _hooks
 from ._build import smem_plan, swizzle_label, tmem_plan
-from ._compiled import launch_requests, raw_smem_ops, run_layout_pass, walk_allocas
+from ._compiled import experimental_buffers, launch_requests, raw_smem_ops, run_layout_pass, walk_allocas
 from ._hooks import Pending, PendingTmem
 from ._records import CapturedAllocation, CapturedTmem
 
@@ -82,6 +82,9 @@ class Capture(_hooks.Recorder):
             token = _hooks.ACTIVE.set(self)
             stack.callback(_hooks.ACTIVE.reset, token)
             stack.enter_context(CuTeDSL._get_dsl().trace_finalize_hooks(self._on_traced))
+            experimental = _experimental_dsl()
+            if experimental is not None:  # its traces are refused by name, not left unseen
+                stack.enter_context(experimental.trace_finalize_hooks(self._on_traced_experimental))
         except BaseException:
             stack.close()
             raise
@@ -159,6 +162,28 @@ class Capture(_hooks.Recorder):
             self._collect(dsl, module)
         except Exception as e:
             self._failures.append(f"reading the traced module of {function_name!r} failed: {type(e).__name__}: {e}")
+
+    def _on_traced_experimental(self, dsl: Any, module: Any, function_name: str) -> None:
+        """A trace of the DSL's experimental front end: its kernels' buffers are refused, by kernel."""
+        self._pending, self._tmem = [], []
+        self._fields.clear()
+        try:
+            buffers = experimental_buffers(module)
+            for site in walk_allocas(module):
+                if site.smem:
+                    counts = buffers.setdefault(site.kernel or "?", {})
+                    counts["allocator"] = counts.get("allocator", 0) + 1
+        except Exception as e:
+            self._failures.append(f"reading the traced module of {function_name!r} failed: {type(e).__name__}: {e}")
+            return
+        for kernel, counts in buffers.items():
+            what = " and ".join(_counted(n, *_EXPERIMENTAL_KINDS[k]) for k, n in sorted(counts.items()))
+            self._refused[kernel] = (
+                "it is compiled by the DSL's experimental front end (cutlass.cute.experimental: "
+                f"cute_ext.compile, @cute.experimental.kernel): its buffers ({what}) become allocations only in "
+                "that front end's own lowering (lir-to-cute-dsl), which can add barriers and a TMEM-pointer slot "
+                "of its own, and capture records only what cutlass.memory's allocators are asked for under cute.compile"
+            )
 
     def _collect(self, dsl: Any, module: Any) -> None:
         self._traced_arch = _compile_arch(dsl)
@@ -339,6 +364,27 @@ class Capture(_hooks.Recorder):
             return "<smemviz capture (open)>"
         kinds = ", ".join(f"{k}: {v.total} B" for k, v in self._kernels.items()) or "nothing"
         return f"<smemviz capture of {kinds}>"
+
+
+_EXPERIMENTAL_KINDS = {  # what the experimental front end's kernels allocate: (noun, where from)
+    "allocator": ("SMEM allocation", "cutlass.memory.SmemAllocator"),
+    "smem": ("SMEM buffer", "cute_ext.allocate"),
+    "tmem": ("TMEM buffer", "cute_ext.allocate"),
+}
+
+
+def _counted(n: int, noun: str, origin: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'} ({origin})"
+
+
+def _experimental_dsl() -> Any:
+    """The DSL's experimental front end (``cute_ext``), when this DSL version has one."""
+    try:
+        from cutlass.cutlass_dsl import CuteExperimentalDSL
+
+        return CuteExperimentalDSL._get_dsl()
+    except Exception:  # a DSL without it: nothing of it can be traced
+        return None
 
 
 def _compile_arch(dsl: Any) -> str | None:

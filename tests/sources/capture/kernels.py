@@ -227,3 +227,21 @@ def launch_4096_host(out: cute.Tensor):
 @cute.jit
 def launch_16_host(out: cute.Tensor):
     small_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1), smem=16)
+
+
+def experimental_host():
+    """A kernel of the DSL's experimental front end (``cute_ext``), one SMEM buffer from ``cute_ext.allocate``."""
+    from cutlass.cute import experimental as cute_ext
+
+    @cute_ext.kernel
+    def experimental_kernel(out: cute.Tensor):
+        buf = cute_ext.allocate(cutlass.Int32, cute.AddressSpace.smem, cute.make_layout(32), alignment=128)
+        tidx, _, _ = cute.arch.thread_idx()
+        buf[tidx] = cutlass.Int32(MARKS["sA"])
+        out[tidx] = buf[tidx]
+
+    @cute_ext.jit
+    def experimental_launch(out: cute.Tensor):
+        experimental_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
+
+    return experimental_launch
