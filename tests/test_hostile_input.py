@@ -17,6 +17,7 @@ from smemviz import DeclarationError, LayoutPlan, SmemAllocation, SmemAllocator,
 from smemviz._names import shown
 from smemviz.analysis._report import html_report, markdown_report, text_report
 from smemviz.cli import main
+from smemviz.layout import plan_from_dict, plan_from_json
 from smemviz.sources.layout_file import LayoutFileError, parse_layout
 
 # C0 and C1 controls, DEL, and the bidi/zero-width format characters
@@ -79,7 +80,7 @@ def test_deep_plan_json_is_refused(tmp_path, capsys):
     code, _, err = run_cli(capsys, "check", str(path))
     assert code == 2 and err.startswith(f"smemviz: error: {path}")
     with pytest.raises(ValueError):
-        LayoutPlan.from_json(path.read_text())
+        plan_from_json(path.read_text())
 
 
 # -- names ----------------------------------------------------------------------------
@@ -172,7 +173,7 @@ def _plan_with_hostile_names() -> LayoutPlan:
     alloc.compute_layout()
     data = alloc.plan.to_dict()
     data["regions"][0]["name"] = "row\nbreak\x07<b>"
-    return LayoutPlan.from_dict(data)
+    return plan_from_dict(data)
 
 
 def test_reports_hold_no_raw_control_characters():

@@ -439,14 +439,17 @@ class _BaseAllocator:
 
     def usage_report(self) -> str:
         """The usage table as text."""
-        self._require_layout("usage_report()")
-        from ..analysis._report import text_report  # CUTLASS's allocator API prints the report: a listed arrow
-
-        return text_report(self.plan)
+        return self._usage_report("usage_report()")
 
     def print_usage_report(self) -> None:
         """Print the usage table: every region, alias groups, totals."""
-        print(self.usage_report())
+        print(self._usage_report("print_usage_report()"))
+
+    def _usage_report(self, caller: str) -> str:
+        self._require_layout(caller)
+        from ..analysis._report import text_report  # CUTLASS's allocator API prints the report: a listed arrow
+
+        return text_report(self.plan)
 
     def _repr_html_(self) -> str:
         if not self._layout_computed:

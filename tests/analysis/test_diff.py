@@ -1,4 +1,4 @@
-"""plan.diff(other): regions added, removed, moved, resized, and the totals."""
+"""diff(plan, other): regions added, removed, moved, resized, and the totals."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
+from smemviz.analysis import diff
 
 
 def layout(stages: int, epi: int = 32768):
@@ -19,7 +20,7 @@ def layout(stages: int, epi: int = 32768):
 
 
 def test_one_more_stage():
-    d = layout(4).diff(layout(5))
+    d = diff(layout(4), layout(5))
     assert [r.name for r in d.added] == ["a_stage4"] and d.removed == ()
     # epi moves up by a stage; the barriers grow by 16 B and move
     assert [(c.name, c.moved_by) for c in d.moved] == [("epi", 16384)]
@@ -32,11 +33,11 @@ def test_one_more_stage():
 
 
 def test_removed_and_the_same_layout():
-    d = layout(3).diff(layout(2, epi=1024))
+    d = diff(layout(3), layout(2, epi=1024))
     assert [r.name for r in d.removed] == ["a_stage2"]
     assert [c.name for c in d.resized] == ["epi", "load.barriers"]
     assert d.total_delta < 0 and "-" in d.report()
-    same = layout(2).diff(layout(2))
+    same = diff(layout(2), layout(2))
     assert same.same and "no region changed" in same.report()
 
 
@@ -45,7 +46,7 @@ def test_memories_must_match():
     t.add(TmemAllocation("acc", 128))
     t.compute_layout()
     try:
-        layout(1).diff(t.plan)
+        diff(layout(1), t.plan)
     except ValueError as exc:
         assert "SMEM layout with a TMEM one" in str(exc)
     else:
@@ -56,11 +57,11 @@ def test_memories_must_match():
 @given(st.integers(1, 6), st.integers(1, 6), st.sampled_from([1024, 4096, 32768]), st.sampled_from([1024, 4096]))
 def test_every_region_is_accounted_for_once(s1, s2, e1, e2):
     a, b = layout(s1, e1), layout(s2, e2)
-    d = a.diff(b)
+    d = diff(a, b)
     assert len(d.removed) + len(d.moved) + len(d.resized) + d.unchanged == len(a.regions)
     assert len(d.added) + len(d.moved) + len(d.resized) + d.unchanged == len(b.regions)
     assert d.total_before + d.total_delta == b.total
-    assert a.diff(b).same == (a.to_dict()["regions"] == b.to_dict()["regions"])
+    assert diff(a, b).same == (a.to_dict()["regions"] == b.to_dict()["regions"])
 
 
 def test_compare_figure_outlines_what_changed_on_one_axis():

@@ -10,8 +10,10 @@ import re
 import pytest
 
 from smemviz import LayoutPlan, Region, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware
+from smemviz.analysis import lint, text_report
 from smemviz.analysis._lint import RULES
 from smemviz.cli import main
+from smemviz.layout import plan_from_dict, plan_from_json
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +37,7 @@ def hand_plan(*regions: Region, total: int) -> LayoutPlan:
 
 
 def rules(plan: LayoutPlan, **kw) -> set[str]:
-    return plan.lint(**kw).rules()
+    return lint(plan, **kw).rules()
 
 
 # -- one pair of tests per rule ------------------------------------------------------------
@@ -43,7 +45,7 @@ def rules(plan: LayoutPlan, **kw) -> set[str]:
 
 def test_swizzle_align():
     bad = smem(SmemAllocation("flag", 128, 128), SmemAllocation("sA", 8192, 128, swizzle="128B"))
-    found = bad.lint()
+    found = lint(bad)
     assert "swizzle-align" in found.rules()
     (f,) = [f for f in found if f.rule == "swizzle-align"]
     assert f.severity == "error" and f.regions == ("sA",)
@@ -56,7 +58,7 @@ def test_swizzle_align():
 
 def test_swizzle_stage():
     uneven = smem(SmemAllocation("sA", 3 * 1536, 1024, swizzle="128B", stages=3))
-    (f,) = [f for f in uneven.lint() if f.rule == "swizzle-stage"]
+    (f,) = [f for f in lint(uneven) if f.rule == "swizzle-stage"]
     assert "1,536 B" in f.message and "2,048 B" in f.fix
     assert "swizzle-stage" in rules(smem(SmemAllocation("sA", 5000, 1024, swizzle="64B", stages=3)))
     assert "swizzle-stage" not in rules(smem(SmemAllocation("sA", 3 * 2048, 1024, swizzle="128B", stages=3)))
@@ -75,7 +77,7 @@ def test_tma_align():
 
 def test_mbarrier_align():
     bad = hand_plan(Region("x", "data", 0, 4), Region("bars", "barrier", 4, 16), total=24)
-    (f,) = [f for f in bad.lint() if f.rule == "mbarrier-align"]
+    (f,) = [f for f in lint(bad) if f.rule == "mbarrier-align"]
     assert f.regions == ("bars",) and f.fact == "hardware.MBARRIER_ALIGNMENT = 8"
     good = hand_plan(Region("x", "data", 0, 4), Region("bars", "barrier", 8, 16), total=24)
     assert "mbarrier-align" not in rules(good)
@@ -90,24 +92,24 @@ def test_tmem_ptr_align():
 
 def test_capacity():
     big = smem(SmemAllocation("sA", 200 * 1024), SmemAllocation("sB", 40 * 1024))
-    (f,) = [f for f in big.lint() if f.rule == "capacity"]
+    (f,) = [f for f in lint(big) if f.rule == "capacity"]
     assert f.severity == "error" and "sA" in f.regions
     assert "exceeds the sm_90 per-block limit" in f.message
-    assert [f.severity for f in big.lint(arch="sm_100") if f.rule == "capacity"] == ["error"]
+    assert [f.severity for f in lint(big, arch="sm_100") if f.rule == "capacity"] == ["error"]
     assert "capacity" not in rules(smem(SmemAllocation("sA", 200 * 1024)))
     # no arch anywhere: nothing is judged, and the finding says so
-    unjudged = smem(SmemAllocation("sA", 300 * 1024), arch=None).lint()
+    unjudged = lint(smem(SmemAllocation("sA", 300 * 1024), arch=None))
     assert [(f.rule, f.severity) for f in unjudged] == [("capacity", "info")]
 
 
 def test_tmem_over_512_columns_is_a_capacity_error():
     plan = LayoutPlan("tmem", (Region("acc", "data", 0, 600),), data_total=600)
-    assert [f.rule for f in plan.lint()] == ["capacity"]
+    assert [f.rule for f in lint(plan)] == ["capacity"]
 
 
 def test_padding_share():
     gappy = hand_plan(Region("flag", "data", 0, 100), Region("sA", "data", 4096, 4096, padding_before=3996), total=8192)
-    (f,) = [f for f in gappy.lint() if f.rule == "padding-share"]
+    (f,) = [f for f in lint(gappy) if f.rule == "padding-share"]
     assert f.severity == "warning" and f.regions == ("sA",) and "48.8%" in f.message
     dense = hand_plan(Region("sA", "data", 0, 4096), Region("flag", "data", 4096, 100), total=4196)
     assert "padding-share" not in rules(dense)
@@ -121,13 +123,13 @@ def test_tmem_rounding():
     t = TmemAllocator()
     t.add(TmemAllocation("acc", 384))
     t.compute_layout()
-    (f,) = t.plan.lint()
+    (f,) = lint(t.plan)
     assert (f.rule, f.severity) == ("tmem-rounding", "warning")
     assert "384 TMEM columns" in f.message and "128 columns wasted" in f.message
     t2 = TmemAllocator()
     t2.add(TmemAllocation("acc", 256))
     t2.compute_layout()
-    assert not t2.plan.lint()
+    assert not lint(t2.plan)
 
 
 # -- the rule set as a whole --------------------------------------------------------------------
@@ -159,7 +161,7 @@ def test_every_rule_cites_a_fact_that_exists():
     ]
     seen = set()
     for plan in plans:
-        for f in plan.lint():
+        for f in lint(plan):
             seen.add(f.rule)
             name = re.match(r"hardware\.(\w+)", f.fact)
             assert name, f.fact
@@ -174,13 +176,13 @@ def test_findings_come_errors_first_and_ignore_works():
         Region("sA", "data", 4108, 4096),
         total=8204,
     )
-    found = plan.lint()
+    found = lint(plan)
     severities = [f.severity for f in found]
     assert severities == sorted(severities, key=["error", "warning", "info"].index)
     assert found.errors and found.warnings
-    assert "mbarrier-align" not in plan.lint(ignore=("mbarrier-align",)).rules()
+    assert "mbarrier-align" not in lint(plan, ignore=("mbarrier-align",)).rules()
     with pytest.raises(ValueError, match="unknown lint rule 'nope'"):
-        plan.lint(ignore=("nope",))
+        lint(plan, ignore=("nope",))
 
 
 def test_swizzle_and_stages_travel_through_the_plan_json():
@@ -190,7 +192,7 @@ def test_swizzle_and_stages_travel_through_the_plan_json():
     data = json.loads(plan.to_json())
     assert {"swizzle", "stages", "tma"} <= set(data["regions"][0])
     assert "swizzle" not in next(d for d in data["regions"] if d["name"] == "x")  # only when set
-    assert LayoutPlan.from_json(plan.to_json()) == plan
+    assert plan_from_json(plan.to_json()) == plan
 
 
 def test_bad_lint_fields_are_refused_naming_the_allocation():
@@ -207,7 +209,7 @@ def test_bad_lint_fields_are_refused_naming_the_allocation():
 
 def test_report_markdown_and_html_list_findings():
     plan = smem(SmemAllocation("f", 128, 128), SmemAllocation("sA", 8192, 128, swizzle="128B"))
-    assert "error[swizzle-align] sA (128B swizzle) starts at 128" in plan.report()
+    assert "error[swizzle-align] sA (128B swizzle) starts at 128" in text_report(plan)
     from smemviz.analysis._report import html_report, markdown_report
 
     assert "**error** `swizzle-align`" in markdown_report(plan)
@@ -258,10 +260,10 @@ def test_explorer_summary_lists_at_most_a_screenful():
 
     many = [SmemAllocation(f"s{i}", 384, 128, swizzle="128B") for i in range(2 * MAX_FINDINGS)]
     plan = smem(*many)
-    assert len(plan.lint().errors) > MAX_FINDINGS
+    assert len(lint(plan).errors) > MAX_FINDINGS
     html = summary_html(plan, None)
     assert html.count("smemviz-finding smemviz-error") == MAX_FINDINGS
-    assert f"and {len(plan.lint()) - MAX_FINDINGS} more" in html
+    assert f"and {len(lint(plan)) - MAX_FINDINGS} more" in html
 
 
 def test_the_plan_reader_refuses_bad_lint_fields():
@@ -275,13 +277,13 @@ def test_the_plan_reader_refuses_bad_lint_fields():
         bad = json.loads(json.dumps(good))
         bad["regions"][0][key] = value
         with pytest.raises(ValueError, match=re.escape(message)):
-            LayoutPlan.from_dict(bad)
-    assert LayoutPlan.from_dict(good) == plan
+            plan_from_dict(bad)
+    assert plan_from_dict(good) == plan
 
 
 def test_findings_show_hostile_names_escaped():
     plan = hand_plan(Region("x", "data", 0, 4), Region("bars\x1b[31m\u202e", "barrier", 4, 16), total=24)
-    (f,) = [f for f in plan.lint() if f.rule == "mbarrier-align"]
+    (f,) = [f for f in lint(plan) if f.rule == "mbarrier-align"]
     assert f.regions == ("bars\x1b[31m\u202e",)  # the data keeps the name as it is
     assert "\x1b" not in f.line() and "\u202e" not in f.line()
-    assert "\x1b" not in plan.report()
+    assert "\x1b" not in text_report(plan)

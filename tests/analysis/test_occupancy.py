@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smemviz import LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware, occupancy
+from smemviz.analysis import text_report
 from smemviz.analysis._occupancy import smem_footprint
 from smemviz.cli import main
 
@@ -100,13 +101,13 @@ def test_plan_occupancy_report_and_cli(tmp_path, capsys):
     s.add(SmemAllocation("sB", 7 * 16384, 1024))
     s.compute_layout()
     plan = s.plan
-    assert plan.occupancy().ctas == 1
-    assert plan.occupancy(threads=128, registers=255).by_registers == 2
-    assert "Occupancy sm_90: 1 CTA/SM" in plan.report()
+    assert occupancy(plan).ctas == 1
+    assert occupancy(plan, threads=128, registers=255).by_registers == 2
+    assert "Occupancy sm_90: 1 CTA/SM" in text_report(plan)
     t = TmemAllocator()
     t.add(TmemAllocation("acc", 256))
     t.compute_layout()
-    assert t.plan.occupancy() is None
+    assert occupancy(t.plan) is None
     path = tmp_path / "p.json"
     path.write_text(plan.to_json())
     assert main(["check", str(path), "--threads", "384", "--registers", "168"]) == 0
@@ -128,8 +129,8 @@ def test_with_no_arch_anywhere_nothing_is_judged_against_sm90():
     cap = plan.capacity()
     assert cap.arch is None and cap.fits and not cap.judged
     assert "no arch given" in cap.message()
-    assert "no arch given" in plan.report() and "fits the sm_90" not in plan.report()
-    assert plan.occupancy() is None
+    assert "no arch given" in text_report(plan) and "fits the sm_90" not in text_report(plan)
+    assert occupancy(plan) is None
     with pytest.raises(ValueError, match="no arch to check"):
         plan.check()
     # an explicit arch still judges
@@ -237,10 +238,10 @@ def test_the_model_matches_the_h200_driver_as_recorded():
 
 def test_the_report_says_where_an_assumed_arch_came_from(monkeypatch):
     monkeypatch.setenv("CUTE_DSL_ARCH", "sm_100a")
-    report = unjudged_plan().report()
+    report = text_report(unjudged_plan())
     assert "exceeds the sm_100 per-block limit" in report
     assert "(arch sm_100 assumed from $CUTE_DSL_ARCH=sm_100a)" in report
     s = SmemAllocator("sm_90")
     s.add(SmemAllocation("sA", 1024))
     s.compute_layout()
-    assert "assumed" not in s.plan.report()  # an arch the allocator was given is not assumed
+    assert "assumed" not in text_report(s.plan)  # an arch the allocator was given is not assumed

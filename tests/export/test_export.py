@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import smemviz
-from smemviz import LayoutPlan
+from smemviz.layout import plan_from_dict
 from smemviz.sources.layout_file import parse_layout
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -94,7 +94,7 @@ def test_json_of_one_plan_round_trips(tmp_path):
     out = smemviz.export(smem, tmp_path / "smem.json")
     data = json.loads(out.read_text())
     assert data["schema"] == "smemviz.layout-plan" and data["version"] == 1
-    assert LayoutPlan.from_dict(data) == smem
+    assert plan_from_dict(data) == smem
 
 
 def test_json_of_both_plans_round_trips(tmp_path):
@@ -114,7 +114,7 @@ def test_json_arch_option_sets_the_capacity_shown(tmp_path):
     _, (smem, _) = _pair()
     data = json.loads(smemviz.export(smem, tmp_path / "s.json", arch="sm_120").read_text())
     assert data["arch"] == "sm_120"
-    assert not LayoutPlan.from_dict(data).fits()
+    assert not plan_from_dict(data).fits()
 
 
 def test_read_plans_refuses_other_documents():

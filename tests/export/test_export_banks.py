@@ -12,6 +12,8 @@ import pytest
 
 import smemviz
 from smemviz import LayoutPlan
+from smemviz.analysis import text_report
+from smemviz.layout import plan_from_dict
 
 from ..helpers import EXAMPLES
 
@@ -24,7 +26,7 @@ def plan() -> LayoutPlan:
 
 
 def test_the_text_report_has_a_row_per_region_and_access(plan):
-    text = plan.report()
+    text = text_report(plan)
     head = next(line for line in text.splitlines() if line.strip().startswith("region"))
     assert head.split() == [
         "region",
@@ -51,7 +53,7 @@ def test_the_text_report_has_a_row_per_region_and_access(plan):
 
 def test_a_plan_without_accesses_has_no_bank_table():
     plain = smemviz.load_layout(EXAMPLES / "gemm_sm100.toml").plans()[0]
-    assert "Bank accesses" not in plain.report()
+    assert "Bank accesses" not in text_report(plain)
     assert "Bank accesses" not in smemviz.analysis.markdown_report(plain)
     assert "smemviz-banks" not in plain._repr_html_()
 
@@ -62,7 +64,7 @@ def test_markdown_and_json_exports(plan, tmp_path):
     doc = json.loads(smemviz.export(plan, tmp_path / "p.json").read_text())
     assert [a["region"] for a in doc["accesses"]] == ["sA", "epi_c", "epi_c_sw64"]
     assert [f["rule"] for f in doc["lint"]] == ["bank-conflict"]
-    assert LayoutPlan.from_dict(doc).accesses == plan.accesses
+    assert plan_from_dict(doc).accesses == plan.accesses
 
 
 def _scripts_pinned(page: str) -> None:

@@ -27,6 +27,7 @@ from smemviz import LayoutPlan, SmemAllocator, TmemAllocation, TmemAllocator
 from smemviz._export import read_plans
 from smemviz.analysis._report import html_report, markdown_report, text_report
 from smemviz.cli import main
+from smemviz.layout import plan_from_dict
 
 from ..hostile import RAW_CONTROL, fuzz_settings, hostile_text, hostile_values, no_hang, unprintable_names
 from ..strategies import replay, smem_programs, smemviz_alloc, tmem_programs
@@ -128,14 +129,14 @@ def test_tampered_plans_are_refused_or_still_a_sound_layout(data):
     doc = data.draw(tampered(plan.to_dict()))
     with no_hang():
         try:
-            back = LayoutPlan.from_dict(doc)
+            back = plan_from_dict(doc)
         except ValueError as exc:
             event("refused")
             assert str(exc) and not RAW_CONTROL.search(str(exc).encode("utf-8", "replace").decode())
             return
     event("accepted")
     brute_force_check(back)
-    assert LayoutPlan.from_dict(back.to_dict()) == back
+    assert plan_from_dict(back.to_dict()) == back
     for text in (text_report(back), markdown_report(back), html_report(back)):
         assert not RAW_CONTROL.search(text)
 
@@ -171,7 +172,7 @@ def plans_with_any_names(draw: Any) -> LayoutPlan:
     for r in doc["regions"]:
         if draw(st.booleans()):
             r["name"] = draw(any_name)
-    return LayoutPlan.from_dict(doc)
+    return plan_from_dict(doc)
 
 
 @fuzz_settings(150, long_share=0.25)

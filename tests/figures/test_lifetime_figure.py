@@ -13,6 +13,7 @@ from smemviz import SmemAllocation, SmemAllocator
 from ..strategies import lifetime_instances
 
 pytest.importorskip("plotly")
+from smemviz.analysis import text_report
 from smemviz.figures import comparison_figure, lifetime_spec  # noqa: E402
 from smemviz.figures._lifetime import LIFETIME_TRACES  # noqa: E402
 
@@ -231,7 +232,7 @@ def test_buffers_that_stack_without_one_common_step_are_named_as_the_bound():
     spec = lifetime_spec(plan)
     assert spec.meta["pairwise_bound"] == (3 * KIB, ("x", "y", "z"))
     assert "x, y, z meet pairwise at different steps, so they stack" in spec.layout["title"]["subtitle"]["text"]
-    assert "lower bound 3,072 B (3 KiB) (x, y, z stack: they meet pairwise at different steps)" in plan.report()
+    assert "lower bound 3,072 B (3 KiB) (x, y, z stack: they meet pairwise at different steps)" in text_report(plan)
     # with ranges of steps only, the steps set the bound and nothing else is named
     staged_plan = staged()
     staged_plan.compute_layout()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from smemviz import DeclarationError, LayoutPlan, SmemAllocation, SmemAllocator
+from smemviz import DeclarationError, SmemAllocation, SmemAllocator
+from smemviz.layout import plan_from_dict, plan_from_json
 
 
 def _plan():
@@ -21,7 +22,7 @@ def test_shape_gives_count_and_stages_and_travels_in_the_plan():
     a = plan.region("a_stages")
     assert (a.shape, a.stages, a.count, a.size) == ((4, 128, 64), 4, 4 * 128 * 64, 4 * 128 * 64 * 2)
     assert plan.region("epi").shape is None
-    again = LayoutPlan.from_json(plan.to_json())
+    again = plan_from_json(plan.to_json())
     assert again == plan and again.region("a_stages").shape == (4, 128, 64)
     assert "shape" not in plan.region("epi").to_dict()  # written only when set
 
@@ -46,7 +47,7 @@ def test_a_tampered_shape_is_refused_when_read_back():
     doc = _plan().to_dict()
     doc["regions"][0]["stages"] = 3
     with pytest.raises(ValueError, match="first extent"):
-        LayoutPlan.from_dict(doc)
+        plan_from_dict(doc)
 
 
 def test_the_map_draws_a_boundary_per_stage_and_hover_names_the_stage():

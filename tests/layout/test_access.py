@@ -9,6 +9,7 @@ import pytest
 
 from smemviz import LayoutPlan, SmemAllocation, SmemAllocator
 from smemviz._errors import DeclarationError, DeclarationTypeError
+from smemviz.layout import plan_from_dict, plan_from_json
 from smemviz.layout._access import SmemAccess, access_from_dict
 
 EPI = {"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": [8, 1]}
@@ -142,7 +143,7 @@ def test_json_round_trip_and_no_key_without_accesses():
         "warps": [8, 1],
     }
     assert data["accesses"][1]["swizzle"] == "64B" and data["accesses"][2]["stage"] == 1
-    back = LayoutPlan.from_json(plan.to_json())
+    back = plan_from_json(plan.to_json())
     assert back.accesses == plan.accesses and back == plan
     assert "accesses" not in _plan(SmemAllocation("plain", 256)).to_dict()
 
@@ -167,7 +168,7 @@ def _doc_with(accesses: object) -> dict:
 )
 def test_the_json_reader_refuses_bad_accesses_naming_the_field(accesses, fragment):
     with pytest.raises(ValueError) as info:
-        LayoutPlan.from_dict(_doc_with(accesses))
+        plan_from_dict(_doc_with(accesses))
     assert fragment in str(info.value)
 
 
@@ -180,7 +181,7 @@ def test_access_to_a_barrier_region_is_refused():
     bars = next(r["name"] for r in doc["regions"] if r["kind"] == "barrier")
     doc["accesses"] = [{"region": bars, "instruction": "ld.shared.b64", "layout": "(2,2):(2,1)", "dtype": "i64"}]
     with pytest.raises(ValueError, match="barrier region, which holds no tile"):
-        LayoutPlan.from_dict(doc)
+        plan_from_dict(doc)
 
 
 def test_a_plan_at_one_step_keeps_the_accesses_of_what_is_live():

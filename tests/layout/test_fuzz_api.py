@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from smemviz import (
     DeclarationError,
-    LayoutPlan,
     SmemAllocation,
     SmemAllocator,
     TmemAllocation,
     TmemAllocator,
 )
 from smemviz.analysis._report import markdown_report, text_report
+from smemviz.layout import plan_from_dict
 
 from ..hostile import RAW_CONTROL, fuzz_settings, hostile_ints, hostile_text, no_hang, scalars, unprintable_names
 
@@ -312,7 +312,7 @@ def _check_computed(alloc: Any) -> None:
         event("layout computed from lifetimes")
         assert plan.lower_bound <= plan.data_total and (plan.gap == 0) == plan.optimal
     # what the allocator computed passes the checks a plan read back from a file must pass
-    assert LayoutPlan.from_dict(json.loads(plan.to_json())) == plan
+    assert plan_from_dict(json.loads(plan.to_json())) == plan
     for text in (text_report(plan), markdown_report(plan), plan.capacity().message()):
         assert not RAW_CONTROL.search(text)
 

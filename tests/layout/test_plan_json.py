@@ -9,9 +9,10 @@ import re
 
 import pytest
 
-from smemviz import LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
+from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
 from smemviz._export import read_plans
 from smemviz.cli import main
+from smemviz.layout import plan_from_dict, plan_from_json
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def _region(doc: dict, name: str) -> dict:
 
 def test_untampered_plans_read_back_equal(smem_doc, tmem_doc):
     for doc in (smem_doc, tmem_doc):
-        plan = LayoutPlan.from_dict(copy.deepcopy(doc))
+        plan = plan_from_dict(copy.deepcopy(doc))
         assert plan.to_dict() == doc
 
 
@@ -101,16 +102,16 @@ def test_tampered_plans_are_refused(smem_doc, what):
     doc = copy.deepcopy(smem_doc)
     tamper(doc)
     with pytest.raises(ValueError, match=re.escape(message)):
-        LayoutPlan.from_dict(doc)
+        plan_from_dict(doc)
     with pytest.raises(ValueError):
-        LayoutPlan.from_json(json.dumps(doc))
+        plan_from_json(json.dumps(doc))
 
 
 def test_tmem_plan_with_barriers_is_refused(tmem_doc):
     doc = copy.deepcopy(tmem_doc)
     doc["regions"].append({"name": "b", "kind": "barrier", "offset": 128, "size": 16, "alignment": 8})
     with pytest.raises(ValueError, match="TMEM plan holds no mbarriers"):
-        LayoutPlan.from_dict(doc)
+        plan_from_dict(doc)
 
 
 def test_pair_with_swapped_plans_is_refused(smem_doc, tmem_doc):
@@ -147,7 +148,7 @@ def test_an_allocation_changed_after_compute_layout_does_not_change_the_plan():
     plan = alloc.plan
     assert (plan.region("a").offset, plan.region("a").size, plan.region("a").alignment) == (0, 64, 64)
     assert plan.region("b").size == 64 and plan.groups[0].size == 64
-    assert LayoutPlan.from_dict(plan.to_dict()) == plan
+    assert plan_from_dict(plan.to_dict()) == plan
 
 
 def test_a_name_broken_after_compute_layout_is_refused_when_the_plan_is_read():
@@ -178,7 +179,7 @@ def test_plans_with_sizes_beyond_64_bits_read_back():
     alloc.add(SmemAllocation("a", 2**62))
     alloc.add_pipeline_group(Group())
     alloc.compute_layout()
-    assert LayoutPlan.from_json(alloc.plan.to_json()) == alloc.plan
+    assert plan_from_json(alloc.plan.to_json()) == alloc.plan
 
 
 def test_a_dtype_read_back_is_shown_escaped(smem_doc):
@@ -186,5 +187,5 @@ def test_a_dtype_read_back_is_shown_escaped(smem_doc):
 
     doc = copy.deepcopy(smem_doc)
     _region(doc, "a").update(dtype="\x1f<b>", count=4)
-    plan = LayoutPlan.from_dict(doc)
+    plan = plan_from_dict(doc)
     assert "\\x1f&lt;b&gt; × 4" in html_report(plan) and "\x1f" not in markdown_report(plan)

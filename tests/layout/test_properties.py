@@ -6,6 +6,7 @@ from hypothesis import given
 
 import smemviz
 from smemviz import LayoutPlan, hardware
+from smemviz.layout import plan_from_json
 
 from ..strategies import replay, smem_programs, smemviz_alloc
 
@@ -74,7 +75,7 @@ def test_total_is_at_least_the_peak_live_bound(ops):
 @given(smem_programs())
 def test_plan_json_round_trip(ops):
     _, plan = computed_plan(ops)
-    again = LayoutPlan.from_json(plan.to_json())
+    again = plan_from_json(plan.to_json())
     assert again == plan
     assert again.to_dict() == plan.to_dict()
 

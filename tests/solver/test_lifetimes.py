@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 
 import smemviz
-from smemviz import CapacityError, LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
+from smemviz import CapacityError, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
+from smemviz.analysis import text_report
+from smemviz.layout import plan_from_dict
 
 from ..strategies import replay, smem_programs, smemviz_alloc
 
@@ -71,7 +73,7 @@ def test_epilogue_finds_its_place_over_the_operand_stages():
     (bar,) = plan.barrier_regions
     assert bar.offset == -(-s.total // 8) * 8 and bar.size == 4 * 16 and bar.live is None
     assert bar in plan.live_at("epilogue")
-    assert "Lifetimes over 3 steps" in plan.report() and "optimal (proven)" in plan.report()
+    assert "Lifetimes over 3 steps" in text_report(plan) and "optimal (proven)" in text_report(plan)
 
 
 def test_without_lifetimes_the_plan_is_unchanged():
@@ -99,7 +101,7 @@ def test_plan_with_lifetimes_round_trips_through_json():
     data = json.loads(s.plan.to_json())
     assert data["version"] == 2 and data["steps"] == ["load", "mma", "epilogue"]
     assert data["optimal"] is True and data["gap"] == 0
-    back = LayoutPlan.from_dict(data)
+    back = plan_from_dict(data)
     assert back == s.plan
     assert back.live_at("mma") == s.plan.live_at("mma")
 
@@ -348,7 +350,7 @@ def test_tampered_lifetime_plans_are_refused(tamper, match):
     data = _lifetime_plan_dict()
     tamper(data)
     with pytest.raises(ValueError, match=match):
-        LayoutPlan.from_dict(data)
+        plan_from_dict(data)
 
 
 def test_overlapping_regions_live_together_are_refused_on_read():
@@ -356,7 +358,7 @@ def test_overlapping_regions_live_together_are_refused_on_read():
     epi = next(r for r in data["regions"] if r["name"] == "epi_tile")
     epi["live"] = [1, 2]  # now live with the operands it overlaps
     with pytest.raises(ValueError, match="overlap but are both live at step 'mma'"):
-        LayoutPlan.from_dict(data)
+        plan_from_dict(data)
 
 
 # -- layout files ---------------------------------------------------------------------

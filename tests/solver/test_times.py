@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smemviz import SmemAllocation, SmemAllocator
+from smemviz.layout import plan_from_dict
 from smemviz.solver import MAX_STRETCHES, Problem, Times, default_node_budget, solve, timeline
 from smemviz.solver._solve import DEFAULT_NODE_BUDGET
 
@@ -115,7 +116,6 @@ def test_a_450_buffer_layout_returns_within_10_s_with_its_gap():
 
 
 def test_a_plan_of_stretches_reads_back_from_json():
-    from smemviz import LayoutPlan
 
     s = SmemAllocator()
     for k in range(150):
@@ -123,4 +123,4 @@ def test_a_plan_of_stretches_reads_back_from_json():
     s.compute_layout()
     assert len(s.plan.steps) == 299 and s.plan.steps[0] == "1000000000"  # 300 start and end points
     doc = s.plan.to_dict()
-    assert LayoutPlan.from_dict(doc).to_dict() == doc
+    assert plan_from_dict(doc).to_dict() == doc

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
+from smemviz.analysis import lint
 from smemviz.cli import main
 from smemviz.sources.layout_file import LayoutFileError, load_layout, parse_layout
 
@@ -26,7 +27,7 @@ def test_the_example_carries_its_accesses_into_the_plan():
         ("epi_c", "stmatrix.x4", (8, 1)),
         ("epi_c_sw64", "stmatrix.x4", (8, 1)),
     ]
-    assert [f.regions for f in smem.lint() if f.rule == "bank-conflict"] == [("epi_c",)]
+    assert [f.regions for f in lint(smem) if f.rule == "bank-conflict"] == [("epi_c",)]
 
 
 def test_inline_tables_and_json_read_the_same():

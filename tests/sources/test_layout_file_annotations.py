@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from smemviz.analysis import lint
 from smemviz.sources.layout_file import LayoutFileError, parse_layout
 
 DOC = """
@@ -28,7 +29,7 @@ def test_annotations_reach_the_plan_and_lint():
     a, b = smem.region("a"), smem.region("b")
     assert (a.shape, a.stages, a.swizzle, a.tma, a.count) == ((4, 128, 64), 4, "128B", True, 4 * 128 * 64)
     assert (b.stages, b.swizzle) == (2, "128B")
-    assert [f.rule for f in smem.lint("sm_90a") if "b" in f.regions] == ["swizzle-stage"]
+    assert [f.rule for f in lint(smem, "sm_90a") if "b" in f.regions] == ["swizzle-stage"]
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 
 from smemviz import LayoutPlan, as_plan, plan_from_struct
 from smemviz.cli import main
+from smemviz.layout import plan_from_dict, plan_from_json
 
 from ..strategies import StructSpec, struct_specs
 
@@ -222,7 +223,7 @@ def test_names_the_struct_cannot_say():
     a = plan.region("sA")
     assert (a.swizzle, a.stages, a.tma) == ("128B", 7, True)
     assert plan.region("sB").tma is None
-    back = LayoutPlan.from_json(plan.to_json())
+    back = plan_from_json(plan.to_json())
     assert back == plan
 
 
@@ -273,7 +274,7 @@ def test_random_structs_match_the_dsl(spec: StructSpec):
         assert end <= start
     assert 0 <= plan.padding <= plan.total
     # the strict plan reader takes it back unchanged: a struct's layout is one a plan may hold
-    assert LayoutPlan.from_json(plan.to_json()) == plan
+    assert plan_from_json(plan.to_json()) == plan
 
 
 def build_struct(spec: StructSpec, name: str):
@@ -309,7 +310,7 @@ def test_figures_exports_and_capacity_read_a_struct_plan(tmp_path):
     out = export(S, tmp_path / "s.json", arch="sm_90a")
     doc = json.loads(out.read_text())
     assert doc["source"] == "cute.struct" and doc["summary"]["unified"] == 230_400
-    assert LayoutPlan.from_dict(doc) == plan_from_struct(S, arch="sm_90")
+    assert plan_from_dict(doc) == plan_from_struct(S, arch="sm_90")
     md = export(S, tmp_path / "s.md", arch="sm_90a").read_text()
     assert "| mainloop_pipeline_array_ptr | mbarriers | 0 |" in md
 

@@ -4,6 +4,7 @@ reports as ``analyze_access`` given the fields by hand, and the lint rules built
 from __future__ import annotations
 
 from smemviz import SmemAllocation, SmemAllocator
+from smemviz.analysis import lint
 from smemviz.analysis.banks import INSTRUCTIONS, analyze_access, stmatrix_atom
 from smemviz.analysis.banks._access import analyse_plan, analyze_declared
 from smemviz.layout._access import canonical_instruction, instruction_spellings
@@ -53,9 +54,9 @@ def test_analyse_plan_keeps_what_it_cannot_analyse_with_its_reason():
     assert [i.access.region for i in items] == ["epi_c", "epi_c", "tiny"]
     assert items[0].advice is not None and items[0].advice.swizzle == "64B"
     assert items[2].report is None and "past its 128 B" in (items[2].error or "")
-    found = plan.lint()
+    found = lint(plan)
     assert [(f.rule, f.severity, f.regions) for f in found if f.rule.startswith("bank")] == [
         ("bank-access", "error", ("tiny",)),
         ("bank-conflict", "warning", ("epi_c",)),
     ]
-    assert plan.lint(ignore=("bank-conflict", "bank-access")).rules().isdisjoint({"bank-conflict", "bank-access"})
+    assert lint(plan, ignore=("bank-conflict", "bank-access")).rules().isdisjoint({"bank-conflict", "bank-access"})

@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("cutlass")
 pytestmark = pytest.mark.cutlass
 
-from smemviz import LayoutPlan  # noqa: E402
 from smemviz.kernel._compile import compile_host  # noqa: E402
+from smemviz.layout import plan_from_json  # noqa: E402
 from smemviz.sources.capture import capture  # noqa: E402
 
 from . import kernels  # noqa: E402
@@ -71,7 +71,7 @@ def _line_of(text: str) -> int:
 def test_plan_round_trips_through_json(mixed):
     cap, _ = mixed
     plan = cap.plan
-    again = LayoutPlan.from_json(plan.to_json())
+    again = plan_from_json(plan.to_json())
     assert again == plan
 
 
