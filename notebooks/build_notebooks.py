@@ -243,7 +243,7 @@ def quickstart() -> nbformat.NotebookNode:
             path = smemviz.export(target, out / name)
             print(f"wrote {path} ({path.stat().st_size:,} bytes)")
 
-        again = smemviz.LayoutPlan.from_json((out / "quickstart_smem.json").read_text())
+        again = smemviz.layout.plan_from_json((out / "quickstart_smem.json").read_text())
         print("the JSON reads back equal:", again == plan)
         """),
             code("""
@@ -414,8 +414,8 @@ def tuning_gemm() -> nbformat.NotebookNode:
             code("""
         g = Gemm()
         smem_plan, tmem_plan = build(g)
-        print(smem_plan.report())
-        print(tmem_plan.report())
+        print(smemviz.analysis.text_report(smem_plan))
+        print(smemviz.analysis.text_report(tmem_plan))
         stage_bytes = smem_plan.region("smem_a").size // g.stages + smem_plan.region("smem_b").size // g.stages
         print(f"one A+B stage: {stage_bytes} B of data + {hardware.BARRIER_BYTES_PER_STAGE} B of barriers")
         """),
@@ -528,7 +528,7 @@ def epilogue_finds_its_place() -> list[nbformat.NotebookNode]:
         comparison = smemviz.compare_layouts(lifetimes)
         lifetimes.compute_layout()
         plan = lifetimes.plan
-        print(plan.report())
+        print(smemviz.analysis.text_report(plan))
         print("live at the epilogue:", [r.name for r in plan.live_at("epilogue")])
         for label, other in comparison.items():
             print(f"{label:>12}: {other.data_total:>7} B  optimal={other.optimal}")
@@ -698,7 +698,7 @@ def kernels_from_cells() -> nbformat.NotebookNode:
         """),
             code(r"""
         pipe_smem, pipe = kernel.pipeline_layout(stages=4, tile=256)
-        print(pipe_smem.plan.report())
+        print(smemviz.analysis.text_report(pipe_smem.plan))
         pk = kernel.compile_pipeline(pipe_smem, pipe, arch="sm_90a")
         print("mbarrier instructions in the PTX:", len(re.findall(r"\bmbarrier\.", pk.ptx)))
         print(f"requests {pk.dynamic_smem_bytes} B; the plan says {pipe_smem.plan.unified_bytes} B")
@@ -898,8 +898,8 @@ def cutlass_allocators() -> nbformat.NotebookNode:
             code("""
         plan = smemviz.plan_from_cutlass(cutlass_smem, arch="sm_100a")
         tmem_plan = smemviz.plan_from_cutlass(cutlass_tmem, arch="sm_100a")
-        print(plan.report())
-        print(tmem_plan.report())
+        print(smemviz.analysis.text_report(plan))
+        print(smemviz.analysis.text_report(tmem_plan))
         """),
             code("""
         for arch in ["sm_90a", "sm_100a", "sm_120"]:
@@ -1014,7 +1014,7 @@ def struct_cells() -> list[nbformat.NotebookNode]:
         code("""
         operands = {"sA": "128B", "sB": "128B"}
         plan = smemviz.plan_from_struct(SharedStorage, arch="sm_90a", swizzle=operands, stages={"sA": 7, "sB": 7})
-        print(plan.report())
+        print(smemviz.analysis.text_report(plan))
         print(f"plan total equals the DSL's size: {plan.total == SharedStorage.__sizeof__()}")
         """),
         md("""
@@ -1040,10 +1040,10 @@ def struct_cells() -> list[nbformat.NotebookNode]:
         atoms: the kernel would read garbage, and nothing else would say so.
         """),
         code("""
-        print(f"as written: {plan.lint().text()}")
+        print(f"as written: {smemviz.analysis.lint(plan).text()}")
         Loose, _ = hopper_gemm_storage(operand_align=128)
         loose = smemviz.plan_from_struct(Loose, arch="sm_90a", swizzle=operands, stages={"sA": 7, "sB": 7})
-        for finding in loose.lint():
+        for finding in smemviz.analysis.lint(loose):
             print(finding.line())
         """),
         md("""
@@ -1053,10 +1053,10 @@ def struct_cells() -> list[nbformat.NotebookNode]:
         what a second CTA per SM would take; fewer stages get there.
         """),
         code("""
-        print(plan.occupancy().message())
+        print(smemviz.analysis.occupancy(plan).message())
         for stages in range(7, 1, -1):
             storage, _ = hopper_gemm_storage(stages=stages)
-            occ = smemviz.plan_from_struct(storage, arch="sm_90a").occupancy(threads=384)
+            occ = smemviz.analysis.occupancy(smemviz.plan_from_struct(storage, arch="sm_90a"), threads=384)
             print(f"{stages} stages: {storage.__sizeof__():>7} B -> {occ.ctas} CTA(s)/SM, limited by {occ.limiter}")
         """),
         code("""
@@ -1404,7 +1404,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
 
         An allocation can say how the warps touch it: `access=` on
         `SmemAllocation` (or an `access` key in a layout file). The plan keeps
-        it, so `plan.lint()` (and `smemviz check` in CI) reports the conflict
+        it, so `smemviz.analysis.lint(plan)` (and `smemviz check` in CI) reports the conflict
         with its fix, and the usage report carries the table. Here the plain C
         staging buffer and its fixed twin, side by side:
         """),
@@ -1416,9 +1416,9 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         epi.add(SmemAllocation("c_plain", dtype="bf16", count=128 * 32, access=EPI))
         epi.add(SmemAllocation("c_sw64", dtype="bf16", count=128 * 32, alignment=512, swizzle="64B", access=EPI))
         epi.compute_layout()
-        for finding in epi.plan.lint():
+        for finding in smemviz.analysis.lint(epi.plan):
             print(finding.line())
-        print(epi.plan.report())
+        print(smemviz.analysis.text_report(epi.plan))
         """),
             md("""
         ## 7. The explorer's Banks tab
@@ -1463,7 +1463,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
             assert (epi.wavefronts, epi.conflicts, main.wavefronts) == (wf, conflicts, gmma), mode
             print(f"c_swizzle={mode:12s} {epi.wavefronts_per_instruction:4.0f} wavefronts per stmatrix.x4, "
                   f"{epi.conflicts:6d} conflicts (H200 agrees); {ms:.4f} ms on the H200")
-        for finding in gemm_layout(GemmConfig(dtype="bf16", c_swizzle="none")).plan.lint():
+        for finding in smemviz.analysis.lint(gemm_layout(GemmConfig(dtype="bf16", c_swizzle="none")).plan):
             print(finding.line()[:120], "...")
         """),
             md("""
@@ -1528,7 +1528,7 @@ def capture_kernels() -> nbformat.NotebookNode:
             code(r"""
         with capture() as cap: compiled = capture_kernel.build("sm_90a")
         smemviz.smem_figure(cap.plan).show()
-        print("lint:", cap.plan.lint().text(), "| occupancy:", cap.plan.occupancy().message())
+        print("lint:", smemviz.analysis.lint(cap.plan).text(), "| occupancy:", smemviz.analysis.occupancy(cap.plan).message())
         """),
             md("""
         ## What was captured
