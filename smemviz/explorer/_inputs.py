@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis._max_fit import built_plans
+from ..layout._allocator import _BaseAllocator
 from ..layout._plan import LayoutPlan
 from ..sources._inputs import as_layouts
 
-__all__ = ["to_plans", "builder_plans", "Plans"]
+__all__ = ["to_plans", "builder_plans", "declared_allocators", "Plans"]
 
 Plans = tuple["LayoutPlan | None", "LayoutPlan | None"]
 
@@ -28,3 +29,10 @@ def to_plans(obj: Any) -> Plans:
 def builder_plans(result: Any) -> Plans:
     """``(smem_plan, tmem_plan)`` of what a builder returned, computing its allocators."""
     return built_plans(result)
+
+
+def declared_allocators(obj: Any) -> dict[str, _BaseAllocator]:
+    """smemviz allocators in what a builder returned (or was given), by memory:
+    the declarations a comparison lays out again."""
+    items = obj if isinstance(obj, (tuple, list)) else [obj]
+    return {item.plan.memory: item for item in items if isinstance(item, _BaseAllocator) and item.layout_computed}

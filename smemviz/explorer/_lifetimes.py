@@ -24,6 +24,7 @@ from ..figures._step import step_map_spec
 from ..layout._allocator import _BaseAllocator, compare_layouts
 from ..layout._plan import LayoutPlan
 from ._exports import export_row
+from ._inputs import declared_allocators
 from ._panels import message_html
 from ._sync import LiveFigure
 
@@ -55,13 +56,6 @@ def lifetime_plan(smem: LayoutPlan | None, tmem: LayoutPlan | None, prefer: str 
 def both_solved(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> bool:
     """Whether both memories were solved from lifetimes (the tab then offers a choice)."""
     return all(p is not None and bool(p.steps) for p in (smem, tmem))
-
-
-def declared_allocators(obj: Any) -> dict[str, _BaseAllocator]:
-    """smemviz allocators in what a builder returned (or was given), by memory:
-    the declarations a comparison lays out again."""
-    items = obj if isinstance(obj, (tuple, list)) else [obj]
-    return {item.plan.memory: item for item in items if isinstance(item, _BaseAllocator) and item.layout_computed}
 
 
 def marked_lifetime_spec(plan: LayoutPlan, step: int, arch: Any = None) -> FigureSpec:

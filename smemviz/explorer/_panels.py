@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 from .. import hardware
 from .._names import shown
 from .._units import fmt_units
-from ..analysis._report import REGION_COLUMNS, findings_beyond_capacity, region_cells, region_columns, summary_parts
+from ..analysis._report import REGION_COLUMNS, region_cells, region_columns, summary_parts
 from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, shade
 
 if TYPE_CHECKING:
-    from ..layout._plan import LayoutPlan
+    from ..layout._plan import CapacityCheck, LayoutPlan
+    from ._state import Analysis
 
 __all__ = ["summary_html", "message_html", "tables_html", "TABLE_CSS", "usage_table_html", "key_html", "MAX_TABLE_ROWS"]
 
@@ -94,8 +95,7 @@ def key_html(memory: str) -> str:
     )
 
 
-def _line(plan: LayoutPlan) -> str:
-    cap = plan.capacity()
+def _line(plan: LayoutPlan, cap: CapacityCheck) -> str:
     color = "#2e7d32" if cap.fits else "#c62828"
     limit = fmt_units(cap.limit, plan.unit) if plan.memory == "smem" else f"{cap.limit} columns"
     over = "" if cap.fits else f", over by {fmt_units(cap.overshoot, plan.unit)}"
@@ -109,19 +109,24 @@ def _line(plan: LayoutPlan) -> str:
     return " · ".join([f"<b>{plan.memory.upper()}</b> {facts[0]}", verdict, *facts[1:]])
 
 
-def summary_html(smem: LayoutPlan | None, tmem: LayoutPlan | None) -> str:
-    """Totals and capacity, one line per memory; then the occupancy and lint findings."""
-    lines = [_line(p) for p in (smem, tmem) if p is not None]
-    if smem is not None and (occ := smem.occupancy()) is not None:
-        lines.append(f"occupancy {escape(occ.message())}")
-    findings = [f for p in (smem, tmem) if p is not None for f in findings_beyond_capacity(p)]
+def summary_html(analysis: Analysis) -> str:
+    """Totals and capacity, one line per memory; then the occupancy and lint findings,
+    all read from the one ``analysis`` of the layout on screen."""
+    lines = [
+        _line(p, c)
+        for p, c in ((analysis.smem, analysis.smem_capacity), (analysis.tmem, analysis.tmem_capacity))
+        if p is not None and c is not None
+    ]
+    if analysis.occupancy is not None:
+        lines.append(f"occupancy {escape(analysis.occupancy.message())}")
+    findings = analysis.findings
     items = "".join(
         f"<li class='smemviz-finding smemviz-{f.severity}' style='color:{_FINDING_COLORS[f.severity]}'>"
         f"<b>{f.severity}</b> {escape(f.rule)}: {escape(f.message)}; fix: {escape(f.fix)}</li>"
         for f in findings[:MAX_FINDINGS]
     )
     if len(findings) > MAX_FINDINGS:
-        items += f"<li>... and {len(findings) - MAX_FINDINGS} more (plan.lint() lists them all)</li>"
+        items += f"<li>... and {len(findings) - MAX_FINDINGS} more (smemviz.analysis.lint(plan) lists them all)</li>"
     listing = f"<ul class='smemviz-findings' style='margin:2px 0;padding-left:18px'>{items}</ul>" if items else ""
     return (
         "<div class='smemviz-summary' style='font-size:13px;line-height:1.6'>" + "<br>".join(lines) + listing + "</div>"

@@ -18,33 +18,27 @@ values rebuilds the table once. Without an event loop they update at once.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import inspect
-import traceback
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
 
 from .. import hardware
-from .._errors import CapacityError
 from ..figures import smem_spec, tmem_spec
-from ..layout._allocator import capacity_checks_deferred
 from ..layout._plan import LayoutPlan
 from ..sources._inputs import LayoutPair
-from ..sources._struct import is_cute_struct
 from ._banks import BankView
 from ._controls import make_controls
 from ._exports import export_row
 from ._fit import EXPLORER_CLASS, make_fitter
-from ._history import MAX_HISTORY, Attempt, history_html
-from ._inputs import Plans, builder_plans, to_plans
-from ._lifetimes import LifetimeView, both_solved, declared_allocators, lifetime_plan
+from ._history import Attempt, history_html
+from ._inputs import Plans
+from ._lifetimes import LifetimeView, both_solved, lifetime_plan
 from ._panels import TABLE_CSS, key_html, message_html, summary_html, tables_html
+from ._state import ExplorerState, Outcome, is_builder
 from ._sync import LiveFigure
 
-__all__ = ["Explorer", "explore"]
+__all__ = ["Explorer", "explore", "TABS"]
 
 ALL_PHASES = "all phases"
 MIN_WIDTH = 300  # narrower reports (a collapsed output) leave the maps alone
@@ -54,14 +48,10 @@ PANEL_DELAY_S = 0.2  # about one map redraw in the browser
 _EMPTY_SMEM = LayoutPlan("smem", ())
 _EMPTY_TMEM = LayoutPlan("tmem", ())
 
-
-def _default_arch(plans: Plans) -> str:
-    smem, tmem = plans
-    for plan in plans:
-        if plan is not None and plan.arch:
-            return plan.arch
-    found = hardware.default_arch("tmem" if tmem is not None else "smem")
-    return (found or hardware.get_arch(hardware.VIEW_FALLBACK_ARCH)).name  # the arch menu needs a choice
+USAGE_TAB, BANKS_TAB, TRIED_TAB, LIFETIMES_TAB = "Usage table", "Banks", "Tried", "Lifetimes"
+# every tab an explorer can have, in the order shown; "Tried" needs a builder,
+# "Lifetimes" a layout solved from lifetimes
+TABS = (USAGE_TAB, BANKS_TAB, TRIED_TAB, LIFETIMES_TAB)
 
 
 class Explorer(widgets.VBox):
@@ -69,45 +59,32 @@ class Explorer(widgets.VBox):
 
     ``target`` is a plan, an allocator, an (SMEM, TMEM) pair, or a builder
     function called with the control values (``controls`` as
-    ``ipywidgets.interact`` takes them) that returns one of those.
+    ``ipywidgets.interact`` takes them) that returns one of those. What is
+    shown lives in :attr:`state` (an :class:`~smemviz.explorer.ExplorerState`);
+    this widget draws it.
     """
 
     def __init__(
         self, target: Any, *, arch: Any = None, controls: dict[str, Any] | None = None, run: Any = None
     ) -> None:
-        self._builder: Callable[..., Any] | None = None
         self.controls: dict[str, Any] = {}
-        self._fixed: dict[str, Any] = {}
-        if (
-            callable(target)
-            and not isinstance(target, (LayoutPlan, tuple, list))
-            and not hasattr(target, "compute_layout")
-            and not is_cute_struct(target)
-        ):
-            self._builder = target
-            self.controls, self._fixed = make_controls(target, dict(controls or {}))
+        fixed: dict[str, Any] = {}
+        if is_builder(target):
+            self.controls, fixed = make_controls(target, dict(controls or {}))
         elif controls:
             raise TypeError(f"controls {sorted(controls)} need a builder function; got a {type(target).__name__}")
-
-        self.smem_plan: LayoutPlan | None = None
-        self.tmem_plan: LayoutPlan | None = None
-        self.last_error: str | None = None
-        self.last_fit: tuple[dict[str, Any], Plans] | None = None  # builder arguments and plans
+        self.state = ExplorerState(target, arch=arch, fixed=fixed)
         self._busy = False
-        self._arch_pinned = arch is not None  # chosen by the caller or in the selector, not by a plan
-        self._stale_tabs = {0: True, 1: True, 2: True}
-        self.history: list[Attempt] = []  # builder calls, oldest first (see the "Tried" tab)
+        self._stale_tabs: set[str] = set(TABS)
         self._initial_values: dict[str, Any] = {k: w.value for k, w in self.controls.items()}
         self._batch = False  # several controls set at once (reset): one rebuild at the end
         self._panels_timer: asyncio.TimerHandle | None = None
-        self._declared: dict[str, Any] = {} if self._builder else declared_allocators(target)
         self.lifetimes: LifetimeView | None = None  # the "Lifetimes" tab, made for the first layout with steps
 
-        plans = self._build() if self._builder else to_plans(target)
-        arch_name = hardware.get_arch(arch).name if arch is not None else _default_arch(plans)
+        first = self.state.start(self._control_values())
         self.arch_selector = widgets.Dropdown(
             options=list(hardware.ARCHS),
-            value=arch_name,
+            value=self.state.arch,
             description="arch",
             layout=widgets.Layout(width="180px"),
         )
@@ -122,25 +99,23 @@ class Explorer(widgets.VBox):
         self.summary = widgets.HTML()
         # built from the first layout, so the widgets' initial state is complete
         # before any browser sees them; later changes travel as updates
-        first_smem, first_tmem = plans if plans != (None, None) else (None, None)
-        self._smem_live = LiveFigure(smem_spec(first_smem or _EMPTY_SMEM, arch_name), legend=False)
+        first_smem, first_tmem = self.state.plans
+        self._smem_live = LiveFigure(smem_spec(first_smem or _EMPTY_SMEM, self.state.arch), legend=False)
         self._tmem_live = LiveFigure(tmem_spec(first_tmem or _EMPTY_TMEM), legend=False)
         self.banks = BankView()  # the "Banks" tab: a region's access on the 32 banks, the swizzle toggled live
         self.smem_widget = self._smem_live.widget
         self.tmem_widget = self._tmem_live.widget
         self.bank_widget = self.banks.grid  # the bank picture (HTML)
         self.table = widgets.HTML()
-        table_box = widgets.Box([self.table], layout=widgets.Layout(width="100%"))
         self.history_table = widgets.HTML()
-        tabs = [table_box, self.banks]
-        if self._builder is not None:
-            tabs.append(widgets.Box([self.history_table], layout=widgets.Layout(width="100%")))
-        self.details = widgets.Tab(tabs)
-        self.details.set_title(0, "Usage table")
-        self.details.set_title(1, "Banks")
-        if self._builder is not None:
-            self.details.set_title(2, "Tried")
-        self._fixed_tabs = len(tabs)  # the Lifetimes tab, when shown, comes after these
+        self._tab_widgets: dict[str, Any] = {
+            USAGE_TAB: widgets.Box([self.table], layout=widgets.Layout(width="100%")),
+            BANKS_TAB: self.banks,
+        }
+        if self.state.builder is not None:
+            self._tab_widgets[TRIED_TAB] = widgets.Box([self.history_table], layout=widgets.Layout(width="100%"))
+        self.details = widgets.Tab(list(self._tab_widgets.values()))
+        self._set_tabs(list(self._tab_widgets))
         self.reset_button = widgets.Button(
             description="reset", tooltip="put every control back where it started", layout=widgets.Layout(width="70px")
         )
@@ -152,7 +127,7 @@ class Explorer(widgets.VBox):
         self.control_bar = bar = widgets.HBox(
             [
                 *self.controls.values(),
-                *([self.reset_button] if self._builder is not None else []),
+                *([self.reset_button] if self.state.builder is not None else []),
                 self.arch_selector,
                 self.phase_selector,
             ],
@@ -167,8 +142,8 @@ class Explorer(widgets.VBox):
             [self.tmem_widget, widgets.HTML(key_html("tmem"))], layout=widgets.Layout(width="100%")
         )
         self._fitter = make_fitter()
-        # the run action (compile, launch, measure the current controls), when a runner is given
-        self.run_panel = _run_panel(run, lambda: self.values)
+        # the run action (compile, launch, measure the controls on screen), when a runner is given
+        self.run_panel = _run_panel(run, lambda: self.values, self.controls)
         super().__init__(
             [
                 widgets.HTML(TABLE_CSS),
@@ -185,7 +160,7 @@ class Explorer(widgets.VBox):
         )
         self.add_class(EXPLORER_CLASS)
 
-        self._accept(plans)
+        self._show(first)
         for w in self.controls.values():
             w.observe(self._on_control, names="value")
         self.arch_selector.observe(self._on_arch, names="value")
@@ -199,12 +174,59 @@ class Explorer(widgets.VBox):
 
     @property
     def arch(self) -> str:
-        return self.arch_selector.value
+        return self.state.arch
 
     @property
     def values(self) -> dict[str, Any]:
         """The builder arguments the controls give now."""
-        return {**self._fixed, **{k: w.value for k, w in self.controls.items()}}
+        return {**self.state.fixed, **self._control_values()}
+
+    @property
+    def plan(self) -> LayoutPlan | None:
+        """The layout on screen: the SMEM plan (judged against the chosen arch), or
+        the TMEM plan of a layout without SMEM (both: :attr:`smem_plan`, :attr:`tmem_plan`)."""
+        return self.state.plan
+
+    @property
+    def smem_plan(self) -> LayoutPlan | None:
+        """The SMEM plan the builder (or the caller) gave, as built."""
+        return self.state.smem_plan
+
+    @property
+    def tmem_plan(self) -> LayoutPlan | None:
+        return self.state.tmem_plan
+
+    @property
+    def last_error(self) -> str | None:
+        """The builder's error, or the capacity error, of the last change; ``None`` when it fit."""
+        return self.state.last_error
+
+    @property
+    def last_fit(self) -> tuple[dict[str, Any], Plans] | None:
+        """The builder arguments and plans of the last layout that fit."""
+        return self.state.last_fit
+
+    @property
+    def history(self) -> list[Attempt]:
+        """Builder calls, oldest first (see the "Tried" tab)."""
+        return self.state.history
+
+    @property
+    def tab_names(self) -> tuple[str, ...]:
+        """The tabs offered now, in order (a subset of :data:`TABS`)."""
+        return tuple(self._tab_order)
+
+    @property
+    def open_tab(self) -> str | None:
+        """The name of the tab open now."""
+        index = self.details.selected_index
+        return self._tab_order[index] if index is not None and index < len(self._tab_order) else None
+
+    def show_tab(self, name: str) -> None:
+        """Open the tab called ``name`` ("Usage table", "Banks", "Tried", "Lifetimes")."""
+        if name not in self._tab_order:
+            raise ValueError(f"no {name!r} tab here; this explorer has {', '.join(map(repr, self._tab_order))}")
+        self.details.selected_index = self._tab_order.index(name)
 
     def __smemviz_layout__(self, arch: str | None = None) -> LayoutPair:
         """The layout on screen, so ``smemviz.export(explorer, path)`` writes what is shown."""
@@ -213,16 +235,16 @@ class Explorer(widgets.VBox):
     def show_lifetimes(self, step: int | str | None = None) -> None:
         """Open the Lifetimes tab (a layout solved from lifetimes has one) and
         choose ``step`` (a name or an index) when given."""
-        if self.lifetimes is None or self._lifetimes_index() is None:
+        if self.lifetimes is None or LIFETIMES_TAB not in self._tab_order:
             raise ValueError("this layout was not solved from lifetimes (steps= and live=): it has no Lifetimes tab")
-        self.details.selected_index = self._fixed_tabs
+        self.show_tab(LIFETIMES_TAB)
         if step is not None:
             self.lifetimes.select_step(step)
 
     def show_banks(self, region: str | None = None, access: int = 0, swizzle: str | None = None) -> None:
         """Open the Banks tab on ``region``'s ``access``-th access (default: the first declared),
         drawn with ``swizzle`` ("declared", "none", "32B", "64B", "128B") when given."""
-        self.details.selected_index = 1
+        self.show_tab(BANKS_TAB)
         self._refresh_details()
         self.banks.pick(region, access, swizzle)
 
@@ -238,132 +260,49 @@ class Explorer(widgets.VBox):
 
     def refresh(self) -> None:
         """Call the builder again with the current control values."""
-        if self._builder is not None:
-            self._accept(self._build())
-        else:
+        self._show(self.state.apply(self._control_values()))
+
+    # -- showing the state ---------------------------------------------------------
+
+    def _control_values(self) -> dict[str, Any]:
+        return {k: w.value for k, w in self.controls.items()}
+
+    def _show(self, outcome: Outcome) -> None:
+        """Bring the widgets up to the state after a change: the maps (unless a
+        builder error kept the last layout), the Tried tab and the message area."""
+        self._stale_tabs.add(TRIED_TAB)
+        self._follow_state_arch()
+        if outcome.drawn:
             self._render()
-
-    # -- building ----------------------------------------------------------------
-
-    def _build(self) -> Plans:
-        """Plans from the builder, or ``(None, None)`` with ``last_error`` set."""
-        assert self._builder is not None
-        args = self.values
-        try:
-            with capacity_checks_deferred():  # an over-capacity layout is drawn, then reported
-                result = self._builder(**args)
-                plans = builder_plans(result)
-            self._declared = declared_allocators(result)
-            return plans
-        except Exception as exc:  # the builder is user code: report, never raise into the widget
-            where = ", ".join(f"{k}={v!r}" for k, v in args.items())
-            frame = _user_frame(exc)
-            at = f" (at {frame.name}, line {frame.lineno})" if frame else ""
-            self.last_error = (
-                f"{type(exc).__name__}: {exc}{at}\nwith {where}" if where else f"{type(exc).__name__}: {exc}{at}"
-            )
-            return None, None
-
-    def _over_capacity(self, plans: Plans) -> str | None:
-        problems = []
-        for plan in plans:
-            if plan is None:
-                continue
-            cap = plan.capacity(self.arch if plan.memory == "smem" else hardware.default_arch("tmem"))
-            if not cap.fits:
-                problems.append(cap.message())
-        return "\n".join(problems) or None
-
-    def _accept(self, plans: Plans) -> None:
-        """Show ``plans``, over capacity or not; a builder error keeps the last layout that built.
-
-        An over-capacity layout is drawn as asked (the overflow shaded past the
-        capacity line, the summary in the error colour); the last layout that
-        fit is only named in a note, never drawn in its place.
-        """
-        if plans == (None, None):
-            self._record(plans)
-            self._say(
-                f"{self.last_error}\nShowing the last layout that built."
-                if self.smem_plan or self.tmem_plan
-                else self.last_error or "no layout",
-                "error",
-            )
-            return
-        self.smem_plan, self.tmem_plan = plans
-        self._follow_plan_arch(plans)
-        self._record(plans)
-        self._render()
-        problem = self._over_capacity(plans)
-        if problem is None:
-            self.last_error = None
-            self.last_fit = (self.values, plans) if self._builder is not None else None
-            self._say("")
-            return
-        self.last_error = f"{CapacityError.__name__}: {problem}"
-        self._say(self.last_error, "error", note=self._last_fit_note())
-
-    def _record(self, plans: Plans) -> None:
-        """Add a builder call to :attr:`history` (not a repeat of the one before)."""
-        if self._builder is None:
-            return
-        smem, tmem = plans
-        failed = plans == (None, None)
-        arch = self.arch
-        fits = None if failed else self._over_capacity(plans) is None
-        attempt = Attempt(
-            tuple(self.values.items()),
-            smem.total if smem is not None else None,
-            tmem.data_total if tmem is not None else None,
-            fits,
-            arch,
-        )
-        if self.history and self.history[-1] == attempt:
-            return
-        self.history.append(attempt)
-        del self.history[:-MAX_HISTORY]
-        self._stale_tabs[2] = True
-        if failed:  # no render follows a failed build: bring the open tab up to date now
+        else:  # no render follows a failed build: bring the open tab up to date now
             self._refresh_details()
+        self._say(outcome.message, "error", note=outcome.note)
 
-    def _follow_plan_arch(self, plans: Plans) -> None:
-        """Until an arch is chosen, show each plan against the arch it was built for."""
-        if self._arch_pinned or not hasattr(self, "arch_selector"):
-            return
-        own = next((p.arch for p in plans if p is not None and p.arch), None)
-        if own is None:
-            return
-        name = hardware.get_arch(own).name
-        if name != self.arch_selector.value:
+    def _follow_state_arch(self) -> None:
+        """Show the arch the state judges against (a plan's own, until one is picked)."""
+        if self.arch_selector.value != self.state.arch:
             self._busy = True
             try:
-                self.arch_selector.value = name
+                self.arch_selector.value = self.state.arch
             finally:
                 self._busy = False
 
-    def _last_fit_note(self) -> str:
-        if self.last_fit is None:
-            return ""
-        values, (smem, tmem) = self.last_fit
-        where = ", ".join(f"{k}={v!r}" for k, v in values.items())
-        size = f" ({smem.total:,} B of SMEM)" if smem is not None else ""
-        return f"Last layout that fit: {where}{size}."
+    def _set_tabs(self, names: list[str]) -> None:
+        self._tab_order = list(names)
+        self.details.children = tuple(self._tab_widgets[n] for n in names)
+        for i, name in enumerate(names):
+            self.details.set_title(i, name)
 
     # -- drawing -----------------------------------------------------------------
 
-    def _with_arch(self, plan: LayoutPlan | None) -> LayoutPlan | None:
-        if plan is None or plan.memory != "smem" or plan.arch == self.arch:
-            return plan
-        return dataclasses.replace(plan, arch=self.arch)
-
     def _render(self) -> None:
-        smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
+        smem, tmem = self.state.plans
         self._sync_phase_options()
         sel = self.phase_selector.value
         hl_smem = (sel[1], sel[2]) if sel and sel[0] == "smem" else None
         hl_tmem = (sel[1], sel[2]) if sel and sel[0] == "tmem" else None
         # the open Lifetimes tab is what is being looked at: its maps go first
-        lifetimes_first = self._lifetimes_index() is not None and self.details.selected_index == self._fixed_tabs
+        lifetimes_first = self.open_tab == LIFETIMES_TAB
         if lifetimes_first:
             self._sync_lifetimes(smem, tmem)
         # a FigureWidget's ``layout`` is plotly's, so its box is what hides
@@ -373,7 +312,7 @@ class Explorer(widgets.VBox):
             self._smem_live.show(smem_spec(smem, self.arch, hl_smem))
         if tmem is not None:
             self._tmem_live.show(tmem_spec(tmem, hl_tmem))
-        self._stale_tabs = {0: True, 1: True, 2: True}
+        self._stale_tabs = set(TABS)
         if not lifetimes_first:
             self._sync_lifetimes(smem, tmem)
         self._schedule_panels()
@@ -383,27 +322,26 @@ class Explorer(widgets.VBox):
         while it is open, redraw it with the maps (not after them, as the text panels)."""
         plan = lifetime_plan(smem, tmem, self.lifetimes.memory if self.lifetimes is not None else "smem")
         if plan is None:
-            if self._lifetimes_index() is not None:
-                if self.details.selected_index == self._fixed_tabs:
+            if LIFETIMES_TAB in self._tab_order:
+                if self.open_tab == LIFETIMES_TAB:
                     self.details.selected_index = 0
-                self.details.children = self.details.children[: self._fixed_tabs]
+                self._set_tabs([n for n in self._tab_order if n != LIFETIMES_TAB])
             return
-        allocator = self._declared.get(plan.memory)
+        allocator = self.state.declared.get(plan.memory)
         if self.lifetimes is None:
             self.lifetimes = LifetimeView(plan, self.arch, allocator)
-            self.lifetimes.on_memory = lambda: self._sync_lifetimes(self._with_arch(self.smem_plan), self.tmem_plan)
+            self.lifetimes.on_memory = lambda: self._sync_lifetimes(*self.state.plans)
             if self._fitter is not None and self._fitter.width >= MIN_WIDTH:
                 self.lifetimes.set_width(int(self._fitter.width) - WIDGET_MARGIN - TAB_INSET)
+            self._tab_widgets[LIFETIMES_TAB] = self.lifetimes
         self.lifetimes.offer_memories(both_solved(smem, tmem))
-        if self._lifetimes_index() is None:
-            self.details.children = (*self.details.children, self.lifetimes)
-            self.details.set_title(self._fixed_tabs, "Lifetimes")
-        if self.details.selected_index == self._fixed_tabs:
+        if LIFETIMES_TAB not in self._tab_order:
+            self._set_tabs([*self._tab_order, LIFETIMES_TAB])
+        if self.open_tab == LIFETIMES_TAB:
             self.lifetimes.show(plan, self.arch, allocator)
-        self._stale_tabs[self._fixed_tabs] = self.details.selected_index != self._fixed_tabs
-
-    def _lifetimes_index(self) -> int | None:
-        return self._fixed_tabs if len(self.details.children) > self._fixed_tabs else None
+            self._stale_tabs.discard(LIFETIMES_TAB)
+        else:
+            self._stale_tabs.add(LIFETIMES_TAB)
 
     def _schedule_panels(self) -> None:
         """Update the text panels now, or after the maps where a kernel's loop runs."""
@@ -419,26 +357,26 @@ class Explorer(widgets.VBox):
 
     def _update_panels(self) -> None:
         self._panels_timer = None
-        self.summary.value = summary_html(self._with_arch(self.smem_plan), self.tmem_plan)
+        self.summary.value = summary_html(self.state.analysed())
         self._refresh_details()
 
     def _refresh_details(self) -> None:
-        """Redraw the open tab if it is stale; the hidden one waits until opened."""
-        tab = self.details.selected_index
-        if tab is None or not self._stale_tabs.get(tab):
+        """Redraw the open tab if it is stale; the hidden ones wait until opened."""
+        tab = self.open_tab
+        if tab is None or tab not in self._stale_tabs:
             return
-        smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
-        if tab == self._lifetimes_index():
+        smem, tmem = self.state.plans
+        if tab == LIFETIMES_TAB:
             plan = lifetime_plan(smem, tmem, self.lifetimes.memory if self.lifetimes is not None else "smem")
             if self.lifetimes is not None and plan is not None:
-                self.lifetimes.show(plan, self.arch, self._declared.get(plan.memory))
-        elif tab == 2:
+                self.lifetimes.show(plan, self.arch, self.state.declared.get(plan.memory))
+        elif tab == TRIED_TAB:
             self.history_table.value = history_html(self.history)
-        elif tab == 0:
+        elif tab == USAGE_TAB:
             self.table.value = tables_html(smem, tmem)
         else:
             self.banks.show(smem)
-        self._stale_tabs[tab] = False
+        self._stale_tabs.discard(tab)
 
     def _sync_phase_options(self) -> None:
         options: list[tuple[str, Any]] = [(ALL_PHASES, None)]
@@ -470,15 +408,14 @@ class Explorer(widgets.VBox):
     def _on_arch(self, change: dict[str, Any]) -> None:
         if self._busy:
             return
-        self._arch_pinned = True
-        if self._builder is not None:
+        self.state.choose_arch(change["new"])
+        if self.state.builder is not None:
             self.refresh()  # the builder's layout may fit the new arch, or stop fitting
             if self.last_error is not None:
                 self._render()  # the kept layout, against the new capacity line
             return
         self._render()
-        problem = self._over_capacity((self.smem_plan, self.tmem_plan))
-        self._say(f"{CapacityError.__name__}: {problem}" if problem else "")
+        self._say(self.state.capacity_message())
 
     def _show_phase(self, value: Any) -> None:
         """Select ``value``; ``None`` selects "all phases" by index, so the box is never blank."""
@@ -513,33 +450,18 @@ class Explorer(widgets.VBox):
     # -- exports -------------------------------------------------------------------
 
     def _export_target(self) -> Any:
-        smem, tmem = self._with_arch(self.smem_plan), self.tmem_plan
+        smem, tmem = self.state.plans
         if smem is not None and tmem is not None:
             return smem, tmem
         return smem if smem is not None else tmem
 
 
-_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
-
-
-def _user_frame(exc: BaseException) -> traceback.FrameSummary | None:
-    """The innermost frame of the traceback outside smemviz: the builder's own
-    line that made the failing call, not the check inside smemviz that refused it."""
-    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
-    # "<string>": code that dataclasses and the like generate, not a line anyone wrote
-    outside = [
-        f for f in frames if f.filename != "<string>" and not str(Path(f.filename).resolve()).startswith(_PACKAGE_DIR)
-    ]
-    chosen = outside or frames
-    return chosen[-1] if chosen else None
-
-
-def _run_panel(runner: Any, values: Any) -> Any:
+def _run_panel(runner: Any, values: Any, controls: dict[str, Any]) -> Any:
     if runner is None:
         return None
     from ._run import RunPanel
 
-    return RunPanel(runner, values)
+    return RunPanel(runner, values, controls=controls)
 
 
 def _warm_static_export() -> None:

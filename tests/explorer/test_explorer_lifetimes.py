@@ -42,7 +42,7 @@ def build(stages: int = 2, lifetimes: bool = True, fail: bool = False):
 
 def explorer(**controls):
     ex = explore(build, stages=(1, 6), lifetimes=True, fail=False, **controls)
-    ex.details.selected_index = ex.details.children.index(ex.lifetimes)
+    ex.show_tab("Lifetimes")
     return ex
 
 
@@ -63,18 +63,19 @@ def step_map_bases(fig) -> list[int]:
 def test_no_lifetimes_no_tab():
     ex = explore(build, stages=(1, 6), lifetimes=False)
     assert ex.lifetimes is None
-    assert [ex.details.get_title(i) for i in range(len(ex.details.children))] == ["Usage table", "Banks", "Tried"]
+    assert [ex.details.get_title(i) for i in range(len(ex.details.children))] == list(ex.tab_names)
+    assert ex.tab_names == ("Usage table", "Banks", "Tried")
     plain = SmemAllocator()
     plain.add(SmemAllocation("x", 1024))
     plain.compute_layout()
     ex = explore(plain)
-    assert ex.lifetimes is None and len(ex.details.children) == 2
+    assert ex.lifetimes is None and ex.tab_names == ("Usage table", "Banks")
 
 
 def test_the_tab_shows_the_lifetime_map_of_the_layout_on_screen():
     ex = explorer()
     lv = ex.lifetimes
-    assert ex.details.get_title(3) == "Lifetimes"
+    assert ex.tab_names[3] == ex.details.get_title(3) == "Lifetimes"
     fig = lv.map_widget
     assert tuple(t.name for t in fig.data) == LIFETIME_TRACES
     assert list(fig.layout.xaxis.ticktext) == list(STEPS)
@@ -114,10 +115,10 @@ def test_a_slider_move_redraws_the_open_tab_in_place_with_one_message_per_figure
 def test_a_closed_tab_is_redrawn_when_opened():
     ex = explorer()
     lv = ex.lifetimes
-    ex.details.selected_index = 0
+    ex.show_tab("Usage table")
     ex.controls["stages"].value = 3
     assert "a2" not in rectangles(lv.map_widget)  # hidden: left alone
-    ex.details.selected_index = 3
+    ex.show_tab("Lifetimes")
     assert "a2" in rectangles(lv.map_widget)
 
 
@@ -269,13 +270,13 @@ def test_a_builder_error_keeps_the_last_lifetime_map():
     ex.controls["fail"].value = True
     assert "RuntimeError" in ex.message.value
     assert ex.lifetimes is lv and rectangles(lv.map_widget) == before
-    assert ex.details.get_title(3) == "Lifetimes"
+    assert ex.tab_names[3] == ex.details.get_title(3) == "Lifetimes"
 
 
 def test_the_tab_goes_when_the_layout_has_no_lifetimes_and_comes_back():
     ex = explorer()
     ex.controls["lifetimes"].value = False
-    assert len(ex.details.children) == 3 and ex.details.selected_index == 0
+    assert ex.tab_names == ("Usage table", "Banks", "Tried") and ex.open_tab == "Usage table"
     ex.controls["lifetimes"].value = True
     assert ex.details.children[3] is ex.lifetimes
 
@@ -287,7 +288,7 @@ def test_a_tmem_layout_with_lifetimes_gets_its_column_map_per_step():
     t.compute_layout()
     ex = explore(t)
     lv = ex.lifetimes
-    ex.details.selected_index = 2
+    ex.show_tab("Lifetimes")  # a fixed layout: no "Tried" tab before it
     assert "TMEM lifetimes" in lv.map_widget.layout.title.text
     lv.select_step("epilogue")
     data = next(tr for tr in lv.step_widget.data if tr.meta == "data")
@@ -296,9 +297,9 @@ def test_a_tmem_layout_with_lifetimes_gets_its_column_map_per_step():
 
 def test_show_lifetimes_opens_the_tab_at_a_step_or_says_there_is_none():
     ex = explore(build, stages=(1, 6), lifetimes=True)
-    assert ex.details.selected_index == 0
+    assert ex.open_tab == "Usage table"
     ex.show_lifetimes(step="mma")
-    assert ex.details.selected_index == 3 and ex.lifetimes.step == 1
+    assert ex.open_tab == "Lifetimes" and ex.lifetimes.step == 1
     ex.controls["lifetimes"].value = False
     with pytest.raises(ValueError, match="not solved from lifetimes"):
         ex.show_lifetimes()
@@ -322,7 +323,7 @@ def test_the_open_tab_is_sent_before_the_byte_map_and_after_it_when_closed(monke
     ex.controls["stages"].value = 3
     assert order == ["lifetime map", "step map", "byte map"]
     order.clear()
-    ex.details.selected_index = 0
+    ex.show_tab("Usage table")
     ex.controls["stages"].value = 4
     assert order == ["byte map"]  # the hidden tab waits until it is opened
 
@@ -366,8 +367,8 @@ def test_the_comparison_is_solved_once_per_set_of_declarations(monkeypatch):
     lv = ex.lifetimes
     lv.compare_toggle.value = True
     lv.select_step("mma")
-    ex.details.selected_index = 0
-    ex.details.selected_index = 3
+    ex.show_tab("Usage table")
+    ex.show_tab("Lifetimes")
     assert len(calls) == 1
     ex.controls["stages"].value = 3  # the builder's new allocator
     assert len(calls) == 2

@@ -1,0 +1,274 @@
+"""What an explorer shows, apart from how it is drawn.
+
+:class:`ExplorerState` holds the builder (or the fixed layout), the plans it
+returned, the configurations tried, the last one that fit and the arch they
+are judged against, and analyses the layout on screen once per change
+(:meth:`ExplorerState.analysed`). The widget (``_widget.Explorer``) renders
+it. Nothing here imports ipywidgets or plotly: the state is tested directly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import hardware
+from .._errors import CapacityError
+from ..layout._allocator import capacity_checks_deferred
+from ..layout._plan import LayoutPlan
+from ..sources._struct import is_cute_struct
+from ._history import MAX_HISTORY, Attempt
+from ._inputs import Plans, builder_plans, declared_allocators, to_plans
+
+if TYPE_CHECKING:
+    from ..analysis import Finding, Occupancy
+    from ..layout._plan import CapacityCheck
+
+__all__ = ["ExplorerState", "Analysis", "Outcome", "is_builder", "default_arch"]
+
+
+def is_builder(target: Any) -> bool:
+    """Whether ``target`` is a function that builds a layout (called with the
+    controls' values), rather than a layout itself."""
+    return (
+        callable(target)
+        and not isinstance(target, (LayoutPlan, tuple, list))
+        and not hasattr(target, "compute_layout")
+        and not is_cute_struct(target)
+    )
+
+
+def default_arch(plans: Plans) -> str:
+    """The arch a layout is first shown against: its own, else the machine's."""
+    smem, tmem = plans
+    for plan in plans:
+        if plan is not None and plan.arch:
+            return plan.arch
+    found = hardware.default_arch("tmem" if tmem is not None else "smem")
+    return (found or hardware.get_arch(hardware.VIEW_FALLBACK_ARCH)).name  # the arch menu needs a choice
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the explorer's panels read about the layout on screen, made once
+    per change: capacity per memory, occupancy and the lint findings."""
+
+    smem: LayoutPlan | None  # judged against ``arch``
+    tmem: LayoutPlan | None
+    arch: str
+    smem_capacity: CapacityCheck | None
+    tmem_capacity: CapacityCheck | None
+    occupancy: Occupancy | None
+    findings: tuple[Finding, ...]  # beyond capacity (capacity has its own line), SMEM first
+
+    @property
+    def over_capacity(self) -> str | None:
+        """Why the layout does not fit (one line per memory), or ``None``."""
+        problems = [c.message() for c in (self.smem_capacity, self.tmem_capacity) if c is not None and not c.fits]
+        return "\n".join(problems) or None
+
+
+def analyse_pair(smem: LayoutPlan | None, tmem: LayoutPlan | None, arch: str) -> Analysis:
+    """The :class:`Analysis` of ``smem`` (already carrying ``arch``) and ``tmem``.
+
+    The one place the explorer runs capacity, occupancy and lint."""
+    from ..analysis import lint, occupancy
+
+    findings = [f for p in (smem, tmem) if p is not None for f in lint(p, None, ignore=("capacity",))]
+    return Analysis(
+        smem,
+        tmem,
+        arch,
+        smem.capacity() if smem is not None else None,
+        tmem.capacity() if tmem is not None else None,
+        occupancy(smem) if smem is not None else None,
+        tuple(findings),
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one change came to: whether the maps are redrawn and what the message area says."""
+
+    drawn: bool
+    message: str = ""
+    note: str = ""
+
+
+class ExplorerState:
+    """The explorer's state: ``target`` is a plan, an allocator, an (SMEM, TMEM)
+    pair, or a builder (:func:`is_builder`) called with ``fixed`` plus the values
+    :meth:`apply` is given."""
+
+    def __init__(self, target: Any, *, arch: Any = None, fixed: dict[str, Any] | None = None) -> None:
+        self.builder: Callable[..., Any] | None = target if is_builder(target) else None
+        self.fixed: dict[str, Any] = dict(fixed or {})
+        self.smem_plan: LayoutPlan | None = None
+        self.tmem_plan: LayoutPlan | None = None
+        self.last_error: str | None = None
+        self.last_fit: tuple[dict[str, Any], Plans] | None = None  # builder arguments and plans
+        self.history: list[Attempt] = []  # builder calls, oldest first
+        self.declared: dict[str, Any] = {} if self.builder else declared_allocators(target)
+        self.arch_pinned = arch is not None  # chosen by the caller or in the selector, not by a plan
+        self._analysis: Analysis | None = None
+        self._target = target
+        self._arch: str | None = hardware.get_arch(arch).name if arch is not None else None
+
+    # -- what is shown ---------------------------------------------------------------
+
+    @property
+    def arch(self) -> str:
+        """The arch the SMEM layout is judged against (the arch menu's choice)."""
+        if self._arch is None:
+            self._arch = default_arch((self.smem_plan, self.tmem_plan))
+        return self._arch
+
+    @property
+    def plans(self) -> Plans:
+        """``(smem, tmem)`` as shown: the SMEM plan judged against :attr:`arch`."""
+        smem = self.smem_plan
+        if smem is not None and smem.memory == "smem" and smem.arch != self.arch:
+            smem = dataclasses.replace(smem, arch=self.arch)
+        return smem, self.tmem_plan
+
+    @property
+    def plan(self) -> LayoutPlan | None:
+        """The layout on screen: the SMEM plan (judged against :attr:`arch`), or the
+        TMEM plan of a layout without SMEM."""
+        smem, tmem = self.plans
+        return smem if smem is not None else tmem
+
+    def analysed(self) -> Analysis:
+        """The analysis of the layout on screen, made once per change of layout or arch.
+
+        Every capacity, occupancy and lint result the explorer shows comes from here."""
+        smem, tmem = self.plans
+        if self._analysis is None or (self._analysis.smem, self._analysis.tmem, self._analysis.arch) != (
+            smem,
+            tmem,
+            self.arch,
+        ):
+            self._analysis = analyse_pair(smem, tmem, self.arch)
+        return self._analysis
+
+    # -- changes ----------------------------------------------------------------------
+
+    def start(self, values: dict[str, Any] | None = None) -> Outcome:
+        """Show the first layout: the builder's for ``values``, or the one given."""
+        if self.builder is not None:
+            return self.apply(values or {})
+        plans = to_plans(self._target)
+        self.smem_plan, self.tmem_plan = plans
+        self._follow_plan_arch(plans)
+        return self._judge(None)
+
+    def apply(self, values: dict[str, Any]) -> Outcome:
+        """Call the builder with ``values`` (the controls' values now) and show its layout.
+
+        A builder error keeps the last layout that built; an over-capacity layout
+        is shown as asked, with the last layout that fit named in a note. Without
+        a builder the layout given is judged again (against :attr:`arch`)."""
+        if self.builder is None:
+            return self._judge(None)
+        args = {**self.fixed, **values}
+        plans = self._build(args)
+        if plans == (None, None):
+            self._record(args, plans)
+            shown = self.smem_plan is not None or self.tmem_plan is not None
+            error = self.last_error or "no layout"
+            return Outcome(False, f"{error}\nShowing the last layout that built." if shown else error)
+        self.smem_plan, self.tmem_plan = plans
+        self._follow_plan_arch(plans)
+        self._record(args, plans)
+        return self._judge(args)
+
+    def _judge(self, args: dict[str, Any] | None) -> Outcome:
+        """The capacity verdict on the layout on screen; ``args``: the builder arguments that made it."""
+        problem = self.analysed().over_capacity
+        if problem is None:
+            self.last_error = None
+            self.last_fit = (args, (self.smem_plan, self.tmem_plan)) if args is not None else None
+            return Outcome(True)
+        self.last_error = f"{CapacityError.__name__}: {problem}"
+        return Outcome(True, self.last_error, self.last_fit_note())
+
+    def choose_arch(self, name: str) -> None:
+        """The arch picked in the menu: from now on every plan is judged against it."""
+        self.arch_pinned = True
+        self._arch = hardware.get_arch(name).name
+
+    def capacity_message(self) -> str:
+        """The capacity error of the layout on screen, or ``""``."""
+        problem = self.analysed().over_capacity
+        return f"{CapacityError.__name__}: {problem}" if problem else ""
+
+    def last_fit_note(self) -> str:
+        """The builder arguments (and SMEM size) of the last layout that fit, or ``""``."""
+        if self.last_fit is None:
+            return ""
+        values, (smem, _tmem) = self.last_fit
+        where = ", ".join(f"{k}={v!r}" for k, v in values.items())
+        size = f" ({smem.total:,} B of SMEM)" if smem is not None else ""
+        return f"Last layout that fit: {where}{size}."
+
+    # -- steps ------------------------------------------------------------------------
+
+    def _build(self, args: dict[str, Any]) -> Plans:
+        """Plans from the builder, or ``(None, None)`` with ``last_error`` set."""
+        assert self.builder is not None
+        try:
+            with capacity_checks_deferred():  # an over-capacity layout is drawn, then reported
+                result = self.builder(**args)
+                plans = builder_plans(result)
+            self.declared = declared_allocators(result)
+            return plans
+        except Exception as exc:  # the builder is user code: report, never raise into the widget
+            where = ", ".join(f"{k}={v!r}" for k, v in args.items())
+            frame = _user_frame(exc)
+            at = f" (at {frame.name}, line {frame.lineno})" if frame else ""
+            self.last_error = f"{type(exc).__name__}: {exc}{at}" + (f"\nwith {where}" if where else "")
+            return None, None
+
+    def _record(self, args: dict[str, Any], plans: Plans) -> bool:
+        """Add a builder call to :attr:`history` unless it repeats the one before; whether added."""
+        smem, tmem = plans
+        failed = plans == (None, None)
+        attempt = Attempt(
+            tuple(args.items()),
+            smem.total if smem is not None else None,
+            tmem.data_total if tmem is not None else None,
+            None if failed else self.analysed().over_capacity is None,
+            self.arch,
+        )
+        if self.history and self.history[-1] == attempt:
+            return False
+        self.history.append(attempt)
+        del self.history[:-MAX_HISTORY]
+        return True
+
+    def _follow_plan_arch(self, plans: Plans) -> None:
+        """Until an arch is chosen, show each plan against the arch it was built for."""
+        if self.arch_pinned:
+            return
+        own = next((p.arch for p in plans if p is not None and p.arch), None)
+        if own is not None:
+            self._arch = hardware.get_arch(own).name
+
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+
+
+def _user_frame(exc: BaseException) -> traceback.FrameSummary | None:
+    """The innermost frame of the traceback outside smemviz: the builder's own
+    line that made the failing call, not the check inside smemviz that refused it."""
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    # "<string>": code that dataclasses and the like generate, not a line anyone wrote
+    outside = [
+        f for f in frames if f.filename != "<string>" and not str(Path(f.filename).resolve()).startswith(_PACKAGE_DIR)
+    ]
+    chosen = outside or frames
+    return chosen[-1] if chosen else None
