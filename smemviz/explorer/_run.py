@@ -12,11 +12,13 @@ registers, and the panel shows why it did not run.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 
 import ipywidgets as widgets
+
+from ._run_button import make_run_button
 
 __all__ = ["RunPanel", "HISTORY_COLUMNS"]
 
@@ -41,15 +43,27 @@ def _cell(key: str, value: Any) -> str:
 
 
 class RunPanel(widgets.VBox):
-    """A "Run on GPU" button, the last run's summary, the history table and plot."""
+    """A "Run on GPU" button, the last run's summary, the history table and plot.
 
-    def __init__(self, runner: Callable[..., Any], values: Callable[[], dict[str, Any]]) -> None:
+    ``values`` gives the runner's keywords; ``controls`` (name -> widget) are the
+    controls they come from: a click first sets them to the values the page
+    shows (see ``_run_button``), so a run never measures a configuration other
+    than the one on screen."""
+
+    def __init__(
+        self,
+        runner: Callable[..., Any],
+        values: Callable[[], dict[str, Any]],
+        controls: Mapping[str, Any] | None = None,
+    ) -> None:
         import plotly.graph_objects as go
 
         self._runner = runner
         self._values = values
         self.history: list[dict[str, Any]] = []
-        self.button = widgets.Button(description="Run on GPU", icon="play", tooltip="compile, launch, check, time")
+        self.button = make_run_button(
+            controls or {}, description="Run on GPU", icon="play", tooltip="compile, launch, check, time"
+        )
         self.status = widgets.HTML("<i>no run yet: press Run on GPU to compile and measure the current controls</i>")
         self.table = widgets.HTML()
         self.x_axis = widgets.ToggleButtons(options=list(PLOT_AXES), value="SMEM bytes", description="plot by")

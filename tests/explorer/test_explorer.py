@@ -269,7 +269,7 @@ def test_the_banks_tab_is_drawn_when_it_opens():
     ex = explore(with_access, stages=(1, 4))
     assert ex.details.get_title(1) == "Banks" and ex.banks.plan is None  # hidden: not drawn yet
     ex.controls["stages"].value = 3
-    ex.details.selected_index = 1
+    ex.show_tab("Banks")
     assert ex.banks.plan.regions == ex.smem_plan.regions and ex.banks.region.value == "epi_c"
     assert "epi_c: stmatrix.x4: 16 wavefronts (ideal 4)" in ex.bank_widget.value
     ex.show_banks("epi_c", swizzle="64B")
@@ -278,7 +278,7 @@ def test_the_banks_tab_is_drawn_when_it_opens():
 
 def test_the_banks_tab_of_a_layout_without_accesses_says_how_to_declare_them():
     ex = gemm()
-    ex.details.selected_index = 1
+    ex.show_tab("Banks")
     assert "declares no accesses" in ex.banks.message.value
     with pytest.raises(ValueError, match="declares no accesses"):
         ex.show_banks()
@@ -481,7 +481,7 @@ def test_tried_configurations_are_listed_and_reset_goes_back():
     tried = [(a.arguments["stages"], a.arguments["tile_n"], a.fits) for a in ex.history]
     assert tried == [(2, 128, True), (3, 128, True), (3, 256, True), (7, 256, None), (8, 256, False)]
     assert ex.history[1].smem_total == 3 * 32768 + 32768 and ex.history[1].arch == "sm_100"
-    ex.details.selected_index = 2
+    ex.show_tab("Tried")
     html = ex.history_table.value
     assert html.index("<td>8</td>") < html.index("<td>2</td>")  # newest first
     assert ">over (sm_100)<" in html and ">error (sm_100)<" in html and "+32,768" in html
@@ -491,7 +491,7 @@ def test_tried_configurations_are_listed_and_reset_goes_back():
     assert "reset" in [getattr(w, "description", "") for w in ex.control_bar.children]
     fixed = explore(_computed())  # a fixed layout: nothing to reset, nothing tried
     assert "reset" not in [getattr(w, "description", "") for w in fixed.control_bar.children]
-    assert fixed.history == [] and len(fixed.details.children) == 2
+    assert fixed.history == [] and fixed.tab_names == ("Usage table", "Banks")
 
 
 def _computed():
@@ -520,3 +520,101 @@ def test_html_export_is_offline_or_small_as_chosen_and_the_tooltip_says_which(tm
         src.startswith("https://cdn.plot.ly/") and src in small.split("Content-Security-Policy", 1)[1].split(">", 1)[0]
     )
     assert "https://" not in big.split("Content-Security-Policy", 1)[1].split(">", 1)[0]  # offline page: no network
+
+
+def test_tabs_are_addressed_by_name_whatever_tabs_an_explorer_has():
+    ex = gemm()
+    assert ex.tab_names == ("Usage table", "Banks", "Tried") and ex.open_tab == "Usage table"
+    ex.show_tab("Tried")
+    assert ex.open_tab == "Tried" and ex.details.get_title(ex.details.selected_index) == "Tried"
+    assert "<td>128</td>" in ex.history_table.value  # drawn when opened
+    fixed = explore(_computed())
+    with pytest.raises(ValueError, match="no 'Tried' tab here"):
+        fixed.show_tab("Tried")
+    fixed.show_tab("Banks")
+    assert fixed.open_tab == "Banks" and fixed.details.selected_index == 1
+
+
+def test_plan_is_the_layout_on_screen_and_smem_plan_still_works():
+    ex = gemm()
+    assert ex.plan.regions == ex.smem_plan.regions and ex.plan.arch == ex.arch
+    ex.controls["stages"].value = 3
+    assert ex.plan.total == ex.smem_plan.total == 3 * 32768 + 32768
+    ex.arch_selector.value = "sm_90"
+    assert ex.plan.arch == "sm_90"
+
+
+def test_one_lint_per_control_change_outside_the_byte_map(monkeypatch):
+    """The explorer analyses the layout once per change (ExplorerState.analysed)
+    and its panels read that. The byte map's spec (smemviz.figures) is counted
+    apart: it still lints on its own until it takes the analysed value."""
+    import smemviz.analysis
+    from smemviz.explorer import _widget
+
+    calls = {"explorer": 0, "byte map": 0}
+    in_map = []
+    lint = smemviz.analysis.lint
+
+    def counted(*args, **kwargs):
+        calls["byte map" if in_map else "explorer"] += 1
+        return lint(*args, **kwargs)
+
+    def spec(*args, **kwargs):
+        in_map.append(True)
+        try:
+            return original_spec(*args, **kwargs)
+        finally:
+            in_map.pop()
+
+    original_spec = _widget.smem_spec
+    import smemviz.analysis._lint
+
+    monkeypatch.setattr(smemviz.analysis, "lint", counted)
+    monkeypatch.setattr(smemviz.analysis._lint, "lint", counted)  # however a caller reaches it
+    monkeypatch.setattr(_widget, "smem_spec", spec)
+    ex = explore(lambda stages=2: build_gemm_layout(stages)[0], stages=(1, 8))  # SMEM only: one plan
+    ex.show_tab("Banks")
+    calls.update(explorer=0)
+    ex.controls["stages"].value = 3
+    assert calls["explorer"] == 1
+    total = f"{3 * 32768 + 32768:,} B"
+    assert total in ex.smem_widget.layout.title.text and total in ex.summary.value  # both drawn from the change
+    ex.show_tab("Usage table")
+    ex.show_tab("Tried")
+    assert calls["explorer"] == 1  # opening tabs analyses nothing again
+    ex.controls["stages"].value = 4
+    assert calls["explorer"] == 2
+
+
+def test_a_run_click_runs_the_controls_on_screen_not_those_the_kernel_has_yet():
+    """The browser holds a control's second change back until the kernel has
+    taken the first, while a click goes at once: the click carries the values
+    on screen (run_button.js) and they are applied before the run."""
+    runs = []
+
+    class Measured:
+        def __init__(self, controls):
+            self.controls = controls
+
+        def row(self):
+            return {"label": f"s{self.controls['stages']} n{self.controls['tile_n']}", "ran": True, "tflops": 1.0}
+
+        def summary(self):
+            return self.row()["label"]
+
+    def runner(**controls):
+        runs.append(dict(controls))
+        return Measured(controls)
+
+    ex = explore(build_gemm_layout, run=runner, stages=(1, 8), tile_n=[64, 128, 256])
+    button = ex.run_panel.button
+    assert [c[0] for c in button.controls] == ["stages", "tile_n"]
+    assert button.controls[1][2] == "index" and button.controls[0][2] == "value"
+    ex.controls["stages"].value = 3  # what the kernel has; the page shows stages 5 and tile_n 256
+    button._on_message(button, {"event": "click", "state": {"stages": 5, "tile_n": 2}}, [])
+    assert runs[-1] == {"stages": 5, "tile_n": 256}
+    assert ex.values == {"stages": 5, "tile_n": 256}
+    assert ex.smem_plan.total == 5 * (16384 + 32768) + 65536  # the maps follow before the run
+    assert ex.history[-1].arguments == runs[-1]
+    button.click()  # a click from Python: the controls as they are
+    assert runs[-1] == {"stages": 5, "tile_n": 256} and len(ex.run_panel.history) == 2
