@@ -1,0 +1,82 @@
+"""Ordering: whether a kernel's sharing of SMEM and TMEM bytes is safe.
+
+Two buffers share bytes safely only if the last access of one is ordered before the
+first write of the other: by a pipeline's mbarriers, a named barrier, a
+``wait_group``, a ``tcgen05.commit``, a proxy fence. ``OrderingModel`` records a
+kernel's sync objects, accesses and per-role programs (capture and declared plans
+both produce it; ``to_dict`` / ``from_dict`` carry it in JSON); ``check_ordering``
+runs it under the mbarrier rules and returns lint findings and every alias with its
+edge; ``needed_edges`` states the edge a declared alias needs before the kernel exists.
+"""
+
+from ._check import check_ordering, trip_cases
+from ._edges import needed_edge
+from ._json import from_dict, to_dict
+from ._model import (
+    ACCESS_KINDS,
+    PIPELINE_KINDS,
+    Access,
+    BarrierSync,
+    CallSite,
+    CommitGroup,
+    Event,
+    Fence,
+    Group,
+    Init,
+    Loop,
+    NamedBarrier,
+    OrderingModel,
+    Pipeline,
+    PipelineOp,
+    RegionSpan,
+    RoleProgram,
+    StateSpec,
+    Step,
+    Tcgen05Commit,
+    Tcgen05Wait,
+    TmemAlloc,
+    TmemDealloc,
+    TmemRelinquish,
+    WaitGroup,
+    WarpRole,
+)
+from ._plan import AliasNeed, needed_edges
+from ._result import AliasEdge, OrderingReport
+
+__all__ = [
+    "ACCESS_KINDS",
+    "PIPELINE_KINDS",
+    "Access",
+    "AliasEdge",
+    "AliasNeed",
+    "BarrierSync",
+    "CallSite",
+    "CommitGroup",
+    "Event",
+    "Fence",
+    "Group",
+    "Init",
+    "Loop",
+    "NamedBarrier",
+    "OrderingModel",
+    "OrderingReport",
+    "Pipeline",
+    "PipelineOp",
+    "RegionSpan",
+    "RoleProgram",
+    "StateSpec",
+    "Step",
+    "Tcgen05Commit",
+    "Tcgen05Wait",
+    "TmemAlloc",
+    "TmemDealloc",
+    "TmemRelinquish",
+    "WaitGroup",
+    "WarpRole",
+    "check_ordering",
+    "from_dict",
+    "needed_edge",
+    "needed_edges",
+    "to_dict",
+    "trip_cases",
+]

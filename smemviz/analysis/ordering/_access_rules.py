@@ -1,0 +1,140 @@
+"""The access rules over one run: pairs of accesses to the same bytes that no edge
+orders (``unordered-alias``), generic writes read by the async proxy without a fence
+(``proxy-fence``), and the edge each alias between two regions rides on."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+
+from .._finding import Finding
+from ._describe import role_text
+from ._edges import ASYNC_READS, GENERIC_WRITES, needed_edge
+from ._result import AliasEdge, finding
+from ._run import TCGEN05_TRACKED, AccessRec, Run
+
+__all__ = ["access_findings"]
+
+Keyed = list[tuple[tuple[str, ...], Finding]]
+
+
+def _ordered(run: Run, x: AccessRec, y: AccessRec) -> bool:
+    if x.role == y.role and x.kind in TCGEN05_TRACKED and y.kind in TCGEN05_TRACKED:
+        return True  # one thread's tcgen05 MMAs and copies run in issue order
+    return (x.end is not None and run.before(x.end, y.start)) or (y.end is not None and run.before(y.end, x.start))
+
+
+def _conflicts(run: Run) -> Iterator[tuple[AccessRec, AccessRec]]:
+    """Pairs (earlier, later) over shared bytes with a write among them, by a sweep over starts."""
+    by_memory: dict[str, list[AccessRec]] = {}
+    for a in run.accesses:
+        by_memory.setdefault(a.memory, []).append(a)
+    for accs in by_memory.values():
+        accs.sort(key=lambda a: a.lo)
+        active: list[AccessRec] = []
+        for a in accs:
+            active = [b for b in active if b.hi > a.lo]
+            for b in active:
+                if a.write or b.write:
+                    yield (b, a) if b.start < a.start else (a, b)
+            active.append(a)
+
+
+def _describe(x: AccessRec) -> str:
+    return f"{x.kind} at {x.op.event.site}"
+
+
+def _race(run: Run, x: AccessRec, y: AccessRec, scenario: str) -> tuple[tuple[str, ...], Finding]:
+    span = f"{'columns' if x.memory == 'tmem' else 'bytes'} {max(x.lo, y.lo):,}..{min(x.hi, y.hi) - 1:,}"
+    if y.kind == "tmem_dealloc" and x.end is not None and run.before(y.start, x.start):
+        msg = f"{x.region} is accessed ({_describe(x)}, {role_text(run, x.role)}) after TMEM is deallocated at {y.op.event.site}{scenario}"
+        rule = "tmem-lifecycle"
+    else:
+        msg = (
+            f"{x.region} ({_describe(x)}, {role_text(run, x.role)}) and {y.region} ({_describe(y)}, "
+            f"{role_text(run, y.role)}) share {span} and no edge orders them{scenario}"
+        )
+        rule = "unordered-alias"
+    fix = f"order {x.region}'s {x.kind} before {y.region}'s {y.kind}: {needed_edge(x.kind, y.kind)}"
+    key = (rule, str(x.op.event.site), str(y.op.event.site))
+    return key, finding(rule, "error", tuple(dict.fromkeys((x.region, y.region))), msg, fix)
+
+
+def _fence_missing(run: Run, w: AccessRec, r: AccessRec, scenario: str) -> tuple[tuple[str, ...], Finding] | None:
+    """A generic write ordered before an async-proxy read needs a proxy fence by the writer in between."""
+    fences = run.fences.get(w.role, [])
+    first = next((f for f in fences if f > w.start), None)
+    if first is not None and run.before(first, r.start):
+        return None
+    msg = (
+        f"{w.region} is written by {_describe(w)} ({role_text(run, w.role)}) and read by the async proxy "
+        f"({_describe(r)}, {role_text(run, r.role)}) with no proxy fence by the writers in between{scenario}"
+    )
+    fix = f"fence_view_async_shared() (fence.proxy.async.shared::cta) after the {w.kind}, before the barrier that publishes {w.region}"
+    key = ("proxy-fence", str(w.op.event.site), str(r.op.event.site))
+    return key, finding("proxy-fence", "error", tuple(dict.fromkeys((w.region, r.region))), msg, fix)
+
+
+def _edge_path(run: Run, x: AccessRec, y: AccessRec) -> str:
+    """The hand-overs between roles on the path of the order from x's end to y's start
+    that crosses roles least (a 0-1 search backwards over the predecessors)."""
+    assert x.end is not None
+    target = x.end
+    best: dict[int, int] = {y.start: 0}
+    via: dict[int, int] = {}
+    queue: deque[int] = deque([y.start])
+    while queue:
+        node = queue.popleft()
+        if node == target:
+            break
+        for p in run.preds[node]:
+            if not run.before(target, p):
+                continue
+            cost = best[node] + (run.node_role[p] != run.node_role[node])
+            if cost < best.get(p, cost + 1):
+                best[p], via[p] = cost, node
+                (queue.appendleft if cost == best[node] else queue.append)(p)
+    steps, node = [], target
+    if x.end != x.start:
+        steps.append(run.labels[target])  # the async access ends here: a completion or wait
+    while node in via:
+        nxt = via[node]
+        if run.node_role[nxt] != run.node_role[node]:
+            steps += [run.labels[node], run.labels[nxt]]
+        node = nxt
+    return " -> ".join(dict.fromkeys(steps)) or f"program order in {role_text(run, y.role)}"
+
+
+def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...], Finding]], list[AliasEdge]]:
+    """Races and missing proxy fences, and the edge of each alias between two regions."""
+    found: Keyed = []
+    seen: set[tuple[str, ...]] = set()
+    aliases: dict[tuple[str, str], AliasEdge] = {}
+    chosen: dict[tuple[str, str], tuple[AccessRec, AccessRec]] = {}
+    for x, y in _conflicts(run):
+        sites = (str(x.op.event.site), str(y.op.event.site))
+        if _ordered(run, x, y):
+            if x.kind in GENERIC_WRITES and y.kind in ASYNC_READS and ("proxy-fence", *sites) not in seen:
+                missing = _fence_missing(run, x, y, scenario)
+                if missing is not None:
+                    seen.add(missing[0])
+                    found.append(missing)
+            pair = (x.region, y.region)
+            if x.region != y.region and y.write:
+                old = chosen.get(pair)
+                if old is None or (y.start, -x.start) < (old[1].start, -old[0].start):
+                    chosen[pair] = (x, y)
+            continue
+        if ("unordered-alias", *sites) in seen or ("tmem-lifecycle", *sites) in seen:
+            continue
+        key, f = _race(run, x, y, scenario)
+        seen.add(key)
+        found.append((key, f))
+        if x.region != y.region:
+            aliases.setdefault(
+                (x.region, y.region), AliasEdge(x.region, y.region, _describe(x), _describe(y), "unordered")
+            )
+    for pair, (x, y) in chosen.items():
+        if pair not in aliases:
+            aliases[pair] = AliasEdge(x.region, y.region, _describe(x), _describe(y), _edge_path(run, x, y))
+    return found, list(aliases.values())
