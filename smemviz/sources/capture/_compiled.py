@@ -26,6 +26,10 @@ __all__ = [
     "run_layout_pass",
     "launch_requests",
     "experimental_buffers",
+    "if_ops",
+    "branch_indices",
+    "branch_path",
+    "merging_kernels",
     "LAYOUT_PASS",
 ]
 
@@ -35,6 +39,7 @@ _KERNEL_OPS = ("cuda.kernel", "gpu.func", "func.func", "llvm.func", "lir.func")
 _RAW_SMEM_OPS = ("cute_nvgpu.arch.get_dyn_smem", "cute_nvgpu.arch.alloc_smem", "cute.memref.alloc_smem")
 _MARK = "smemviz.capture.alloca."
 _EXPERIMENTAL_BUFFER = "lir.allocate_buffer"  # cute_ext.allocate: placed by the experimental front end's passes
+_MERGE_BRANCHES = "smem.merge_branch_allocs"  # launch(smem_merge_branch_allocs=True)
 _CONFIG_SMEM = "smem.config_smem_size"  # the kernel attribute holding a launch's stated smem=
 
 
@@ -48,6 +53,7 @@ class AllocaSite:
     smem: bool
     partition: int | None
     type_text: str
+    branch: tuple[tuple[int, int], ...] = ()  # (index of an scf.if among the module's, arm) it lies in, outermost first
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,55 @@ def _ops(op: Any) -> Iterator[Any]:
                 child = child.operation
                 yield child
                 yield from _ops(child)
+
+
+def _ops_in_branches(op: Any, path: tuple[tuple[int, int], ...] = ()) -> Iterator[tuple[Any, tuple[Any, ...]]]:
+    """Like :func:`_ops`, each op with the ``(if op, arm)`` pairs it lies in, outermost first."""
+    for arm, region in enumerate(op.regions):
+        inner = (*path, (op, arm)) if op.name == "scf.if" else path
+        for block in region.blocks:
+            for child in block.operations:
+                child = child.operation
+                yield child, inner
+                yield from _ops_in_branches(child, inner)
+
+
+def if_ops(module: Any) -> list[Any]:
+    """Every ``scf.if`` of the module, in printing order: an if's index names it in a branch path."""
+    return [op for op in _ops(module.operation) if op.name == "scf.if"]
+
+
+def branch_indices(path: Any, ifs: list[Any]) -> tuple[tuple[int, int], ...] | None:
+    """A path of ``(if op, arm)`` pairs as ``(if index, arm)``; None when an if is not in ``ifs``."""
+    out = []
+    for op, arm in path:
+        index = next((i for i, candidate in enumerate(ifs) if candidate == op), None)
+        if index is None:
+            return None
+        out.append((index, arm))
+    return tuple(out)
+
+
+def branch_path(block: Any) -> tuple[tuple[Any, int], ...]:
+    """The ``(if op, arm)`` pairs that ``block`` (where an op is being inserted) lies in, outermost first."""
+    path: list[tuple[Any, int]] = []
+    while block is not None:
+        owner = block.owner
+        if owner is None:
+            break
+        owner = getattr(owner, "operation", owner)
+        if owner.name in _KERNEL_OPS:
+            break
+        if owner.name == "scf.if":
+            arm = next(i for i, region in enumerate(owner.regions) if any(b == block for b in region.blocks))
+            path.append((owner, arm))
+        block = owner.block
+    return tuple(reversed(path))
+
+
+def merging_kernels(module: Any) -> set[str]:
+    """Kernels launched with ``smem_merge_branch_allocs=True``: the compiler overlays exclusive arms' SMEM."""
+    return {name for name, op in _kernel_ops(module) if _MERGE_BRANCHES in op.attributes}
 
 
 def _kernel_of(op: Any) -> str | None:
@@ -85,14 +140,18 @@ def _string(attr: Any) -> str:
 
 def walk_allocas(module: Any) -> list[AllocaSite]:
     out: list[AllocaSite] = []
-    for op in _ops(module.operation):
+    ifs: list[Any] = []
+    for op, path in _ops_in_branches(module.operation):
+        if op.name == "scf.if":
+            ifs.append(op)
         if op.name != "cute.memref.alloca":
             continue
         type_text = str(op.results[0].type)
         partition = None
         if "smem.partition_id" in op.attributes:
             partition = int(str(op.attributes["smem.partition_id"]).split(":")[0])
-        out.append(AllocaSite(len(out), op, _kernel_of(op), ", smem" in type_text, partition, type_text))
+        branch = branch_indices(path, ifs) or ()
+        out.append(AllocaSite(len(out), op, _kernel_of(op), ", smem" in type_text, partition, type_text, branch))
     return out
 
 

@@ -62,6 +62,7 @@ class PendingTmem:
     dtype: Any = None
     layout: str | None = None
     block: int | None = None
+    branch: tuple[tuple[Any, int], ...] = ()  # the (scf.if op, arm) pairs the call lies in, outermost first
 
 
 class Recorder:
@@ -270,6 +271,15 @@ def _current_kernel() -> str | None:
     return None
 
 
+def _current_branch() -> tuple[tuple[Any, int], ...]:
+    """The ``if`` arms the op being traced lies in (see ``_compiled.branch_path``)."""
+    from cutlass._mlir import ir
+
+    from ._compiled import branch_path
+
+    return branch_path(ir.InsertionPoint.current.block)  # type: ignore[attr-defined]  # set while tracing
+
+
 def _tmem_allocate_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(orig)
     def wrapper(self: Any, num_columns: Any, *args: Any, **kwargs: Any) -> Any:
@@ -281,6 +291,7 @@ def _tmem_allocate_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
         try:
             offset = getattr(self, "_num_allocated_columns", 0)
             pending = PendingTmem("block", call_site(2), given, int(num_columns), int(offset), _current_kernel())
+            pending.branch = _current_branch()
         except Exception as e:  # never let recording break the kernel
             rec.fail(f"could not record a TMEM allocation: {type(e).__name__}: {e}")
         token = _OUTER_TMEM.set(True)

@@ -21,8 +21,18 @@ from ..._dtypes import dtype_name
 from ...layout._plan import LayoutPlan
 from .._inputs import LayoutPair
 from . import _hooks
+from ._branches import branch_groups
 from ._build import smem_plan, swizzle_label, tmem_plan
-from ._compiled import experimental_buffers, launch_requests, raw_smem_ops, run_layout_pass, walk_allocas
+from ._compiled import (
+    branch_indices,
+    experimental_buffers,
+    if_ops,
+    launch_requests,
+    merging_kernels,
+    raw_smem_ops,
+    run_layout_pass,
+    walk_allocas,
+)
 from ._hooks import Pending, PendingTmem
 from ._records import CapturedAllocation, CapturedTmem
 
@@ -44,6 +54,8 @@ class KernelCapture:
     plan: LayoutPlan
     tmem_plan: LayoutPlan | None
     total_from: str = ""  # where ``total`` comes from: the compiler's layout, or the launch's own smem=
+    # one line per alias group made of an if's exclusive arms (SMEM groups first, then TMEM): why it is safe
+    branches: tuple[str, ...] = ()
 
 
 class Capture(_hooks.Recorder):
@@ -213,6 +225,7 @@ class Capture(_hooks.Recorder):
                     f"its SMEM allocation #{s.index} ({s.type_text}) was not made through cutlass.memory.SmemAllocator",
                 )
         requests = launch_requests(module)
+        shape = _Shape(if_ops(module), merging_kernels(module))
         result = None
         if smem_sites:
             try:
@@ -225,7 +238,9 @@ class Capture(_hooks.Recorder):
                 self._refused[kernel] = refused[kernel]
                 continue
             try:
-                self._kernels[kernel] = self._kernel(kernel, smem_sites, by_site, result, tmem, requests.get(kernel))
+                self._kernels[kernel] = self._kernel(
+                    kernel, smem_sites, by_site, result, tmem, requests.get(kernel), shape
+                )
             except CaptureError as e:
                 self._refused[kernel] = str(e)
 
@@ -237,6 +252,7 @@ class Capture(_hooks.Recorder):
         result: Any,
         tmem: list[PendingTmem],
         requested: int | None,
+        shape: _Shape,
     ) -> KernelCapture:
         mine = [s for s in sites if s.kernel == kernel]
         records: list[CapturedAllocation] = []
@@ -279,16 +295,23 @@ class Capture(_hooks.Recorder):
         prefixes = _struct_prefixes(records)
         arch = self._arch or self._traced_arch
         launch = (requested, max([a.end for a in records] + [0])) if requested is not None else None
-        plan = smem_plan(records, views, total, arch, prefixes, launch)
+        smem_arms = branch_groups([s.branch for s in mine]) if kernel in shape.merging else []
+        plan = smem_plan(records, views, total, arch, prefixes, launch, smem_arms)
         tm = [t for t in tmem if t.kernel == kernel]
+        tmem_records = _tmem_records(tm, kernel)
+        blocks = [t for t in tm if t.how == "block"]
+        tmem_arms = branch_groups([branch_indices(t.branch, shape.ifs) or () for t in blocks])
+        block_names = [c.name for c in tmem_records if c.pool is None]
         return KernelCapture(
             kernel,
             tuple(records),
-            _tmem_records(tm, kernel),
+            tmem_records,
             total,
             plan,
-            tmem_plan(list(_tmem_records(tm, kernel)), arch) if tm else None,
+            tmem_plan(list(tmem_records), arch, tmem_arms) if tm else None,
             total_from,
+            _describe_arms("SMEM", smem_arms, [a.name for a in records], [a.source for a in records])
+            + _describe_arms("TMEM", tmem_arms, block_names, [t.site.source if t.site else None for t in blocks]),
         )
 
     # -- results -----------------------------------------------------------------
@@ -394,6 +417,38 @@ def _compile_arch(dsl: Any) -> str | None:
         return hardware.get_arch(f"sm_{arch.major}{arch.minor}").name
     except Exception:  # no arch chosen, or one smemviz does not know: plans judge capacity only when asked
         return None
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What one traced module says about its kernels' control flow."""
+
+    ifs: list[Any]  # every scf.if, in printing order (an if's index names it in a branch path)
+    merging: set[str]  # kernels launched with smem_merge_branch_allocs=True
+
+
+def _describe_arms(
+    memory: str, groups: list[dict[int, int]], names: list[str], sources: list[str | None]
+) -> tuple[str, ...]:
+    """One line per alias group of exclusive arms: what each arm holds, and why the overlay is safe."""
+    out = []
+    for g, items in enumerate(groups):
+        arms = []
+        for phase in range(max(items.values()) + 1):
+            mine = [i for i in sorted(items) if items[i] == phase]
+            where = next((sources[i] for i in mine if sources[i]), None)
+            listed = ", ".join(names[i] for i in mine[:4]) + (f" and {len(mine) - 4} more" if len(mine) > 4 else "")
+            arms.append(f"arm {phase + 1}: {listed}" + (f" ({where})" if where else ""))
+        how = (
+            "the launch sets smem_merge_branch_allocs=True, so the compiler overlays the arms' SMEM"
+            if memory == "SMEM"
+            else "each arm allocates its own columns at run time"
+        )
+        out.append(
+            f"{memory} alias group {g + 1}: exclusive arms of one if ({'; '.join(arms)}); {how}. "
+            "One launch runs one arm, so they never hold data at once: safe by construction."
+        )
+    return tuple(out)
 
 
 def _total(records: list[CapturedAllocation], compiled: int | None, requested: int | None) -> tuple[int, str]:

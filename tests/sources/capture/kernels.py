@@ -245,3 +245,98 @@ def experimental_host():
         experimental_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
 
     return experimental_launch
+
+
+# -- exclusive arms of one if: the compiler overlays their SMEM under smem_merge_branch_allocs=True --
+
+# the constant each arm stores into its allocations' first element (arm 1: tile, bars; arm 2: ...)
+ARM_MARKS = {"tile": 2001, "bars": 2002, "tile#2": 2003, "bars#2": 2004}
+
+
+@cute.jit
+def arm(elems: cutlass.Constexpr, tile_mark: cutlass.Constexpr, bar_mark: cutlass.Constexpr, out: cute.Tensor):
+    smem = SmemAllocator()
+    tile = smem.allocate_array(cutlass.Int32, elems)
+    bars = smem.allocate_array(cutlass.Int64, 2)
+    tidx, _, _ = cute.arch.thread_idx()
+    tile[0] = cutlass.Int32(tile_mark)
+    bars[0] = cutlass.Int64(bar_mark)
+    out[tidx] = tile[tidx] + cutlass.Int32(bars[1])
+
+
+@cute.kernel
+def arms_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    common = smem.allocate_array(cutlass.Int32, 8)
+    bidx, _, _ = cute.arch.block_idx()
+    common[0] = cutlass.Int32(bidx)
+    if common[0] == 0:
+        arm(64, ARM_MARKS["tile"], ARM_MARKS["bars"], out)
+    else:
+        arm(128, ARM_MARKS["tile#2"], ARM_MARKS["bars#2"], out)
+
+
+@cute.jit
+def arms_merged_host(out: cute.Tensor):
+    arms_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1), smem_merge_branch_allocs=True)
+
+
+@cute.jit
+def arms_apart_host(out: cute.Tensor):
+    arms_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1))
+
+
+@cute.jit
+def inner_arms(flag: cutlass.Int32, out: cute.Tensor):
+    arm(16, 3001, 3002, out)
+    if flag == 0:
+        arm(32, 3003, 3004, out)
+    else:
+        arm(48, 3005, 3006, out)
+
+
+@cute.kernel
+def nested_arms_kernel(out: cute.Tensor):
+    smem = SmemAllocator()
+    common = smem.allocate_array(cutlass.Int32, 8)
+    bidx, _, _ = cute.arch.block_idx()
+    common[0] = cutlass.Int32(bidx)
+    flag = common[0]
+    if flag == 0:
+        inner_arms(flag, out)
+    else:
+        arm(256, 3007, 3008, out)
+
+
+@cute.jit
+def nested_arms_host(out: cute.Tensor):
+    nested_arms_kernel(out).launch(grid=(1, 1, 1), block=(32, 1, 1), smem_merge_branch_allocs=True)
+
+
+def tmem_arms_host():
+    """A Blackwell kernel whose two exclusive arms each take TMEM columns of their own."""
+    from cutlass.memory import TmemAllocator
+    from cutlass.pipeline import NamedBarrier
+
+    @cute.jit
+    def tmem_arm(columns: cutlass.Constexpr, out: cute.Tensor):
+        tmem = TmemAllocator(barrier_for_retrieve=NamedBarrier(barrier_id=1, num_threads=128), arch="sm_100")
+        tmem.allocate(columns)
+        tmem.wait_for_alloc()
+        acc = tmem.retrieve_ptr(cutlass.Float32)
+        tmem.relinquish_alloc_permit()
+        tmem.free(acc)
+
+    @cute.kernel
+    def tmem_arms_kernel(out: cute.Tensor):
+        bidx, _, _ = cute.arch.block_idx()
+        if bidx == 0:
+            tmem_arm(256, out)
+        else:
+            tmem_arm(128, out)
+
+    @cute.jit
+    def host(out: cute.Tensor):
+        tmem_arms_kernel(out).launch(grid=(1, 1, 1), block=(128, 1, 1), smem_merge_branch_allocs=True)
+
+    return host
