@@ -20,7 +20,7 @@ PACKAGE = ROOT / "smemviz"
 
 # room -> the rooms it may import (itself always); the data flow reads top to bottom:
 # base facts -> solver -> layout (the model) -> sources -> analysis -> views -> kernel
-BASE = {"hardware", "_units", "_errors", "_dtypes", "_version", "_names", "_optional"}
+BASE = {"hardware", "_units", "_errors", "_dtypes", "_version", "_names", "_optional", "_limits"}
 SOLVER = {"solver"}
 MODEL = BASE | SOLVER | {"layout"}
 SOURCES = MODEL | {"sources"}

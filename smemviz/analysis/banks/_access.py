@@ -11,12 +11,12 @@ from functools import lru_cache
 from typing import Any
 
 from ..._dtypes import dtype_width
+from ..._limits import MAX_PLAN_INSTRUCTIONS
 from ...layout._access import ACCESS_KEYS, SmemAccess
 from ...layout._access import access_from_dict as _record_from_dict
 from .._finding import Finding
 from ._advice import Advice, advise
-from ._instructions import lookup
-from ._patterns import AccessAtom, AccessReport, analyze_access, ldmatrix_atom, stmatrix_atom, vector_atom
+from ._patterns import AccessAtom, AccessReport, analyze_access, instruction_atom
 
 __all__ = [
     "AccessSpec",
@@ -58,14 +58,7 @@ def _element_bytes(plan: Any, acc: SmemAccess) -> tuple[Any, int]:
 
 def access_atom(acc: SmemAccess, element_bytes: int) -> AccessAtom:
     """The warp instruction's footprint for ``acc`` over elements of ``element_bytes``."""
-    spec = lookup(acc.instruction)
-    n = spec.lanes // 8
-    trans = spec.name.endswith(".trans")
-    if spec.kind == "ldmatrix":
-        return ldmatrix_atom(n, trans, element_bytes)
-    if spec.kind == "stmatrix":
-        return stmatrix_atom(n, trans, element_bytes)
-    return vector_atom(spec.name, element_bytes, acc.threads or (8, 4))
+    return instruction_atom(acc.instruction, element_bytes, acc.threads)
 
 
 def analyze_declared(plan: Any, acc: SmemAccess, *, swizzle: object = None) -> AccessReport:
@@ -128,15 +121,29 @@ def _analysed(plan: Any) -> tuple[AnalysedAccess, ...]:
     return _analyse(plan)
 
 
+def analyse_accesses(plan: Any) -> tuple[AnalysedAccess, ...]:
+    """Every access the plan carries, analysed now (see :func:`smemviz.analysis.analyse`)."""
+    return _analyse(plan)
+
+
 def _analyse(plan: Any) -> tuple[AnalysedAccess, ...]:
     out = []
+    walked = 0  # warp instructions analysed so far: a plan may not make the analysis walk without end
     for acc in getattr(plan, "accesses", ()):
+        if walked > MAX_PLAN_INSTRUCTIONS:
+            why = (
+                f"the plan's accesses before it already take more than {MAX_PLAN_INSTRUCTIONS} warp "
+                f"instructions, as many as one plan is analysed for"
+            )
+            out.append(AnalysedAccess(acc, None, None, why))
+            continue
         try:
             rep = analyze_declared(plan, acc)
             adv = None if rep.conflict_free else advise_declared(plan, acc)
         except (TypeError, ValueError, KeyError) as exc:
             out.append(AnalysedAccess(acc, None, None, str(exc).strip("\"'")))
             continue
+        walked += rep.instructions * (1 if adv is None else 4)  # advice walks up to three swizzles more
         out.append(AnalysedAccess(acc, rep, adv))
     return tuple(out)
 
@@ -174,16 +181,17 @@ def bank_findings(plan: Any, accesses: Iterable[SmemAccess]) -> tuple[Finding, .
 BANK_ACCESS_RULE = "bank-access"
 
 
-def conflict_findings(plan: Any) -> list[Finding]:
-    """The ``bank-conflict`` lint rule: a warning per conflicting access the plan carries."""
+def conflict_findings(plan: Any, items: tuple[AnalysedAccess, ...] | None = None) -> list[Finding]:
+    """The ``bank-conflict`` lint rule: a warning per conflicting access the plan carries
+    (``items``: the plan's accesses already analysed)."""
     return [
         _finding(item.access, item.report, item.advice)
-        for item in analyse_plan(plan)
+        for item in (analyse_plan(plan) if items is None else items)
         if item.report is not None and item.advice is not None
     ]
 
 
-def unanalysable_findings(plan: Any) -> list[Finding]:
+def unanalysable_findings(plan: Any, items: tuple[AnalysedAccess, ...] | None = None) -> list[Finding]:
     """The ``bank-access`` lint rule: an error per access the analysis cannot take (it describes
     a tile its region does not hold), so a wrong declaration is not read as conflict-free."""
     return [
@@ -195,6 +203,6 @@ def unanalysable_findings(plan: Any) -> list[Finding]:
             "make the access's layout, dtype, warps and stage describe the region's tile",
             BANK_FACT,
         )
-        for item in analyse_plan(plan)
+        for item in (analyse_plan(plan) if items is None else items)
         if item.error is not None
     ]

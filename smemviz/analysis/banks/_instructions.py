@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ... import hardware
+from ..._limits import shorten
 
 __all__ = ["InstructionSpec", "INSTRUCTIONS", "lookup", "instruction_names", "UNCALIBRATED"]
 
@@ -132,12 +133,12 @@ def lookup(instruction: object) -> InstructionSpec:
     if not isinstance(instruction, str):
         raise TypeError(
             f"instruction must be a PTX spelling such as 'ld.shared.v4.b32', "
-            f"not {type(instruction).__name__} {instruction!r}"
+            f"not {type(instruction).__name__} {shorten(instruction)}"
         )
     key = instruction.strip().lower()
     spec = INSTRUCTIONS.get(key)
     if spec is not None:
         return spec
     if key in UNCALIBRATED:
-        raise ValueError(f"instruction {instruction!r} is not modelled: {UNCALIBRATED[key]}")
-    raise ValueError(f"unknown instruction {instruction!r}; known: {', '.join(instruction_names())}")
+        raise ValueError(f"instruction {shorten(instruction)} is not modelled: {UNCALIBRATED[key]}")
+    raise ValueError(f"unknown instruction {shorten(instruction)}; known: {', '.join(instruction_names())}")

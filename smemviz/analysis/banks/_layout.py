@@ -12,11 +12,13 @@ through their printed form, so this module never imports the DSL.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TypeAlias
 
-from ... import hardware
+from ... import _limits, hardware
+from ..._limits import clip, int_size, shorten
+from ...layout._access import read_layout_text
 
 __all__ = ["Layout", "Swizzle", "SWIZZLE_MODES", "SWIZZLE_ALIGNMENT", "parse_layout", "parse_swizzle"]
 
@@ -42,8 +44,13 @@ class Swizzle:
                 f"Swizzle({self.bits}, {self.base}, {self.shift}): the shift must be at least "
                 f"the bit count, or the XOR reads the bits it writes"
             )
+        problem = _limits.swizzle_problem(self.bits, self.base, self.shift)
+        if problem:
+            raise ValueError(
+                f"Swizzle({int_size(self.bits)}, {int_size(self.base)}, {int_size(self.shift)}): {problem}"
+            )
         if self.unit not in ("byte", "element"):
-            raise ValueError(f"Swizzle unit must be 'byte' or 'element', got {self.unit!r}")
+            raise ValueError(f"Swizzle unit must be 'byte' or 'element', got {shorten(self.unit)}")
 
     def __call__(self, offset: int) -> int:
         mask = ((1 << self.bits) - 1) << self.base
@@ -53,9 +60,15 @@ class Swizzle:
         """The same permutation stated on byte offsets, for elements of ``element_bytes``."""
         if self.unit == "byte":
             return self
-        if element_bytes & (element_bytes - 1):
+        if element_bytes < 1 or element_bytes & (element_bytes - 1):
             raise ValueError(f"an element swizzle needs a power-of-two element size, got {element_bytes} B")
-        return Swizzle(self.bits, self.base + element_bytes.bit_length() - 1, self.shift, "byte")
+        base = self.base + element_bytes.bit_length() - 1
+        if _limits.swizzle_problem(self.bits, base, self.shift):
+            raise ValueError(
+                f"{self} over {element_bytes}-byte elements reaches bit {self.bits + base + self.shift} of a byte "
+                f"address; CuTe's swizzles work on {_limits.MAX_SWIZZLE_BITS}-bit offsets"
+            )
+        return Swizzle(self.bits, base, self.shift, "byte")
 
     @property
     def period_bytes(self) -> int:
@@ -69,6 +82,32 @@ class Swizzle:
 # the hardware's swizzle modes (TMA, WGMMA descriptors) as byte swizzles, and the alignment each needs
 SWIZZLE_MODES: dict[str, Swizzle] = {mode: Swizzle(*bits) for mode, bits in hardware.SWIZZLE_MODE_BITS.items()}
 SWIZZLE_ALIGNMENT: dict[str, int] = {mode: s.period_bytes for mode, s in SWIZZLE_MODES.items()}
+
+
+def _checked(t: object, what: str, *, positive: bool) -> None:
+    """``t`` is an IntTuple within the bounds (nesting, integers, 64 bits), walked without recursion."""
+    stack: list[tuple[object, int]] = [(t, 0)]
+    count = 0
+    while stack:
+        x, depth = stack.pop()
+        if isinstance(x, tuple):
+            if depth >= _limits.MAX_NESTING or not x:
+                raise ValueError(
+                    f"layout {what} nests more than {_limits.MAX_NESTING} levels deep"
+                    if x
+                    else f"layout {what} holds an empty tuple"
+                )
+            stack.extend((y, depth + 1) for y in x)
+            continue
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise TypeError(f"layout {what} holds {shorten(x)}, not an integer")
+        count += 1
+        if count > _limits.MAX_MODES:
+            raise ValueError(f"layout {what} holds more than {_limits.MAX_MODES} integers")
+        if not _limits.INT64_MIN <= x <= _limits.INT64_MAX:
+            raise ValueError(f"layout {what} holds {int_size(x)}, which does not fit in 64 bits")
+        if positive and x <= 0:
+            raise ValueError(f"layout {what}: every extent must be positive, got {x}")
 
 
 def _flat(t: IntTuple) -> list[int]:
@@ -92,10 +131,16 @@ class Layout:
     offset: int = 0
 
     def __post_init__(self) -> None:
+        _checked(self.shape, "shape", positive=True)
+        _checked(self.stride, "stride", positive=False)
+        if isinstance(self.offset, bool) or not isinstance(self.offset, int):
+            raise TypeError(f"layout offset must be an integer, got {shorten(self.offset)}")
+        if not 0 <= self.offset <= _limits.INT64_MAX:
+            raise ValueError(f"layout offset must be a non-negative 64-bit integer, got {int_size(self.offset)}")
+        if self.swizzle is not None and not isinstance(self.swizzle, Swizzle):
+            raise TypeError(f"layout swizzle must be a Swizzle or None, got {shorten(self.swizzle)}")
         if _structure(self.shape) != _structure(self.stride):
-            raise ValueError(f"layout {self}: shape and stride differ in structure")
-        if any(s <= 0 for s in _flat(self.shape)):
-            raise ValueError(f"layout {self}: every extent must be positive")
+            raise ValueError(f"layout {clip(str(self), 120)}: shape and stride differ in structure")
 
     @property
     def modes(self) -> int:
@@ -114,18 +159,23 @@ class Layout:
         """One past the largest element offset the layout reaches (before any swizzle)."""
         return 1 + sum((s - 1) * d for s, d in zip(_flat(self.shape), _flat(self.stride)))
 
-    def __call__(self, *coord: int) -> int:
-        """Element offset of ``coord`` (one integer per top-level mode), before the swizzle."""
+    @cached_property
+    def _modes(self) -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
+        """Each top-level mode's extent and its (sub-extent, stride) pairs, worked out once."""
         shapes = [self.shape] if isinstance(self.shape, int) else list(self.shape)
         strides = [self.stride] if isinstance(self.stride, int) else list(self.stride)
-        if len(coord) != len(shapes):
-            raise ValueError(f"layout {self} takes {len(shapes)} coordinates, got {len(coord)}")
+        return tuple((_size(sh), tuple(zip(_flat(sh), _flat(st)))) for sh, st in zip(shapes, strides))
+
+    def __call__(self, *coord: int) -> int:
+        """Element offset of ``coord`` (one integer per top-level mode), before the swizzle."""
+        modes = self._modes
+        if len(coord) != len(modes):
+            raise ValueError(f"layout {clip(str(self), 120)} takes {len(modes)} coordinates, got {len(coord)}")
         total = 0
-        for c, sh, st in zip(coord, shapes, strides):
-            extent = _size(sh)
+        for c, (extent, pairs) in zip(coord, modes):
             if not 0 <= c < extent:
-                raise ValueError(f"coordinate {c} is outside mode of extent {extent} of layout {self}")
-            for s, d in zip(_flat(sh), _flat(st)):
+                raise ValueError(f"coordinate {c} is outside mode of extent {extent} of layout {clip(str(self), 120)}")
+            for s, d in pairs:
                 total += (c % s) * d
                 c //= s
         return total
@@ -155,48 +205,6 @@ def _text(t: IntTuple) -> str:
     return str(t) if isinstance(t, int) else "(" + ",".join(_text(x) for x in t) + ")"
 
 
-_TOKEN = re.compile(r"\s*(\(|\)|,|-?\d+)")
-
-
-def _parse_tuple(text: str, what: str) -> IntTuple:
-    pos = 0
-    tokens: list[str] = []
-    text = text.strip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m:
-            raise ValueError(f"cannot read {what} {text!r} at character {pos}")
-        tokens.append(m.group(1))
-        pos = m.end()
-
-    def parse(i: int) -> tuple[IntTuple, int]:
-        if i >= len(tokens):
-            raise ValueError(f"{what} {text!r} ends early")
-        if tokens[i] == "(":
-            items: list[IntTuple] = []
-            i += 1
-            while True:
-                item, i = parse(i)
-                items.append(item)
-                if i < len(tokens) and tokens[i] == ",":
-                    i += 1
-                    continue
-                if i < len(tokens) and tokens[i] == ")":
-                    return tuple(items), i + 1
-                raise ValueError(f"{what} {text!r}: expected ',' or ')'")
-        if tokens[i] in (")", ","):
-            raise ValueError(f"{what} {text!r}: unexpected {tokens[i]!r}")
-        return int(tokens[i]), i + 1
-
-    value, end = parse(0)
-    if end != len(tokens):
-        raise ValueError(f"{what} {text!r}: text after the end")
-    return value
-
-
-_COMPOSED = re.compile(r"^\s*S<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\s*o\s*(?:(\d+)\s*o\s*)?(.*)$")
-
-
 def parse_layout(layout: object, swizzle_unit: str = "byte") -> Layout:
     """A :class:`Layout` from text (``"(64,8):(1,64)"``, ``"S<3,4,3> o 0 o (8,64):(64,1)"``), a
     :class:`Layout`, or a CuTe DSL layout / ComposedLayout (read through its printed form).
@@ -204,24 +212,15 @@ def parse_layout(layout: object, swizzle_unit: str = "byte") -> Layout:
     A swizzle written into a layout (``S<B,M,S> o ...``) is read in ``swizzle_unit``:
     bytes by default, as the CuTe DSL prints a shared-memory ComposedLayout (its
     ``S<3,4,3>`` is the 128B mode whatever the element type: the DSL applies it to the
-    byte address of the swizzled smem pointer).
+    byte address of the swizzled smem pointer). Text past the bounds of
+    :mod:`smemviz._limits` (length, nesting, integers, swizzle bits) is refused.
     """
     if isinstance(layout, Layout):
         return layout
     text = layout if isinstance(layout, str) else str(layout)
-    swz = None
-    offset = 0
-    m = _COMPOSED.match(text)
-    if m:
-        swz = Swizzle(int(m.group(1)), int(m.group(2)), int(m.group(3)), swizzle_unit)
-        offset = int(m.group(4) or 0)
-        text = m.group(5)
-    if ":" not in text:
-        raise ValueError(f"layout {text!r} is not CuTe's 'shape:stride' form")
-    shape_text, stride_text = text.split(":", 1)
-    shape = _parse_tuple(shape_text, "layout shape")
-    stride = _parse_tuple(stride_text, "layout stride")
-    return Layout(shape, stride, swz, offset)
+    lt = read_layout_text(text)
+    swz = None if lt.swizzle is None else Swizzle(*lt.swizzle, swizzle_unit)
+    return Layout(lt.shape, lt.stride, swz, lt.offset)
 
 
 def parse_swizzle(swizzle: object) -> Swizzle | None:
@@ -235,7 +234,7 @@ def parse_swizzle(swizzle: object) -> Swizzle | None:
         if key in SWIZZLE_MODES:
             return SWIZZLE_MODES[key]
         raise ValueError(
-            f"swizzle {swizzle!r} is not a hardware mode ({', '.join(SWIZZLE_MODES)}) or a Swizzle(B, M, S, unit)"
+            f"swizzle {shorten(swizzle)} is not a hardware mode ({', '.join(SWIZZLE_MODES)}) or a Swizzle(B, M, S, unit)"
         )
     raise TypeError(
         f"swizzle must be None, 'NONE', {', '.join(repr(m) for m in SWIZZLE_MODES)} or a Swizzle, "

@@ -8,11 +8,12 @@ which lane's bytes land in which bank in which wavefront, for the bank picture.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from ... import hardware
+from ..._limits import int_size, shorten
 from ._instructions import WARP, WORD, InstructionSpec, lookup
 
 __all__ = ["BankConflicts", "LaneWord", "bank_conflicts", "max_smem_bytes"]
@@ -118,20 +119,30 @@ def _words(addr: int, width: int) -> list[tuple[int, int, int]]:
 
 def _check_addresses(spec: InstructionSpec, addresses: object) -> tuple[int | None, ...]:
     if (
-        isinstance(addresses, (str, bytes))
+        isinstance(addresses, (str, bytes, Mapping))
         or not hasattr(addresses, "__len__")
         or not hasattr(addresses, "__getitem__")
     ):
+        hint = " (a mapping: give the addresses in lane order, e.g. a list)" if isinstance(addresses, Mapping) else ""
         raise TypeError(
-            f"addresses must be a sequence of {WARP} byte offsets, one per lane, not {type(addresses).__name__}"
+            f"addresses must be a sequence of {WARP} byte offsets, one per lane, not {type(addresses).__name__}{hint}"
         )
     seq: Sequence[object] = addresses  # type: ignore[assignment]
-    n = len(seq)
+    try:
+        n = len(seq)
+    except OverflowError:  # len() of a range past the machine's word
+        raise ValueError(f"{spec.name} takes {WARP} addresses, one per lane; got far more") from None
     if n != WARP:
         raise ValueError(f"{spec.name} takes {WARP} addresses, one per lane; got {n}")
+    try:
+        values = [seq[lane] for lane in range(WARP)]
+    except (LookupError, TypeError) as exc:
+        raise TypeError(
+            f"addresses must be a sequence of {WARP} byte offsets, one per lane: reading it by lane failed "
+            f"({type(exc).__name__})"
+        ) from None
     out: list[int | None] = []
-    for lane in range(WARP):
-        value = seq[lane]
+    for lane, value in enumerate(values):
         if (
             type(value) is int
             and lane < spec.lanes
@@ -145,19 +156,19 @@ def _check_addresses(spec: InstructionSpec, addresses: object) -> tuple[int | No
             out.append(None)  # a lane the instruction does not read
             continue
         if isinstance(value, bool) or isinstance(value, float):
-            raise TypeError(f"lane {lane}: address {value!r} is not an integer byte offset")
+            raise TypeError(f"lane {lane}: address {shorten(value)} is not an integer byte offset")
         try:
             addr = operator.index(value)  # type: ignore[arg-type]
         except TypeError:
-            raise TypeError(f"lane {lane}: address {value!r} is not an integer byte offset") from None
+            raise TypeError(f"lane {lane}: address {shorten(value)} is not an integer byte offset") from None
         if lane >= spec.lanes:
             out.append(addr)  # ignored by the instruction: not checked further
             continue
         if addr < 0:
-            raise ValueError(f"lane {lane}: address {addr} is negative")
+            raise ValueError(f"lane {lane}: address {int_size(addr)} is negative")
         if addr + spec.width > _MAX_SMEM:
             raise ValueError(
-                f"lane {lane}: address {addr} (+{spec.width} B) is past the largest shared "
+                f"lane {lane}: address {int_size(addr)} (+{spec.width} B) is past the largest shared "
                 f"memory of any architecture ({_MAX_SMEM} B, {_MAX_ARCH})"
             )
         if addr % spec.alignment:

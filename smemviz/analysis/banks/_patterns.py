@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ... import _limits
 from ..._dtypes import dtype_name, dtype_width
-from ._instructions import lookup
+from ..._errors import DeclarationError, DeclarationTypeError
+from ..._limits import clip, int_size, shorten
+from ._instructions import WARP, lookup
 from ._layout import Layout, Swizzle, parse_layout, parse_swizzle
 from ._model import BankConflicts, bank_conflicts
 
@@ -28,6 +31,7 @@ __all__ = [
     "stmatrix_atom",
     "vector_atom",
     "cp_async_atom",
+    "instruction_atom",
     "tile_addresses",
 ]
 
@@ -47,11 +51,23 @@ class AccessAtom:
         return f"{self.instruction} ({self.rows}x{self.cols} elements per warp instruction)"
 
 
+def _element_bytes(element_bytes: object) -> int:
+    """``element_bytes`` checked: a positive whole number of bytes (an element is 1 to 16 B)."""
+    if isinstance(element_bytes, bool) or not isinstance(element_bytes, int):
+        raise DeclarationTypeError(
+            f"element_bytes must be an integer, got {type(element_bytes).__name__} {shorten(element_bytes)}",
+            field="element_bytes",
+        )
+    if element_bytes < 1:
+        raise DeclarationError(f"element_bytes must be positive, got {int_size(element_bytes)}", field="element_bytes")
+    return element_bytes
+
+
 def _matrix_atom(op: str, n: int, trans: bool, element_bytes: int) -> AccessAtom:
-    if n not in (1, 2, 4):
-        raise ValueError(f"{op} takes 1, 2 or 4 matrices, got {n}")
-    if element_bytes != 2:
-        raise ValueError(f"{op} moves 16-bit elements (8 per 16-byte row); the tile's are {element_bytes} B")
+    if isinstance(n, bool) or n not in (1, 2, 4):
+        raise ValueError(f"{op} takes 1, 2 or 4 matrices, got {shorten(n)}")
+    if _element_bytes(element_bytes) != 2:
+        raise ValueError(f"{op} moves 16-bit elements (8 per 16-byte row); the tile's are {int_size(element_bytes)} B")
     coords: list[tuple[int, int] | None] = []
     for lane in range(32):
         j, r = divmod(lane, 8)
@@ -82,10 +98,13 @@ def vector_atom(instruction: str, element_bytes: int, threads: tuple[int, int] =
     each covering the instruction's width of contiguous elements."""
     spec = lookup(instruction)
     if spec.kind in ("ldmatrix", "stmatrix"):
-        raise ValueError(f"{instruction} is a matrix instruction: use ldmatrix_atom / stmatrix_atom")
-    tr, tc = threads
-    if tr * tc != 32:
-        raise ValueError(f"threads {threads} must arrange the 32 lanes of a warp, not {tr * tc}")
+        raise ValueError(f"{spec.name} is a matrix instruction: use ldmatrix_atom / stmatrix_atom")
+    element_bytes = _element_bytes(element_bytes)
+    tr, tc = _limits.check_pair(threads, "threads")
+    if tr * tc != WARP:
+        raise DeclarationError(
+            f"threads {shorten(tuple(threads))} must arrange the {WARP} lanes of a warp, not {tr * tc}", field="threads"
+        )
     if spec.width % element_bytes:
         raise ValueError(
             f"{spec.name} moves {spec.width} B per lane, not a whole number of {element_bytes}-byte elements"
@@ -97,7 +116,19 @@ def vector_atom(instruction: str, element_bytes: int, threads: tuple[int, int] =
 
 def cp_async_atom(size: int, element_bytes: int, threads: tuple[int, int] = (4, 8)) -> AccessAtom:
     """``cp.async.ca`` of ``size`` bytes per thread into the tile (the global side does not touch banks)."""
-    return vector_atom(f"cp.async.ca.{size}", element_bytes, threads)
+    return vector_atom(f"cp.async.ca.{shorten(size)}", element_bytes, threads)
+
+
+def instruction_atom(instruction: str, element_bytes: int, threads: tuple[int, int] | None = None) -> AccessAtom:
+    """The atom of a PTX spelling over elements of ``element_bytes`` (per-thread accesses laid over
+    ``threads``, (8, 4) by default; matrix instructions place their lanes themselves)."""
+    spec = lookup(instruction)
+    if spec.kind in ("ldmatrix", "stmatrix"):
+        if threads is not None:
+            raise DeclarationError(f"{spec.name} places its lanes itself: give no threads", field="threads")
+        make = ldmatrix_atom if spec.kind == "ldmatrix" else stmatrix_atom
+        return make(spec.lanes // 8, spec.name.endswith(".trans"), element_bytes)
+    return vector_atom(spec.name, element_bytes, threads or (8, 4))
 
 
 @dataclass(frozen=True)
@@ -148,7 +179,9 @@ def _contiguous_mode(layout: Layout) -> int:
             first = first[0]
         if first == 1:
             return mode
-    raise ValueError(f"layout {layout} has no mode of stride 1: no run of contiguous elements for a lane")
+    raise ValueError(
+        f"layout {clip(str(layout), 120)} has no mode of stride 1: no run of contiguous elements for a lane"
+    )
 
 
 def tile_addresses(
@@ -165,7 +198,7 @@ def tile_addresses(
     (the DSL's stage mode) takes coordinate ``stage``."""
     if layout.modes not in (2, 3):
         raise ValueError(
-            f"layout {layout} has {layout.modes} top-level modes; the access analysis takes "
+            f"layout {clip(str(layout), 120)} has {layout.modes} top-level modes; the access analysis takes "
             f"2 (rows, columns) or 3 (with stages last)"
         )
     contiguous = _contiguous_mode(layout)
@@ -199,14 +232,14 @@ def _check_run(layout: Layout, element_bytes: int, atom: AccessAtom, coords: tup
         elif off != first + k * element_bytes:
             raise ValueError(
                 f"{atom.instruction} needs {atom.elements_per_lane} contiguous elements per lane; "
-                f"layout {layout} breaks the run at element {k} of coordinate {coords}"
+                f"layout {clip(str(layout), 120)} breaks the run at element {k} of coordinate {coords}"
             )
 
 
 def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the region's own
     plan: Any,
     region: str,
-    atom: AccessAtom,
+    atom: AccessAtom | str,
     *,
     layout: object = None,
     dtype: Any = None,
@@ -215,7 +248,8 @@ def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the r
     stage: int = 0,
     base: int | None = None,
 ) -> AccessReport:
-    """Every instruction a CTA's warps issue to cover region ``region``'s tile with ``atom``.
+    """Every instruction a CTA's warps issue to cover region ``region``'s tile with ``atom`` (an
+    :class:`AccessAtom`, or an instruction spelling whose atom the tile's element size gives).
 
     ``layout`` (CuTe shape:stride in elements, a ComposedLayout's text or a CuTe DSL layout
     object) and ``dtype`` default to the region's own; ``swizzle`` to the region's hardware
@@ -223,25 +257,45 @@ def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the r
     applies to the absolute address, an element one to the tile's offsets). ``warps`` =
     (rows, columns) arranges the warps over the grid of atom tiles, each warp taking every
     ``warps``-th tile in each direction. ``stage`` picks one stage of a staged region;
-    ``base`` overrides the tile's address (what-if: another alignment).
+    ``base`` overrides the tile's address (what-if: another alignment). Every bound of
+    :mod:`smemviz._limits` (warps per CTA, instructions per access, the layout's size) is
+    checked before the walk starts.
     """
     r = plan.region(region)
+    wr, wc = _limits.check_warps(warps, "warps")
+    _limits.check_int64(stage, "stage", minimum=0)
+    if base is not None:
+        _limits.check_int64(base, "base", minimum=0)
+    if isinstance(dtype, str) and len(dtype) > _limits.MAX_DTYPE_TEXT:
+        raise DeclarationError(f"dtype {shorten(dtype)} is no dtype name (too long)", field="dtype")
     text = layout if layout is not None else r.layout
     if text is None:
-        raise ValueError(f"region {region!r} has no tile layout: pass layout='shape:stride' (elements)")
+        raise ValueError(f"region {shorten(region)} has no tile layout: pass layout='shape:stride' (elements)")
     dt = dtype if dtype is not None else r.dtype
     if dt is None:
-        raise ValueError(f"region {region!r} has no dtype: pass dtype=")
+        raise ValueError(f"region {shorten(region)} has no dtype: pass dtype=")
     bits = dtype_width(dt)
     if bits % 8:
-        raise ValueError(f"region {region!r}: {bits}-bit elements are not whole bytes")
+        raise ValueError(f"region {shorten(region)}: {bits}-bit elements are not whole bytes")
     eb = bits // 8
+    if isinstance(atom, str):
+        atom = instruction_atom(atom, eb)
+    elif not isinstance(atom, AccessAtom):
+        raise DeclarationTypeError(
+            f"atom must be an AccessAtom (ldmatrix_atom(), vector_atom() ...) or an instruction spelling such as "
+            f"'stmatrix.x4', not {type(atom).__name__} {shorten(atom)}",
+            field="atom",
+        )
     lay, swz, shown_swizzle = _one_swizzle(region, parse_layout(text), r.swizzle if swizzle == "region" else swizzle)
     start = _tile_start(r, lay, eb, stage, base)
     tiles_r, tiles_c = _atom_tiles(region, lay, atom)
-    wr, wc = warps
-    if wr < 1 or wc < 1:
-        raise ValueError(f"warps {warps} must be positive")
+    if tiles_r * tiles_c > _limits.MAX_INSTRUCTIONS:
+        raise DeclarationError(
+            f"region {shorten(region)}: layout {clip(str(lay), 120)} takes {int_size(tiles_r * tiles_c)} "
+            f"{atom.instruction} instructions; an access is analysed up to {_limits.MAX_INSTRUCTIONS} "
+            f"(more than reading the largest shared memory once with the narrowest instruction)",
+            field="layout",
+        )
     _check_run(lay, eb, atom, next(c for c in atom.lane_coords if c is not None))
     total_wf = total_ideal = total_conf = worst_way = count = 0
     worst: BankConflicts | None = None
@@ -291,7 +345,7 @@ def _one_swizzle(region: str, lay: Layout, swz_obj: object) -> tuple[Layout, Swi
         )
         if not same:
             raise ValueError(
-                f"region {region!r}: the layout {lay} carries a swizzle and swizzle={swz_obj!r} gives another; give one"
+                f"region {shorten(region)}: the layout {clip(str(lay), 120)} carries a swizzle and swizzle={shorten(swz_obj)} gives another; give one"
             )
         swz_obj = None  # one swizzle, stated twice (a captured region's mode and its layout)
     swz = parse_swizzle(swz_obj) if not isinstance(swz_obj, Swizzle) else swz_obj
@@ -313,14 +367,14 @@ def _tile_start(r: Any, lay: Layout, eb: int, stage: int, base: int | None) -> i
     staged_layout = lay.modes == 3
     stages = lay.extent(2) if staged_layout else (r.stages or 1)
     if not 0 <= stage < stages:
-        raise ValueError(f"region {r.name!r} has {stages} stage(s); stage {stage} does not exist")
+        raise ValueError(f"region {shorten(r.name)} has {stages} stage(s); stage {stage} does not exist")
     stage_bytes = r.size if staged_layout else r.size // stages
     if base is not None:
         return base
     tile_bytes = lay.cosize * eb
     if tile_bytes > stage_bytes:
         raise ValueError(
-            f"region {r.name!r}: layout {lay} reaches {tile_bytes} B, past its "
+            f"region {shorten(r.name)}: layout {clip(str(lay), 120)} reaches {tile_bytes} B, past its "
             f"{stage_bytes} B{' per stage' if stages > 1 else ''}"
         )
     return r.offset if staged_layout else r.offset + stage * stage_bytes
@@ -330,12 +384,14 @@ def _atom_tiles(region: str, lay: Layout, atom: AccessAtom) -> tuple[int, int]:
     """How many atom tiles the tile holds, down and across (it must hold a whole number)."""
     contiguous = _contiguous_mode(lay)
     if contiguous > 1:
-        raise ValueError(f"layout {lay}: the contiguous mode must be one of the first two (rows, columns)")
+        raise ValueError(
+            f"layout {clip(str(lay), 120)}: the contiguous mode must be one of the first two (rows, columns)"
+        )
     rows_total = lay.extent(1 - contiguous)
     cols_total = lay.extent(contiguous)
     if rows_total % atom.rows or cols_total % atom.cols:
         raise ValueError(
-            f"region {region!r}: the {rows_total}x{cols_total} tile is no whole number of "
+            f"region {shorten(region)}: the {rows_total}x{cols_total} tile is no whole number of "
             f"{atom.rows}x{atom.cols} {atom.instruction} tiles"
         )
     return rows_total // atom.rows, cols_total // atom.cols

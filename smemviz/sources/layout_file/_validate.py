@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ... import hardware
+from ..._limits import clip, shorten
 from ..._names import first_unprintable
 from ...layout._access import ACCESS_KEYS, SmemAccess, access_from_dict
 from ...layout._allocation import declared_accesses
@@ -352,14 +353,12 @@ def _describe(value: Any) -> str:
         return f"integer of {len(value.digits.lstrip('-'))} digits"
     if isinstance(value, (list, dict)):
         text = repr(value) if _is_flat_and_short(value) else f"of {len(value)} item{'' if len(value) == 1 else 's'}"
-    elif isinstance(value, str):
-        text = repr(value[:40])
     elif isinstance(value, int) and value.bit_length() > 96:
         text = f"of {value.bit_length()} bits"
+    elif isinstance(value, str):
+        text = shorten(value, 40)
     else:
-        text = repr(value)
-    if len(text) > 40:
-        text = text[:37] + "..."
+        text = clip(repr(value), 40)
     return f"{kind} {text}"
 
 
