@@ -45,6 +45,8 @@ def _describe(x: AccessRec) -> str:
 
 
 def _race(run: Run, x: AccessRec, y: AccessRec, scenario: str) -> tuple[tuple[str, ...], Finding]:
+    if x.kind == "tmem_dealloc":
+        x, y = y, x  # a dealloc is always the one that must come last
     span = f"{'columns' if x.memory == 'tmem' else 'bytes'} {max(x.lo, y.lo):,}..{min(x.hi, y.hi) - 1:,}"
     if y.kind == "tmem_dealloc" and x.end is not None and run.before(y.start, x.start):
         msg = f"{x.region} is accessed ({_describe(x)}, {role_text(run, x.role)}) after TMEM is deallocated at {y.op.event.site}{scenario}"
@@ -131,6 +133,7 @@ def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...]
         seen.add(key)
         found.append((key, f))
         if x.region != y.region:
+            x, y = (y, x) if x.kind == "tmem_dealloc" else (x, y)
             aliases.setdefault(
                 (x.region, y.region), AliasEdge(x.region, y.region, _describe(x), _describe(y), "unordered")
             )

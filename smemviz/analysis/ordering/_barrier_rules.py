@@ -97,12 +97,12 @@ def _hangs(run: Run, scenario: str) -> Keyed:
     roots = [(r, on) for r, on in stuck if not any(o is not r and _would_arrive(o, on) for o, _ in stuck)]
     out: Keyed = []
     for r, on in roots or stuck:
-        if on[0] == "bar":
-            out.append(_bar_hang(run, r.index, scenario))
-        else:
-            hang = _hang(run, r.index, scenario)
-            if hang is not None:
-                out.append(hang)
+        hang = _bar_hang(run, r.index, scenario) if on[0] == "bar" else _hang(run, r.index, scenario)
+        if hang is not None:
+            out.append(hang)
+    if not roots:  # a cycle: a wrong count or tx is the cause; an empty phase its consequence
+        counted = [h for h in out if h[1].rule != "mbarrier-parity"]
+        return counted or out
     return out
 
 
@@ -116,6 +116,16 @@ def _overflows(run: Run, scenario: str) -> Keyed:
         )
         fix = f"initialise {key[0]!r}'s {key[1]} barrier for the arrivals each phase gets, or arrive from fewer threads (elect one)"
         out.append((("mbarrier-arrive-count", key[0]), finding("mbarrier-arrive-count", "error", (key[0],), msg, fix)))
+    for node, key, phase in run.tx_late:
+        b = run.bar(key)
+        msg = (
+            f"{barrier_text(key)} completes phase {phase} before the TMA load by {who(run, node)} lands"
+            f"{scenario}: expect_tx is less than the bytes of the boxes completing on it"
+        )
+        fix = (
+            f"make {key[0]!r}'s tx_count equal the bytes its TMA boxes land per stage (x receiving CTAs when multicast)"
+        )
+        out.append((("mbarrier-tx-bytes", key[0]), finding("mbarrier-tx-bytes", "error", (key[0],), msg, fix)))
     for node, name in run.bar_overflows:
         msg = f"named barrier {name!r} gets more threads than it is declared for, the last from {who(run, node)}{scenario}"
         out.append(
@@ -140,8 +150,11 @@ def _ambiguous_phases(run: Run, scenario: str) -> Keyed:
                 f"the parity wait then sees the wrong phase"
             )
             out.append((("mbarrier-parity", key[0]), finding("mbarrier-parity", "error", (key[0],), msg, fix)))
+    late = {n for n, _, _ in run.tx_late}
     for node, key, phase in run.arrivals:
         b = run.barriers[key]
+        if node in late:
+            continue  # a tx-bytes error already
         if phase >= 1 and not all(run.before(c, node) for c, _, _ in b.history[phase - 1]):
             msg = (
                 f"the arrival on {barrier_text(key)} by {who(run, node)} may count toward phase {phase - 1}: "

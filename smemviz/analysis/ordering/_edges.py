@@ -27,6 +27,16 @@ def kind_class(kind: str) -> str:
 # (earlier class, later class) -> the edge; "*" matches any class
 _TABLE: tuple[tuple[str, str, str], ...] = (
     (
+        "umma_read",
+        "tmem_dealloc",
+        "tcgen05.commit to an mbarrier after the last MMA, waited (directly or through a chain) before the deallocating warp frees",
+    ),
+    (
+        "umma_write_acc",
+        "tmem_dealloc",
+        "tcgen05.commit to an mbarrier after the last MMA, waited (directly or through a chain) before the deallocating warp frees",
+    ),
+    (
         "*",
         "tmem_dealloc",
         "every reader's tcgen05.wait::ld, then a barrier with the deallocating warp (directly or through a chain)",

@@ -68,6 +68,7 @@ class BarState:
     current: list[tuple[int, int, int]] = field(default_factory=list)  # (node, arrivals, tx)
     history: list[list[tuple[int, int, int]]] = field(default_factory=list)
     completion: list[int] = field(default_factory=list)
+    expect_phase: dict[int, int] = field(default_factory=dict)  # role -> phase of its last expect_tx
 
 
 @dataclass
@@ -115,6 +116,7 @@ class Run:
         self.waits: list[tuple[int, BarrierKey, int]] = []
         self.arrivals: list[tuple[int, BarrierKey, int]] = []
         self.overflows: list[tuple[int, BarrierKey, int]] = []
+        self.tx_late: list[tuple[int, BarrierKey, int]] = []  # TMA bytes landing after their phase completed
         self.fences: dict[int, list[int]] = {}
         self.inits: dict[str, list[int]] = {}
         self.barrier_uses: list[tuple[int, str]] = []
@@ -163,6 +165,8 @@ class Run:
         self.arrivals.append((node, key, b.completed))
         self.barrier_uses.append((node, key[0]))
         b.current.append((node, amount, tx))
+        if tx:
+            b.expect_phase[self.node_role[node]] = b.completed
         spill = max(amount - b.pending, 0)
         if spill:
             self.overflows.append((node, key, b.completed))
@@ -176,6 +180,9 @@ class Run:
 
     def complete_tx(self, node: int, key: BarrierKey, tx: int) -> None:
         b = self.bar(key)
+        expected = b.expect_phase.get(self.node_role[node], b.completed)
+        if expected != b.completed:
+            self.tx_late.append((node, key, expected))
         self.arrivals.append((node, key, b.completed))
         b.current.append((node, 0, -tx))
         b.tx -= tx

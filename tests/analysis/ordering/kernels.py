@@ -125,6 +125,7 @@ def blackwell_gemm(stages: int = 4, k_tiles: int | None = 6) -> OrderingModel:
     prog_mma = RoleProgram(
         mma,
         (
+            BarrierSync(barrier="tmem_ready", site=at(29)),
             PipelineOp(op="producer_acquire", pipeline="acc", site=at(30)),
             Loop(
                 "k",
@@ -144,6 +145,8 @@ def blackwell_gemm(stages: int = 4, k_tiles: int | None = 6) -> OrderingModel:
     prog_epi = RoleProgram(
         epi,
         (
+            TmemAlloc(columns=256, site=at(48)),
+            BarrierSync(barrier="tmem_ready", site=at(49)),
             PipelineOp(op="consumer_wait", pipeline="acc", site=at(50)),
             Access(kind="tcgen05_ld", region="tAcc", site=at(51)),
             Tcgen05Wait(kind="ld", site=at(52)),
@@ -154,7 +157,10 @@ def blackwell_gemm(stages: int = 4, k_tiles: int | None = 6) -> OrderingModel:
     return OrderingModel(
         "blackwell_gemm",
         pipelines=(ab, acc),
-        barriers=(NamedBarrier("tmem_free", epi.threads, at(12)),),
+        barriers=(
+            NamedBarrier("tmem_free", epi.threads, at(12)),
+            NamedBarrier("tmem_ready", epi.threads + mma.threads, at(17)),
+        ),
         regions=(
             RegionSpan("sA", "smem", 0, stages * STAGE, stages),
             RegionSpan("sB", "smem", stages * STAGE, stages * STAGE, stages),
@@ -164,8 +170,80 @@ def blackwell_gemm(stages: int = 4, k_tiles: int | None = 6) -> OrderingModel:
         prologue=(
             Init(pipeline="ab", site=at(13)),
             Init(pipeline="acc", site=at(14)),
-            TmemAlloc(columns=256, site=at(15)),
             BarrierSync(barrier="cta", site=at(16)),
+        ),
+        arch="sm_100a",
+    )
+
+
+def tmem_in_place(tiles: int = 3) -> OrderingModel:
+    """Blackwell FMHA's trick in small: softmax reads S from TMEM and writes P into S's own
+    columns; the MMA warp reads P only after the in-place pipeline says it is written,
+    and the next S overwrites P only after the MMA's commit. Softmax frees TMEM after
+    its producer tail has seen every commit (ordered only through that chain)."""
+    s_pipe = Pipeline("s_full", "umma_async", 1, Group("thread", 1), Group("thread", 128), at(10))
+    p_pipe = Pipeline("p_inplace", "async_umma", 1, Group("thread", 128), Group("thread", 1), at(11))
+    mma, softmax = WarpRole("mma", 1, 1), WarpRole("softmax", 4, 4)
+    prog_mma = RoleProgram(
+        mma,
+        (
+            BarrierSync(barrier="tmem_ready", site=at(29)),
+            Loop(
+                "tile",
+                tiles,
+                (
+                    PipelineOp(op="producer_acquire", pipeline="s_full", site=at(30)),
+                    Access(kind="umma_write_acc", region="S", site=at(31)),
+                    PipelineOp(op="producer_commit", pipeline="s_full", site=at(32)),
+                    PipelineOp(op="producer_advance", pipeline="s_full", site=at(33)),
+                    PipelineOp(op="consumer_wait", pipeline="p_inplace", site=at(34)),
+                    Access(kind="umma_read", region="P", site=at(35)),
+                    Access(kind="umma_write_acc", region="O", site=at(36)),
+                    PipelineOp(op="consumer_release", pipeline="p_inplace", site=at(37)),
+                    PipelineOp(op="consumer_advance", pipeline="p_inplace", site=at(38)),
+                ),
+            ),
+        ),
+    )
+    prog_softmax = RoleProgram(
+        softmax,
+        (
+            TmemAlloc(columns=256, site=at(48)),
+            BarrierSync(barrier="tmem_ready", site=at(49)),
+            Loop(
+                "tile",
+                tiles,
+                (
+                    PipelineOp(op="consumer_wait", pipeline="s_full", site=at(50)),
+                    Access(kind="tcgen05_ld", region="S", site=at(51)),
+                    Tcgen05Wait(kind="ld", site=at(52)),
+                    PipelineOp(op="producer_acquire", pipeline="p_inplace", site=at(53)),
+                    Access(kind="tcgen05_st", region="P", site=at(54)),
+                    Tcgen05Wait(kind="st", site=at(55)),
+                    PipelineOp(op="producer_commit", pipeline="p_inplace", site=at(56)),
+                    PipelineOp(op="producer_advance", pipeline="p_inplace", site=at(57)),
+                    PipelineOp(op="consumer_release", pipeline="s_full", site=at(58)),
+                    PipelineOp(op="consumer_advance", pipeline="s_full", site=at(59)),
+                ),
+            ),
+            PipelineOp(op="producer_tail", pipeline="p_inplace", site=at(60)),
+            TmemDealloc(columns=256, site=at(61)),
+        ),
+    )
+    return OrderingModel(
+        "tmem_in_place",
+        pipelines=(s_pipe, p_pipe),
+        barriers=(NamedBarrier("tmem_ready", softmax.threads + mma.threads, at(12)),),
+        regions=(
+            RegionSpan("S", "tmem", 0, 128),
+            RegionSpan("P", "tmem", 64, 32),
+            RegionSpan("O", "tmem", 128, 128),
+        ),
+        programs=(prog_mma, prog_softmax),
+        prologue=(
+            Init(pipeline="s_full", site=at(13)),
+            Init(pipeline="p_inplace", site=at(14)),
+            BarrierSync(barrier="cta", site=at(15)),
         ),
         arch="sm_100a",
     )
