@@ -214,6 +214,32 @@ def blackwell_fmha(mod: Any) -> tuple[Any, tuple[Any, ...]]:
     )
 
 
+def blackwell_tutorial_gemm_4(mod: Any) -> tuple[Any, tuple[Any, ...]]:
+    """A (m, k), B (n, k), C (m, n), K-major, symbolic sizes; one active cluster of each shape (the
+    counts are Constexpr and only size the static scheduler's grid, which the CLC scheduler ignores)."""
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.runtime import make_fake_tensor
+
+    m, n, k = (cute.sym_int32(symbol=s) for s in "mnk")
+    f16 = cutlass.Float16
+    lda, ldc = (cute.sym_int32(divisibility=8, symbol=s) for s in ("lda", "ldc"))
+    a = make_fake_tensor(f16, (m, k), stride=(lda, 1), assumed_align=16)
+    b = make_fake_tensor(f16, (n, k), stride=(lda, 1), assumed_align=16)
+    c = make_fake_tensor(f16, (m, n), stride=(ldc, 1), assumed_align=16)
+    return mod.host_function, (a, b, c, 1, 1)
+
+
+def cute_ext_dense_gemm(mod: Any) -> tuple[Any, tuple[Any, ...]]:
+    """The experimental front end's GEMM: f16 in, f32 accumulator, f16 out, tile 128x128."""
+    import cutlass
+
+    gemm = mod.DenseGemmKernel(
+        mn_tiler=(128, 128), mma_dtype=(cutlass.Float16, cutlass.Float32), tmem_output_dtype=cutlass.Float16
+    )
+    return gemm, _gemm_operands(cutlass.Float16, cutlass.Float16)
+
+
 EXAMPLES = {
     e.name: e
     for e in (
@@ -236,6 +262,19 @@ EXAMPLES = {
             "cute/blackwell/kernel/attention/fmha/fmha.py",
             "sm_100a",
             blackwell_fmha,
+            needs_torch_import=True,
+        ),
+        Example(
+            "blackwell_tutorial_fp16_gemm_4",
+            "cute/blackwell/tutorial/tutorial_gemm/fp16_gemm_4.py",
+            "sm_100a",
+            blackwell_tutorial_gemm_4,
+        ),
+        Example(
+            "cute_ext_blackwell_dense_gemm",
+            "cute_ext/blackwell/dense_gemm.py",
+            "sm_100a",
+            cute_ext_dense_gemm,
             needs_torch_import=True,
         ),
     )
