@@ -58,7 +58,7 @@ def _race(run: Run, x: AccessRec, y: AccessRec, scenario: str) -> tuple[tuple[st
         )
         rule = "unordered-alias"
     fix = f"order {x.region}'s {x.kind} before {y.region}'s {y.kind}: {needed_edge(x.kind, y.kind)}"
-    key = (rule, str(x.op.event.site), str(y.op.event.site))
+    key = (rule, x.site, y.site)
     return key, finding(rule, "error", tuple(dict.fromkeys((x.region, y.region))), msg, fix)
 
 
@@ -73,7 +73,7 @@ def _fence_missing(run: Run, w: AccessRec, r: AccessRec, scenario: str) -> tuple
         f"({_describe(r)}, {role_text(run, r.role)}) with no proxy fence by the writers in between{scenario}"
     )
     fix = f"fence_view_async_shared() (fence.proxy.async.shared::cta) after the {w.kind}, before the barrier that publishes {w.region}"
-    key = ("proxy-fence", str(w.op.event.site), str(r.op.event.site))
+    key = ("proxy-fence", w.site, r.site)
     return key, finding("proxy-fence", "error", tuple(dict.fromkeys((w.region, r.region))), msg, fix)
 
 
@@ -114,7 +114,9 @@ def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...]
     aliases: dict[tuple[str, str], AliasEdge] = {}
     chosen: dict[tuple[str, str], tuple[AccessRec, AccessRec]] = {}
     for x, y in _conflicts(run):
-        sites = (str(x.op.event.site), str(y.op.event.site))
+        if x.role == y.role and x.end == x.start and y.end == y.start:
+            continue  # two plain accesses of one role: program order
+        sites = (x.site, y.site)
         if _ordered(run, x, y):
             if x.kind in GENERIC_WRITES and y.kind in ASYNC_READS and ("proxy-fence", *sites) not in seen:
                 missing = _fence_missing(run, x, y, scenario)

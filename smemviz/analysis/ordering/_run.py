@@ -43,18 +43,17 @@ class AccessRec:
     memory: str
     lo: int
     hi: int
+    kind: str = ""
+    region: str = ""
+    write: bool = False
+    site: str = ""
 
-    @property
-    def kind(self) -> str:
-        return self.op.event.kind if isinstance(self.op.event, m.Access) else "tmem_dealloc"
-
-    @property
-    def region(self) -> str:
-        return self.op.event.region if isinstance(self.op.event, m.Access) else "TMEM allocation"
-
-    @property
-    def write(self) -> bool:
-        return self.kind in WRITE_KINDS
+    def __post_init__(self) -> None:
+        e = self.op.event
+        self.kind = e.kind if isinstance(e, m.Access) else "tmem_dealloc"
+        self.region = e.region if isinstance(e, m.Access) else "TMEM allocation"
+        self.write = self.kind in WRITE_KINDS
+        self.site = str(e.site)
 
 
 @dataclass
