@@ -147,6 +147,9 @@ class Capture(_hooks.Recorder):
         return found
 
     def fail(self, why: str) -> None:
+        kernel = _hooks._current_kernel()  # name the kernel being traced, when there is one
+        if kernel and not why.startswith("kernel "):
+            why = f"kernel {kernel!r}: {why}"
         self._failures.append(why)
         if self._outer is not None:
             self._outer.fail(why)

@@ -134,3 +134,19 @@ def test_a_capture_records_one_block():
     with pytest.raises(RuntimeError, match="records one with block"):
         with cap:
             pass
+
+
+def test_a_recording_failure_names_the_kernel(monkeypatch):
+    from smemviz.sources.capture import _hooks
+
+    def broken(*args, **kwargs):
+        raise LookupError("an argument this capture cannot read")
+
+    monkeypatch.setattr(_hooks, "_describe", broken)
+    with capture() as outer:
+        with capture() as inner:
+            compile_host("capture_broken_named", kernels.named_host, (kernels.fake_out(16),), "sm_90a")
+    for cap in (inner, outer):  # each says once which kernel it could not record
+        with pytest.raises(CaptureError, match=r"kernel '[^']*named_kernel[^']*': could not record") as info:
+            cap.plan
+        assert str(info.value).count("named_kernel") == 3  # one line per allocation, each named once
