@@ -20,6 +20,8 @@ from smemviz.cli import main
 from smemviz.layout import plan_from_dict, plan_from_json
 from smemviz.sources.layout_file import LayoutFileError, parse_layout
 
+from .hostile import no_hang
+
 # C0 and C1 controls, DEL, and the bidi/zero-width format characters
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
@@ -215,3 +217,80 @@ def test_title_from_the_command_line_is_escaped(tmp_path, capsys):
     out_md = tmp_path / "t.md"
     code, _, _ = run_cli(capsys, "render", str(plan_file), "-o", str(out_md), "--title", "T\x1b[2J")
     assert code == 0 and r"## T\\x1b\[2J" in Path(out_md).read_text()  # Markdown for a literal "T\x1b[2J"
+
+
+# -- layout files that would make the analysis walk without end ---------------------------------
+
+_ACCESS_FILE = """arch = "sm_90a"
+
+[[smem]]
+name = "epi_c"
+dtype = "bf16"
+count = 4096
+align = 1024
+
+[[smem.access]]
+instruction = "stmatrix.x4"
+layout = "{layout}"
+warps = {warps}
+"""
+_TILE = "(128,32):(32,1)"
+ENDLESS = {
+    "warps 2**62": (_TILE, "[4611686018427387904, 1]", "warps", r"arranges 4611686018427387904 warps"),
+    "zero strides": ("(1000000000000,32):(0,1)", "[1, 1]", "layout", r"its tile holds 32000000000000 elements"),
+    "nested zero strides": ("((1000000,1000000),32):((0,0),1)", "[1, 1]", "layout", r"tile holds .* elements"),
+    "swizzle bits": ("S<1,99999999999,1> o 0 o " + _TILE, "[1, 1]", "layout", r"B \+ M \+ S is 100000000001"),
+    "5000 digits": ("(" + "1" * 4000 + ",32):(32,1)", "[1, 1]", "layout", r"an integer of 4000 digits"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ENDLESS))
+@pytest.mark.parametrize("command", ["check", "report", "render"])
+def test_an_access_past_the_bounds_exits_2_at_its_key(tmp_path, capsys, case, command):
+    layout, warps, key, message = ENDLESS[case]
+    path = tmp_path / "kernel.toml"
+    path.write_text(_ACCESS_FILE.format(layout=layout, warps=warps))
+    argv = [command, str(path)] + (["-o", str(tmp_path / "out.json")] if command == "render" else [])
+    with no_hang(20):
+        code, out, err = run_cli(capsys, *argv)
+    line = 11 if key == "layout" else 12
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"smemviz: error: {path}:{line}:1: smem[0].access[0].{key}: ")
+    assert re.search(message, err) and len(err) < 600
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_a_plan_json_with_endless_warps_exits_2(tmp_path, capsys):
+    alloc = SmemAllocator("sm_90a")
+    alloc.add(
+        SmemAllocation("epi_c", 8192, dtype="bf16", count=4096, access={"instruction": "stmatrix.x4", "layout": _TILE})
+    )
+    alloc.compute_layout()
+    data = alloc.plan.to_dict()
+    for warps in ([2**62, 1], [10**30, 1]):
+        data["accesses"][0]["warps"] = warps
+        path = tmp_path / "plan.json"
+        path.write_text(json.dumps(data))
+        with no_hang(20):
+            code, out, err = run_cli(capsys, "check", str(path))
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.startswith("smemviz: error: ") and "accesses[0].warps" in err and "at most 32" in err
+
+
+def test_a_declared_access_with_endless_warps_is_refused_before_lint():
+    with no_hang(20), pytest.raises(DeclarationError, match="a CTA holds at most 32") as info:
+        SmemAllocation(
+            "epi_c",
+            8192,
+            dtype="bf16",
+            count=4096,
+            access={"instruction": "stmatrix.x4", "layout": _TILE, "warps": [2**62, 1]},
+        )
+    assert info.value.field == "access.warps"
+
+
+def test_a_long_layout_in_a_file_is_quoted_short(tmp_path, capsys):
+    path = tmp_path / "kernel.toml"
+    path.write_text(_ACCESS_FILE.format(layout="(" + "1," * 50_000 + "1):(1)", warps="[1, 1]"))
+    code, _, err = run_cli(capsys, "check", str(path))
+    assert code == 2 and "(100007 characters)" in err and len(err) < 600

@@ -169,9 +169,7 @@ def read_layout_text(text: str, *, signed: bool = True) -> LayoutText:
     """CuTe layout text, read within the bounds of :mod:`smemviz._limits` (its length, nesting,
     integers, swizzle bits); ``ValueError`` (:class:`LayoutBoundError` for a bound) otherwise."""
     if len(text) > _limits.MAX_LAYOUT_TEXT:
-        raise LayoutBoundError(
-            f"layout text of {len(text)} characters; at most {_limits.MAX_LAYOUT_TEXT} ({_limits.shorten(text)})"
-        )
+        raise LayoutBoundError(f"layout text of {len(text)} characters; at most {_limits.MAX_LAYOUT_TEXT}")
     swizzle = None
     offset = 0
     m = _COMPOSED.match(text)
