@@ -21,6 +21,7 @@ __all__ = ["smem_plan", "tmem_plan", "swizzle_label"]
 
 _BARRIER_NAME = re.compile(r"mbar|barrier|pipeline|(^|_)bars?($|_)", re.IGNORECASE)
 _TMEM_NAME = re.compile(r"tmem", re.IGNORECASE)
+_REPEAT = re.compile(r"#\d+$")
 _SWIZZLE = re.compile(r"^S<(\d+),(\d+),(\d+)>")
 # the hardware swizzle modes, by their CuTe Swizzle<B, M, S> on byte addresses
 _SWIZZLE_MODES = {bits: mode for mode, bits in hardware.SWIZZLE_MODE_BITS.items()}
@@ -40,9 +41,10 @@ def swizzle_label(layout: str | None) -> str | None:
 def _kind(a: CapturedAllocation) -> RegionKind:
     if a.via == "cutlass.memory.tmem":
         return "tmem_ptr" if a.dtype in ("i32", "u32") else "barrier"
-    if a.dtype in ("i64", "u64") and _BARRIER_NAME.search(a.name):
+    name = _REPEAT.sub("", a.name)  # "bars#2", a name made again (in another arm, say), is still "bars"
+    if a.dtype in ("i64", "u64") and _BARRIER_NAME.search(name):
         return "barrier"
-    if a.dtype in ("i32", "u32") and a.count == 1 and _TMEM_NAME.search(a.name):
+    if a.dtype in ("i32", "u32") and a.count == 1 and _TMEM_NAME.search(name):
         return "tmem_ptr"
     return "data"
 

@@ -36,6 +36,7 @@ def test_merged_arms_are_one_alias_group_whose_phases_are_the_arms():
     (group,) = plan.groups
     assert {r.name: r.phase for r in plan.regions if r.group == 0} == {"tile": 0, "bars": 0, "tile#2": 1, "bars#2": 1}
     assert plan.region("common").group is None
+    assert plan.region("bars").kind == plan.region("bars#2").kind == "barrier"  # the same name in either arm
     assert group.offset == plan.region("tile").offset and group.end == plan.region("bars#2").end
     assert group.phase_sizes == (plan.region("bars").end - group.offset, plan.region("bars#2").end - group.offset)
     assert undeclared_overlaps(plan) == []
