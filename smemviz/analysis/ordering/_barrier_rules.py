@@ -164,6 +164,25 @@ def _ambiguous_phases(run: Run, scenario: str) -> Keyed:
     return out
 
 
+def _ambiguous_generations(run: Run, scenario: str) -> Keyed:
+    """Named-barrier arrivals that could count toward the generation before theirs."""
+    out: Keyed = []
+    for name, gens in run.bar_gens.items():
+        for g in range(1, len(gens)):
+            for node in gens[g].arrivals:
+                if all(run.before(a, node) for a in gens[g - 1].arrivals):
+                    continue
+                msg = (
+                    f"the arrival on named barrier {name!r} by {who(run, node)} may count toward generation {g - 1}: "
+                    f"it is not ordered after that generation's arrivals{scenario}"
+                )
+                fix = f"declare {name!r} with the threads of every warp that syncs on it, so each generation waits for all of them"
+                out.append(
+                    (("mbarrier-arrive-count", name), finding("mbarrier-arrive-count", "error", (name,), msg, fix))
+                )
+    return out
+
+
 def _before_init(run: Run) -> Keyed:
     out: Keyed = []
     if not any(isinstance(e, m.Init) for e in _all_events(run.model)):
@@ -227,7 +246,8 @@ def _leftovers(run: Run, scenario: str) -> Keyed:
 
 def barrier_findings(run: Run, scenario: str) -> Keyed:
     """Every mbarrier and named-barrier finding of one run, keyed for de-duplication."""
-    found = _hangs(run, scenario) + _overflows(run, scenario) + _ambiguous_phases(run, scenario) + _before_init(run)
+    found = _hangs(run, scenario) + _overflows(run, scenario) + _ambiguous_phases(run, scenario)
+    found += _ambiguous_generations(run, scenario) + _before_init(run)
     errors = {k for k, f in found if f.severity == "error"}
     found += [(k, f) for k, f in _leftovers(run, scenario) if k not in errors]
     return found

@@ -14,7 +14,8 @@ arriving more than a phase still expects is undefined. A state's bad outcome:
 
 Only what the property test generates is understood: ``async`` / ``tma_async``
 pipeline calls, st / ld / tma_load / wgmma_read, a proxy fence, WGMMA groups, one
-level of loops and the regions' slots.
+named barrier (a generation completes when its threads arrived; bar.sync waits for
+the generation it arrived in), one level of loops and the regions' slots.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 from smemviz.analysis.ordering import (
     Access,
+    BarrierSync,
     CommitGroup,
     Fence,
     Loop,
@@ -85,6 +87,10 @@ def _flatten(model: OrderingModel, program) -> list[_Op]:
             out.append(_Op("commit_group"))
         elif isinstance(e, WaitGroup):
             out.append(_Op("wait_group"))
+        elif isinstance(e, BarrierSync):
+            out.append(_Op("bar_arrive", amount=e.threads or program.role.threads))
+            if e.wait:
+                out.append(_Op("bar_wait"))
 
     for step in program.body:
         if isinstance(step, Loop):
@@ -120,7 +126,8 @@ def outcomes(model: OrderingModel, stop_at_first: bool = False) -> set[str]:
     # state: pcs, barriers ((key, completed, pending, tx)...), in-flight TMA loads (role, pc),
     # WGMMA reads (role, pc, committed), unfenced generic writes (role, pc)
     bars0 = tuple(sorted(((side, s), 0, counts[side], 0) for side in counts for s in range(8)))
-    start = (tuple(0 for _ in progs), bars0, frozenset(), frozenset(), frozenset())
+    need = model.barriers[0].threads if model.barriers else 0
+    start = (tuple(0 for _ in progs), bars0, frozenset(), frozenset(), frozenset(), (0, 0), tuple(0 for _ in progs))
     seen = set()
     stack = [start]
     found: set[str] = set()
@@ -132,7 +139,7 @@ def outcomes(model: OrderingModel, stop_at_first: bool = False) -> set[str]:
         race = _race(progs, state)
         if race:
             found.add(race)
-        nxt = _successors(progs, counts, state, found)
+        nxt = _successors(progs, counts, need, state, found)
         if not nxt and any(pc < len(p) for pc, p in zip(state[0], progs)):
             found.add("deadlock")
         stack.extend(nxt)
@@ -175,7 +182,7 @@ def _complete_tx(bars, counts, key, tx):
 
 
 def _race(progs, state) -> str | None:
-    pcs, _, tma, wgmma, _ = state
+    pcs, _, tma, wgmma, *_ = state
     poised = [(r, progs[r][pc]) for r, pc in enumerate(pcs) if pc < len(progs[r]) and progs[r][pc].what == "access"]
     in_flight = [(progs[r][pc], True) for r, pc in tma] + [(progs[r][pc], False) for r, pc, _ in wgmma]
     for i, (r, a) in enumerate(poised):
@@ -188,17 +195,17 @@ def _race(progs, state) -> str | None:
     return None
 
 
-def _successors(progs, counts, state, found: set[str]):
-    pcs, bars, tma, wgmma, unfenced = state
+def _successors(progs, counts, need, state, found: set[str]):
+    pcs, bars, tma, wgmma, unfenced, nb, gens = state
     out = []
     for r, pc in tma:  # a TMA load completes
         op = progs[r][pc]
-        out.append((pcs, _complete_tx(bars, counts, op.key, op.tx), tma - {(r, pc)}, wgmma, unfenced))
+        out.append((pcs, _complete_tx(bars, counts, op.key, op.tx), tma - {(r, pc)}, wgmma, unfenced, nb, gens))
     for r, pc in enumerate(pcs):
         if pc >= len(progs[r]):
             continue
         try:
-            moved = _step(progs, counts, state, r, progs[r][pc])
+            moved = _step(progs, counts, need, state, r, progs[r][pc])
         except _Found as bad:
             found.add(str(bad))
             continue
@@ -207,28 +214,38 @@ def _successors(progs, counts, state, found: set[str]):
     return out
 
 
-def _step(progs, counts, state, r, op):
-    pcs, bars, tma, wgmma, unfenced = state
+def _step(progs, counts, need, state, r, op):
+    pcs, bars, tma, wgmma, unfenced, nb, gens = state
     pc = pcs[r]
     pcs2 = pcs[:r] + (pc + 1,) + pcs[r + 1 :]
+    if op.what == "bar_arrive":
+        arrived, gen = nb
+        if arrived + op.amount > need:
+            raise _Found("over-arrival")
+        arrived += op.amount
+        gens2 = gens[:r] + (gen,) + gens[r + 1 :]
+        nb2 = (0, gen + 1) if arrived == need else (arrived, gen)
+        return (pcs2, bars, tma, wgmma, unfenced, nb2, gens2)
+    if op.what == "bar_wait":
+        return (pcs2, bars, tma, wgmma, unfenced, nb, gens) if nb[1] > gens[r] else None
     if op.what == "wait":
         done = _bar(bars, op.key)[1]
-        return (pcs2, bars, tma, wgmma, unfenced) if done % 2 != op.parity else None
+        return (pcs2, bars, tma, wgmma, unfenced, nb, gens) if done % 2 != op.parity else None
     if op.what == "arrive":
-        return (pcs2, _arrive(bars, counts, op.key, op.amount, op.tx), tma, wgmma, unfenced)
+        return (pcs2, _arrive(bars, counts, op.key, op.amount, op.tx), tma, wgmma, unfenced, nb, gens)
     if op.what == "fence":
-        return (pcs2, bars, tma, wgmma, frozenset(u for u in unfenced if u[0] != r))
+        return (pcs2, bars, tma, wgmma, frozenset(u for u in unfenced if u[0] != r), nb, gens)
     if op.what == "commit_group":
-        return (pcs2, bars, tma, frozenset((a, b, a == r or c) for a, b, c in wgmma), unfenced)
+        return (pcs2, bars, tma, frozenset((a, b, a == r or c) for a, b, c in wgmma), unfenced, nb, gens)
     if op.what == "wait_group":
-        return (pcs2, bars, tma, frozenset(w for w in wgmma if not (w[0] == r and w[2])), unfenced)
+        return (pcs2, bars, tma, frozenset(w for w in wgmma if not (w[0] == r and w[2])), unfenced, nb, gens)
     # an access
     if op.kind == "tma_load":
-        return (pcs2, bars, tma | {(r, pc)}, wgmma, unfenced)
+        return (pcs2, bars, tma | {(r, pc)}, wgmma, unfenced, nb, gens)
     if op.kind == "wgmma_read":
         if any(_overlap(progs[a][b], op.lo, op.hi) for a, b in unfenced):
             raise _Found("proxy")
-        return (pcs2, bars, tma, wgmma | {(r, pc, False)}, unfenced)
+        return (pcs2, bars, tma, wgmma | {(r, pc, False)}, unfenced, nb, gens)
     if op.kind == "st":
-        return (pcs2, bars, tma, wgmma, unfenced | {(r, pc)})
-    return (pcs2, bars, tma, wgmma, unfenced)
+        return (pcs2, bars, tma, wgmma, unfenced | {(r, pc)}, nb, gens)
+    return (pcs2, bars, tma, wgmma, unfenced, nb, gens)

@@ -2,7 +2,9 @@
 pipelines: two roles, two or three stages, trip counts up to 4, calls dropped, counts,
 tx bytes, phases and stage counts changed at random. Whenever the search reaches a
 race, an unfenced async read, an over-arrival or a deadlock, the checker must report
-an error; whenever every interleaving is clean, it must report none."""
+an error; whenever every interleaving is clean, it must report none. After the loops
+stage 0's bytes may be handed on: rewritten by the consumer, or by the producer once a
+named barrier says the consumer is done with them."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from smemviz.analysis.ordering import (
     Group,
     Init,
     Loop,
+    NamedBarrier,
     OrderingModel,
     Pipeline,
     PipelineOp,
@@ -45,7 +48,7 @@ def pipelines(draw) -> OrderingModel:
     common = draw(st.integers(1, 4))
     trips_p = draw(st.one_of(st.just(common), st.integers(1, 4)))
     trips_c = draw(st.one_of(st.just(common), st.integers(1, 4)))
-    likely = st.booleans().filter(lambda b: b) | st.booleans()  # True 3 times in 4
+    likely = st.integers(0, 5).map(bool)  # True 5 times in 6
     full = draw(st.sampled_from([1, 1, 1, 2]))
     empty = draw(st.sampled_from([1, 1, 1, 2]))
     pipe = Pipeline(
@@ -89,16 +92,25 @@ def pipelines(draw) -> OrderingModel:
             PipelineOp(op="consumer_release", pipeline="p", site=at(24), arrivals=draw(st.sampled_from([1, 1, 2])))
         )
     consumer.append(PipelineOp(op="consumer_advance", pipeline="p", site=at(25)))
-    tail = [Access(kind="st", region="epi", site=at(30))] if draw(st.booleans()) else []
+    # after the loops: nothing, the consumer writes over stage 0, or it hands stage 0 to
+    # the producer through a named barrier (sync, or arrive only) and the producer writes it
+    ending = draw(st.sampled_from(["none", "consumer", "handoff", "handoff_arrive"]))
+    tail = [Access(kind="st", region="epi", site=at(30))] if ending == "consumer" else []
+    producer_tail: list = []
+    if ending.startswith("handoff"):
+        tail = [BarrierSync(barrier="handoff", wait=ending == "handoff", site=at(31))]
+        producer_tail = [BarrierSync(barrier="handoff", site=at(32)), Access(kind="st", region="epi", site=at(33))]
+    handoff_threads = draw(st.sampled_from([64, 64, 64, 32]))
     states = ()
     if draw(st.integers(0, 5)) == 0:
         states = (StateSpec("p", "consumer", draw(st.sampled_from([2, 3])), draw(st.sampled_from([0, 1]))),)
     return OrderingModel(
         "random",
         pipelines=(pipe,),
+        barriers=(NamedBarrier("handoff", handoff_threads, at(4)),),
         regions=(RegionSpan("buf", "smem", 0, stages * SLOT, stages), RegionSpan("epi", "smem", 0, SLOT)),
         programs=(
-            RoleProgram(WarpRole("producer", 0), (Loop("kp", trips_p, tuple(producer)),)),
+            RoleProgram(WarpRole("producer", 0), (Loop("kp", trips_p, tuple(producer)), *producer_tail)),
             RoleProgram(WarpRole("consumer", 1), (Loop("kc", trips_c, tuple(consumer)), *tail), states),
         ),
         prologue=(Init(pipeline="p", site=at(2)), BarrierSync(barrier="cta", site=at(3))),
