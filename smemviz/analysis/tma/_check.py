@@ -12,18 +12,23 @@ from dataclasses import dataclass
 
 from ...hardware import get_arch
 from ._descriptor import TmaDescriptor, descriptor_of
-from ._rules import RULES, Target, TmaProblem
+from ._rules import NOTES, RULES, Target, TmaProblem
 
 __all__ = ["TmaDescriptorCheck", "check_tma_descriptor"]
 
 
 @dataclass(frozen=True)
 class TmaDescriptorCheck:
-    """The check's answer: ``ok`` when the driver would encode the descriptor, else the problems."""
+    """The check's answer: ``ok`` when the driver would encode the descriptor, else the problems.
+
+    ``notes`` are what the documentation asks that the driver does not refuse (rows that overlap,
+    interleave '32B' without swizzle '32B'): worth a look, but they leave ``ok`` alone.
+    """
 
     descriptor: TmaDescriptor
     arch: str
     problems: tuple[TmaProblem, ...]
+    notes: tuple[TmaProblem, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -36,8 +41,8 @@ class TmaDescriptorCheck:
         return len(self.problems)
 
     def lines(self) -> list[str]:
-        """One line per problem, as a report prints them."""
-        return [str(p) for p in self.problems]
+        """One line per problem, then per note, as a report prints them."""
+        return [f"error: {p}" for p in self.problems] + [f"note: {n}" for n in self.notes]
 
 
 def check_tma_descriptor(  # noqa: PLR0913 - the driver call's own parameters
@@ -81,4 +86,5 @@ def check_tma_descriptor(  # noqa: PLR0913 - the driver call's own parameters
     )
     target = Target(target_arch.name, target_arch.number, target_arch.smem_per_block)
     problems = tuple(p for rule in RULES for p in rule(descriptor, target))
-    return TmaDescriptorCheck(descriptor, target_arch.name, problems)
+    notes = tuple(n for rule in NOTES for n in rule(descriptor, target))
+    return TmaDescriptorCheck(descriptor, target_arch.name, problems, notes)

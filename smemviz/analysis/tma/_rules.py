@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from ._descriptor import TmaDescriptor
 from ._enums import ELEMENT_BITS, FLOAT_TYPES, MAX_RANK, PACKED_TYPES, SWIZZLE_SPAN_BYTES
 
-__all__ = ["TmaProblem", "RULES", "DOCUMENTED", "MEASURED"]
+__all__ = ["TmaProblem", "RULES", "NOTES", "DOCUMENTED", "MEASURED", "UNENFORCED"]
 
 DOCUMENTED = "CUDA driver API, cuTensorMapEncodeTiled"
 MEASURED = "H200 driver 580.159.04 (results/tma_descriptor_h200.md)"
+UNENFORCED = "CUDA driver API, cuTensorMapEncodeTiled; the H200 driver encodes it anyway"
 
 MAX_GLOBAL_ADDRESS = 2**57  # exclusive: 2**57 - 16 was encoded, 2**57 refused
 MAX_GLOBAL_DIM = 2**32
@@ -148,7 +149,8 @@ def _box_size(d: TmaDescriptor, t: Target) -> Iterator[TmaProblem]:
         yield TmaProblem(
             "box_dims",
             d.box_dims,
-            f"the box takes {size} B, more than the {t.smem_per_block} B of shared memory a CTA of {t.name} can have",
+            f"the box takes {size} B (floor(box / element stride) elements per dimension), more than the "
+            f"{t.smem_per_block} B of shared memory a CTA of {t.name} can have",
             MEASURED,
         )
 
@@ -165,7 +167,7 @@ def _swizzle(d: TmaDescriptor, t: Target) -> Iterator[TmaProblem]:
         yield TmaProblem(
             "box_dims[0]",
             d.box_dims[0],
-            f"the box's inner bytes ({inner_box_bits(d) / 8:g}) exceed swizzle {d.swizzle!r}'s span of {span}",
+            f"the box's inner bytes ({inner_box_bits(d) / 8:g}) exceed the {span} B span of swizzle {d.swizzle!r}",
         )
     if d.swizzle.startswith("128B_atom") and t.number < 100:
         yield TmaProblem("swizzle", d.swizzle, f"the 128B atom swizzles need sm_100 or later, not {t.name}", MEASURED)
@@ -180,6 +182,41 @@ def _oob_fill(d: TmaDescriptor, t: Target) -> Iterator[TmaProblem]:
     if d.oob_fill != "none" and (d.data_type not in FLOAT_TYPES or d.data_type in PACKED_TYPES):
         yield TmaProblem("oob_fill", d.oob_fill, f"a NaN fill needs a floating-point data type, not {d.data_type}")
 
+
+def _interleave_swizzle(d: TmaDescriptor, t: Target) -> Iterator[TmaProblem]:
+    if d.interleave == "32B" and d.swizzle != "32B":
+        yield TmaProblem(
+            "swizzle", d.swizzle, "the documentation pairs interleave '32B' with swizzle '32B'", UNENFORCED
+        )
+
+
+def _overlapping_rows(d: TmaDescriptor, t: Target) -> Iterator[TmaProblem]:
+    if d.interleave != "none" or not d.global_strides:
+        return  # an interleaved tensor's first dimension is not its row
+    reach = -(-d.global_dims[0] * ELEMENT_BITS[d.data_type] // 8)  # bytes of one row
+    for i, stride in enumerate(d.global_strides):
+        if stride < reach:
+            yield TmaProblem(
+                f"global_strides[{i}]",
+                stride,
+                f"the rows it steps over take {reach} B, so they overlap (the documentation asks for padding >= 0)",
+                UNENFORCED,
+            )
+        reach = stride * d.global_dims[i + 1]
+
+
+def _ignored_element_stride(d: TmaDescriptor, t: Target) -> Iterator[TmaProblem]:
+    if d.interleave == "none" and d.element_strides and d.element_strides[0] != 1:
+        yield TmaProblem(
+            "element_strides[0]",
+            d.element_strides[0],
+            "TMA ignores the first element stride without interleave (the driver still counts it in the box size)",
+            UNENFORCED,
+        )
+
+
+# what the documentation asks that the driver does not refuse: reported beside the answer, not in it
+NOTES: tuple[Rule, ...] = (_interleave_swizzle, _overlapping_rows, _ignored_element_stride)
 
 RULES: tuple[Rule, ...] = (
     _arch,
