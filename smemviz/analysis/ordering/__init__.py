@@ -7,6 +7,7 @@ kernel's sync objects, accesses and per-role programs (capture and declared plan
 both produce it; ``to_dict`` / ``from_dict`` carry it in JSON); ``check_ordering``
 runs it under the mbarrier rules and returns lint findings and every alias with its
 edge; ``needed_edges`` states the edge a declared alias needs before the kernel exists.
+A tracer records flat ``(event, Context)`` pairs; ``programs_from_trace`` nests them.
 """
 
 from ._check import check_ordering, trip_cases
@@ -42,6 +43,7 @@ from ._model import (
 )
 from ._plan import AliasNeed, needed_edges
 from ._result import AliasEdge, OrderingReport
+from ._trace import Context, LoopInfo, contexts, programs_from_trace
 
 __all__ = [
     "ACCESS_KINDS",
@@ -52,11 +54,13 @@ __all__ = [
     "BarrierSync",
     "CallSite",
     "CommitGroup",
+    "Context",
     "Event",
     "Fence",
     "Group",
     "Init",
     "Loop",
+    "LoopInfo",
     "NamedBarrier",
     "OrderingModel",
     "OrderingReport",
@@ -74,9 +78,11 @@ __all__ = [
     "WaitGroup",
     "WarpRole",
     "check_ordering",
+    "contexts",
     "from_dict",
     "needed_edge",
     "needed_edges",
+    "programs_from_trace",
     "to_dict",
     "trip_cases",
 ]
