@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["BranchPath", "branch_groups"]
+__all__ = ["BranchPath", "branch_groups", "describe_arms"]
 
 BranchPath = tuple[tuple[int, int], ...]  # (the if's index in the module, arm: 0 then, 1 else), outermost first
 
@@ -33,3 +33,27 @@ def branch_groups(paths: Sequence[BranchPath]) -> list[dict[int, int]]:
             if len(arms[if_index]) > 1:
                 groups.setdefault(if_index, {})[item] = sorted(arms[if_index]).index(arm)
     return [groups[i] for i in sorted(groups)]
+
+
+def describe_arms(
+    memory: str, groups: list[dict[int, int]], names: list[str], sources: list[str | None]
+) -> tuple[str, ...]:
+    """One line per alias group of exclusive arms: what each arm holds, and why the overlay is safe."""
+    out = []
+    for g, items in enumerate(groups):
+        arms = []
+        for phase in range(max(items.values()) + 1):
+            mine = [i for i in sorted(items) if items[i] == phase]
+            where = next((sources[i] for i in mine if sources[i]), None)
+            listed = ", ".join(names[i] for i in mine[:4]) + (f" and {len(mine) - 4} more" if len(mine) > 4 else "")
+            arms.append(f"arm {phase + 1}: {listed}" + (f" ({where})" if where else ""))
+        how = (
+            "the launch sets smem_merge_branch_allocs=True, so the compiler overlays the arms' SMEM"
+            if memory == "SMEM"
+            else "each arm allocates its own columns at run time"
+        )
+        out.append(
+            f"{memory} alias group {g + 1}: exclusive arms of one if ({'; '.join(arms)}); {how}. "
+            "One launch runs one arm, so they never hold data at once: safe by construction."
+        )
+    return tuple(out)

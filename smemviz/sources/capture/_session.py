@@ -21,7 +21,7 @@ from ..._dtypes import dtype_name
 from ...layout._plan import LayoutPlan
 from .._inputs import LayoutPair
 from . import _hooks
-from ._branches import branch_groups
+from ._branches import branch_groups, describe_arms
 from ._build import smem_plan, swizzle_label, tmem_plan
 from ._compiled import (
     branch_indices,
@@ -33,6 +33,7 @@ from ._compiled import (
     run_layout_pass,
     walk_allocas,
 )
+from ._experimental import experimental_dsl, experimental_refusal
 from ._hooks import Pending, PendingTmem
 from ._records import CapturedAllocation, CapturedTmem
 
@@ -94,7 +95,7 @@ class Capture(_hooks.Recorder):
             token = _hooks.ACTIVE.set(self)
             stack.callback(_hooks.ACTIVE.reset, token)
             stack.enter_context(CuTeDSL._get_dsl().trace_finalize_hooks(self._on_traced))
-            experimental = _experimental_dsl()
+            experimental = experimental_dsl()
             if experimental is not None:  # its traces are refused by name, not left unseen
                 stack.enter_context(experimental.trace_finalize_hooks(self._on_traced_experimental))
         except BaseException:
@@ -192,13 +193,7 @@ class Capture(_hooks.Recorder):
             self._failures.append(f"reading the traced module of {function_name!r} failed: {type(e).__name__}: {e}")
             return
         for kernel, counts in buffers.items():
-            what = " and ".join(_counted(n, *_EXPERIMENTAL_KINDS[k]) for k, n in sorted(counts.items()))
-            self._refused[kernel] = (
-                "it is compiled by the DSL's experimental front end (cutlass.cute.experimental: "
-                f"cute_ext.compile, @cute.experimental.kernel): its buffers ({what}) become allocations only in "
-                "that front end's own lowering (lir-to-cute-dsl), which can add barriers and a TMEM-pointer slot "
-                "of its own, and capture records only what cutlass.memory's allocators are asked for under cute.compile"
-            )
+            self._refused[kernel] = experimental_refusal(counts)
 
     def _collect(self, dsl: Any, module: Any) -> None:
         self._traced_arch = _compile_arch(dsl)
@@ -302,9 +297,8 @@ class Capture(_hooks.Recorder):
         plan = smem_plan(records, views, total, arch, prefixes, launch, smem_arms)
         tm = [t for t in tmem if t.kernel == kernel]
         tmem_records = _tmem_records(tm, kernel)
-        blocks = [t for t in tm if t.how == "block"]
-        tmem_arms = branch_groups([branch_indices(t.branch, shape.ifs) or () for t in blocks])
-        block_names = [c.name for c in tmem_records if c.pool is None]
+        blocks = [(t, c) for t, c in zip(tm, tmem_records) if c.pool is None]  # as tmem_plan counts them
+        tmem_arms = branch_groups([branch_indices(t.branch, shape.ifs) or () for t, _ in blocks])
         return KernelCapture(
             kernel,
             tuple(records),
@@ -313,8 +307,8 @@ class Capture(_hooks.Recorder):
             plan,
             tmem_plan(list(tmem_records), arch, tmem_arms) if tm else None,
             total_from,
-            _describe_arms("SMEM", smem_arms, [a.name for a in records], [a.source for a in records])
-            + _describe_arms("TMEM", tmem_arms, block_names, [t.site.source if t.site else None for t in blocks]),
+            describe_arms("SMEM", smem_arms, [a.name for a in records], [a.source for a in records])
+            + describe_arms("TMEM", tmem_arms, [c.name for _, c in blocks], [c.source for _, c in blocks]),
         )
 
     # -- results -----------------------------------------------------------------
@@ -392,27 +386,6 @@ class Capture(_hooks.Recorder):
         return f"<smemviz capture of {kinds}>"
 
 
-_EXPERIMENTAL_KINDS = {  # what the experimental front end's kernels allocate: (noun, where from)
-    "allocator": ("SMEM allocation", "cutlass.memory.SmemAllocator"),
-    "smem": ("SMEM buffer", "cute_ext.allocate"),
-    "tmem": ("TMEM buffer", "cute_ext.allocate"),
-}
-
-
-def _counted(n: int, noun: str, origin: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'} ({origin})"
-
-
-def _experimental_dsl() -> Any:
-    """The DSL's experimental front end (``cute_ext``), when this DSL version has one."""
-    try:
-        from cutlass.cutlass_dsl import CuteExperimentalDSL
-
-        return CuteExperimentalDSL._get_dsl()
-    except Exception:  # a DSL without it: nothing of it can be traced
-        return None
-
-
 def _compile_arch(dsl: Any) -> str | None:
     """The architecture the DSL compiles this trace for (``--gpu-arch`` or ``$CUTE_DSL_ARCH``), if known."""
     try:
@@ -428,30 +401,6 @@ class _Shape:
 
     ifs: list[Any]  # every scf.if, in printing order (an if's index names it in a branch path)
     merging: set[str]  # kernels launched with smem_merge_branch_allocs=True
-
-
-def _describe_arms(
-    memory: str, groups: list[dict[int, int]], names: list[str], sources: list[str | None]
-) -> tuple[str, ...]:
-    """One line per alias group of exclusive arms: what each arm holds, and why the overlay is safe."""
-    out = []
-    for g, items in enumerate(groups):
-        arms = []
-        for phase in range(max(items.values()) + 1):
-            mine = [i for i in sorted(items) if items[i] == phase]
-            where = next((sources[i] for i in mine if sources[i]), None)
-            listed = ", ".join(names[i] for i in mine[:4]) + (f" and {len(mine) - 4} more" if len(mine) > 4 else "")
-            arms.append(f"arm {phase + 1}: {listed}" + (f" ({where})" if where else ""))
-        how = (
-            "the launch sets smem_merge_branch_allocs=True, so the compiler overlays the arms' SMEM"
-            if memory == "SMEM"
-            else "each arm allocates its own columns at run time"
-        )
-        out.append(
-            f"{memory} alias group {g + 1}: exclusive arms of one if ({'; '.join(arms)}); {how}. "
-            "One launch runs one arm, so they never hold data at once: safe by construction."
-        )
-    return tuple(out)
 
 
 def _total(records: list[CapturedAllocation], compiled: int | None, requested: int | None) -> tuple[int, str]:
