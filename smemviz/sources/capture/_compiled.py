@@ -72,15 +72,22 @@ def _ops(op: Any) -> Iterator[Any]:
                 yield from _ops(child)
 
 
-def _ops_in_branches(op: Any, path: tuple[tuple[int, int], ...] = ()) -> Iterator[tuple[Any, tuple[Any, ...]]]:
-    """Like :func:`_ops`, each op with the ``(if op, arm)`` pairs it lies in, outermost first."""
+def _ops_in_branches(
+    op: Any, path: tuple[tuple[int, int], ...] = (), ifs: list[int] | None = None
+) -> Iterator[tuple[Any, tuple[tuple[int, int], ...]]]:
+    """Like :func:`_ops`, each op with the ``(if index, arm)`` pairs it lies in, outermost first;
+    an if's index is its place among the module's ifs in printing order (see :func:`if_ops`)."""
+    ifs = [] if ifs is None else ifs  # one counter shared by the whole walk
+    index = len(ifs) - 1  # this op's own index, when it is an if (counted as it was yielded)
     for arm, region in enumerate(op.regions):
-        inner = (*path, (op, arm)) if op.name == "scf.if" else path
+        inner = (*path, (index, arm)) if op.name == "scf.if" else path
         for block in region.blocks:
             for child in block.operations:
                 child = child.operation
+                if child.name == "scf.if":
+                    ifs.append(len(ifs))
                 yield child, inner
-                yield from _ops_in_branches(child, inner)
+                yield from _ops_in_branches(child, inner, ifs)
 
 
 def if_ops(module: Any) -> list[Any]:
@@ -140,17 +147,13 @@ def _string(attr: Any) -> str:
 
 def walk_allocas(module: Any) -> list[AllocaSite]:
     out: list[AllocaSite] = []
-    ifs: list[Any] = []
-    for op, path in _ops_in_branches(module.operation):
-        if op.name == "scf.if":
-            ifs.append(op)
+    for op, branch in _ops_in_branches(module.operation):
         if op.name != "cute.memref.alloca":
             continue
         type_text = str(op.results[0].type)
         partition = None
         if "smem.partition_id" in op.attributes:
             partition = int(str(op.attributes["smem.partition_id"]).split(":")[0])
-        branch = branch_indices(path, ifs) or ()
         out.append(AllocaSite(len(out), op, _kernel_of(op), ", smem" in type_text, partition, type_text, branch))
     return out
 
