@@ -245,3 +245,30 @@ def test_the_module_imports_without_the_optional_packages():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def _doc_blocks() -> list[tuple[str, list[str]]]:
+    """The usage page's Python blocks, each with the output its comments say it prints."""
+    import re
+
+    from ..helpers import ROOT
+
+    text = (ROOT / "docs" / "tma-descriptors.md").read_text(encoding="utf-8")
+    blocks = []
+    for code in re.findall(r"^```python\n(.*?)^```", text, re.S | re.M):
+        expected, after_print = [], False
+        for line in code.splitlines():
+            if after_print and line.startswith("# "):
+                expected.append(line[2:])
+                continue
+            after_print = "print(" in line
+        blocks.append((code, expected))
+    return blocks
+
+
+def test_the_usage_page_runs_and_prints_what_it_says(capsys):
+    blocks = _doc_blocks()
+    assert len(blocks) == 2
+    for code, expected in blocks:
+        exec(compile(code, "docs/tma-descriptors.md", "exec"), {})
+        assert capsys.readouterr().out.splitlines() == expected and expected
