@@ -14,6 +14,7 @@ import contextlib
 import json
 import math
 import os
+import random
 import re
 import signal
 from collections.abc import Iterator
@@ -429,3 +430,125 @@ def mutated(draw: Any, original: bytes) -> bytes:
         elif op == "swap_case" and i < n:
             data[i : i + 1] = bytes(data[i : i + 1]).swapcase()
     return bytes(data)
+
+
+# -- the bank analysis: seeded cases ------------------------------------------------------------
+# Plain ``random.Random(seed)`` cases, so that a worker process can rebuild any case from its seed
+# alone (tests/test_fuzz_bounded.py runs them under memory and time limits; scripts/fuzz_long.py
+# runs them for as long as asked).
+
+_INSTRUCTIONS = [
+    "ld.shared.b8",
+    "ld.shared.b16",
+    "ld.shared.b32",
+    "ld.shared.v2.b32",
+    "ld.shared.v4.b32",
+    "st.shared.b32",
+    "st.shared.v4.b32",
+    "ldmatrix.x4",
+    "ldmatrix.x2.trans",
+    "stmatrix.x4",
+    "stmatrix.x1",
+    "cp.async.ca.16",
+    "cp.async.ca.4",
+    "stmatrix.sync.aligned.m8n8.x4.shared.b16",
+]
+_BAD_INSTRUCTIONS = ["", " ", "LD.SHARED.B32", "cp.async.cg.16", "cp.async.ca.8", "stmatrix.x9", "ld.shared.b32\x00"]
+_HUGE = [2**31, 2**62, 2**63 - 1, 2**63, 2**64, 10**12, 10**30, -(2**63), -1, 0]
+_DTYPES_BANK = ["bf16", "f16", "f32", "i8", "f8e4m3", "u64", "f4e2m1", "nope", ""]
+
+
+def _pick(rng: random.Random, *groups: Any) -> Any:
+    """One value from one of ``groups`` (each a list, or a function of ``rng``)."""
+    group = rng.choice(groups)
+    return group(rng) if callable(group) else rng.choice(group)
+
+
+def _extent(rng: random.Random) -> int:
+    return _pick(rng, [1, 2, 4, 8, 16, 32, 64, 128, 256], _HUGE, lambda r: r.randint(-3, 300))
+
+
+def _int_tuple_text(rng: random.Random, depth: int = 0) -> str:
+    if depth > 3 or rng.random() < 0.5:
+        return str(_extent(rng))
+    return "(" + ",".join(_int_tuple_text(rng, depth + 1) for _ in range(rng.randint(1, 3))) + ")"
+
+
+def hostile_layout_text(rng: random.Random) -> str:
+    """Layout text: plausible tiles, zero strides over huge extents, deep nesting, long digits,
+    swizzles of any bits, garbage and very long text."""
+    kind = rng.randrange(12)
+    kind = 0 if kind > 8 else kind  # half the time a plausible tile, so the analysis runs
+    rows, cols = rng.choice([8, 16, 32, 64, 128, 256]), rng.choice([8, 16, 32, 64, 128])
+    if kind <= 2:  # a plausible tile, K-major or MN-major, maybe staged, maybe swizzled
+        text = rng.choice(
+            [
+                f"({rows},{cols}):({cols},1)",
+                f"({cols},{rows}):(1,{cols})",
+                f"({rows},{cols},2):({cols},1,{rows * cols})",
+            ]
+        )
+        if rng.random() < 0.3:
+            b = rng.choice([0, 1, 2, 3, rng.randint(0, 40)])
+            text = f"S<{b},{rng.choice([3, 4, rng.randint(0, 40)])},{rng.choice([3, b, rng.randint(0, 40)])}> o {rng.choice([0, 0, 7, 2**64])} o {text}"
+        return text
+    if kind == 3:  # zero strides over huge extents
+        big = rng.choice([10**6, 10**9, 10**12, 2**40, 2**62, 2**63 - 1, 2**63, 10**30])
+        return rng.choice([f"({big},32):(0,1)", f"(({big},{big}),32):((0,0),1)", f"({rows},{big}):(0,1)"])
+    if kind == 4:  # nesting
+        d = rng.choice([1, 2, 15, 16, 17, 40, 1000, 3000])
+        return "(" * d + "128" + ")" * d + ":" + "(" * d + "1" + ")" * d
+    if kind == 5:  # long digits
+        n = rng.choice([18, 19, 20, 21, 400, 4000, 5000])
+        return f"({'9' * n},32):(32,1)"
+    if kind == 6:  # random nested tuples of extreme integers
+        return _int_tuple_text(rng) + ":" + _int_tuple_text(rng)
+    if kind == 7:  # garbage
+        return "".join(rng.choice("(),:S<>o -0123456789 \x00é") for _ in range(rng.randint(0, 40)))
+    return rng.choice(["(1," * 30000 + "1):(1)", "(" + "1," * 50000 + "1):(1)", "x" * 100_000])
+
+
+def hostile_pair(rng: random.Random) -> Any:
+    """A (rows, columns) of warps or lanes: right, too many, negative, not integers, the wrong length."""
+    return _pick(
+        rng,
+        [[1, 1], [8, 1], [4, 2], [32, 1], [1, 32], [33, 1], [8, 8], [0, 1], [-1, -32], [16, 2], [4, 8]],
+        lambda r: [r.choice(_HUGE), r.choice([1, 2])],
+        [[1], [1, 1, 1], "8x1", 8, [1.0, 1], [True, 1], None, []],
+    )
+
+
+def hostile_access(rng: random.Random) -> dict[str, Any]:
+    """An access table, often right, with one or two fields hostile."""
+    table: dict[str, Any] = {
+        "instruction": _pick(rng, _INSTRUCTIONS, _INSTRUCTIONS, _BAD_INSTRUCTIONS, [5, None, "x" * 100_000]),
+        "layout": hostile_layout_text(rng),
+    }
+    if rng.random() < 0.4:
+        table["warps"] = hostile_pair(rng)
+    if rng.random() < 0.1:
+        table["threads"] = hostile_pair(rng)
+    if rng.random() < 0.3:
+        table["dtype"] = _pick(rng, _DTYPES_BANK, [3, "x" * 1000])
+    if rng.random() < 0.3:
+        table["swizzle"] = _pick(rng, ["region", "none", "32B", "64B", "128B", "96B", "", 5])
+    if rng.random() < 0.2:
+        table["stage"] = _pick(rng, [0, 1, 2, 3], _HUGE, ["1", 1.0, True])
+    if rng.random() < 0.05:
+        table[rng.choice(["colour", "region", "warp"])] = rng.choice(["c", 1, "epi"])
+    return table
+
+
+def hostile_addresses(rng: random.Random) -> Any:
+    """A warp's addresses for bank_conflicts: patterns, out of range, huge, wrong types and lengths."""
+    kind = rng.randrange(6)
+    if kind <= 1:
+        step, base = rng.choice([1, 2, 4, 8, 16, 128, 132, 0]), rng.choice([0, 4, 16, 1024, 232448])
+        return [base + step * i for i in range(32)]
+    if kind == 2:
+        return [rng.choice([0, 16, 4096, -4, 2**40, None, 10**5000, 1.5, True, "0"]) for _ in range(32)]
+    if kind == 3:
+        return rng.choice([range(32), range(10**20), range(0, 128 * 32, 128), {i + 100: 4 * i for i in range(32)}])
+    if kind == 4:
+        return [4 * i for i in range(rng.choice([0, 1, 31, 33, 1000]))]
+    return rng.choice(["0" * 32, b"\x00" * 32, 32, None, object(), ([0] * 32,)])

@@ -196,11 +196,7 @@ def tile_addresses(
 ) -> list[int | None]:
     """Byte addresses of (strided, contiguous) coordinates of a tile at ``base``; a third mode
     (the DSL's stage mode) takes coordinate ``stage``."""
-    if layout.modes not in (2, 3):
-        raise ValueError(
-            f"layout {clip(str(layout), 120)} has {layout.modes} top-level modes; the access analysis takes "
-            f"2 (rows, columns) or 3 (with stages last)"
-        )
+    _check_modes(layout)
     contiguous = _contiguous_mode(layout)
     extra = (stage,) if layout.modes == 3 else ()
     out: list[int | None] = []
@@ -216,6 +212,14 @@ def tile_addresses(
             off = base + off
         out.append(off)
     return out
+
+
+def _check_modes(layout: Layout) -> None:
+    if layout.modes not in (2, 3):
+        raise ValueError(
+            f"layout {clip(str(layout), 120)} has {layout.modes} top-level modes; the access analysis takes "
+            f"2 (rows, columns) or 3 (with stages last)"
+        )
 
 
 def _check_run(layout: Layout, element_bytes: int, atom: AccessAtom, coords: tuple[int, int]) -> None:
@@ -382,6 +386,7 @@ def _tile_start(r: Any, lay: Layout, eb: int, stage: int, base: int | None) -> i
 
 def _atom_tiles(region: str, lay: Layout, atom: AccessAtom) -> tuple[int, int]:
     """How many atom tiles the tile holds, down and across (it must hold a whole number)."""
+    _check_modes(lay)
     contiguous = _contiguous_mode(lay)
     if contiguous > 1:
         raise ValueError(
