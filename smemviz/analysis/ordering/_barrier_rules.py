@@ -168,7 +168,19 @@ def _ambiguous_generations(run: Run, scenario: str) -> Keyed:
     """Named-barrier arrivals that could count toward the generation before theirs."""
     out: Keyed = []
     for name, gens in run.bar_gens.items():
+        roles = {run.node_role[n] for gen in gens for n in gen.arrivals}
+        if len(roles) > 1 and any(len({run.node_role[n] for n in gen.arrivals}) == 1 for gen in gens[:-1]):
+            msg = f"named barrier {name!r} is used by {len(roles)} roles but completes with one role's arrivals{scenario}, so it orders nothing between them"
+            fix = f"declare {name!r} with the threads of every warp that syncs or arrives on it"
+            out.append(
+                (
+                    ("mbarrier-arrive-count", name, "alone"),
+                    finding("mbarrier-arrive-count", "warning", (name,), msg, fix),
+                )
+            )
         for g in range(1, len(gens)):
+            if len(gens[g - 1].arrivals) == 1:
+                continue  # one arrival completed it: whichever generation it is, it pairs with no one
             for node in gens[g].arrivals:
                 if all(run.before(a, node) for a in gens[g - 1].arrivals):
                     continue
