@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from smemviz.analysis.tma import TmaDescriptorCheck, TmaProblem, check_tma_descriptor
 from smemviz.analysis.tma._enums import DATA_TYPES, ELEMENT_BITS, SWIZZLES
@@ -272,3 +274,41 @@ def test_the_usage_page_runs_and_prints_what_it_says(capsys):
     for code, expected in blocks:
         exec(compile(code, "docs/tma-descriptors.md", "exec"), {})
         assert capsys.readouterr().out.splitlines() == expected and expected
+
+
+PARAMETERS = {"data_type", "global_dims", "global_strides", "box_dims", "element_strides", "interleave", "swizzle"}
+PARAMETERS |= {"global_address", "l2_promotion", "oob_fill", "arch"}
+
+
+@st.composite
+def descriptors(draw: st.DrawFn) -> dict[str, object]:
+    """Any call the driver could be handed: values anywhere in its C types, names from its enums."""
+    rank = draw(st.integers(0, 6))
+    edge = st.sampled_from([0, 1, 2, 8, 16, 24, 256, 257, 2**32, 2**32 + 1, 2**40, 2**57])
+    return {
+        "data_type": draw(st.sampled_from(sorted(DATA_TYPES))),
+        "global_dims": draw(st.lists(st.one_of(edge, st.integers(0, 2**64 - 1)), min_size=rank, max_size=rank)),
+        "global_strides": draw(
+            st.lists(st.one_of(edge, st.integers(0, 2**64 - 1)), min_size=max(rank - 1, 0), max_size=max(rank - 1, 0))
+        ),
+        "box_dims": draw(st.lists(st.integers(0, 300), min_size=rank, max_size=rank)),
+        "element_strides": draw(st.lists(st.integers(0, 10), min_size=rank, max_size=rank)),
+        "interleave": draw(st.sampled_from(["none", "16B", "32B"])),
+        "swizzle": draw(st.sampled_from(sorted(SWIZZLES))),
+        "global_address": draw(st.one_of(edge, st.integers(0, 2**64 - 1))),
+        "l2_promotion": draw(st.sampled_from(["none", "64B", "128B", "256B"])),
+        "oob_fill": draw(st.sampled_from(["none", "nan_request_zero_fma"])),
+        "arch": draw(st.sampled_from(["sm_90a", "sm_100a", "sm_80"])),
+    }
+
+
+@settings(max_examples=100, deadline=None)
+@given(descriptors())
+def test_any_call_the_driver_could_take_gets_an_answer_naming_real_parameters(args):
+    result = check_tma_descriptor(**args)
+    assert result.ok == (not result.problems)
+    for item in (*result.problems, *result.notes):
+        assert item.parameter.split("[")[0] in PARAMETERS and item.rule and item.source
+    assert result == check_tma_descriptor(**args)
+    if result.ok:  # no swizzle never breaks a descriptor that a swizzle left whole
+        assert check_tma_descriptor(**{**args, "swizzle": "none"}).ok
