@@ -62,10 +62,12 @@ def _atom(rng: random.Random) -> Any:
 
     from .hostile import _INSTRUCTIONS, hostile_pair
 
-    kind = rng.randrange(5)
+    kind = rng.randrange(8)
     eb = rng.choice([2, 2, 2, 2, 4, 4, 1, 0, -2, 3, 16, True, 2.0])
     if kind == 0:
         return rng.choice(_INSTRUCTIONS + ["x" * 1000, ""])
+    if kind >= 5:  # an atom the tile's elements fit, so that the walk itself runs often
+        return rng.choice(["stmatrix.x4", "ldmatrix.x4", "ldmatrix.x2.trans", "ld.shared.b16", "st.shared.v4.b32"])
     if kind == 1:
         return ldmatrix_atom(rng.choice([1, 2, 4, 3, True]), rng.random() < 0.5, eb)
     if kind == 2:
