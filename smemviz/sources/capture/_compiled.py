@@ -191,10 +191,17 @@ def _definition(text: str, pattern: re.Pattern[str], name: str, before: int) -> 
 
 
 def _kernel_ops(module: Any) -> Iterator[tuple[str, Any]]:
-    """(symbol, op) of each kernel function in ``module``."""
-    for op in _ops(module.operation):
-        if op.name in _KERNEL_OPS and "sym_name" in op.attributes:
-            yield _string(op.attributes["sym_name"]), op
+    """(symbol, op) of each kernel function in ``module`` (their bodies are not walked)."""
+    stack = [module.operation]
+    while stack:
+        for region in stack.pop().regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    child = child.operation
+                    if child.name in _KERNEL_OPS and "sym_name" in child.attributes:
+                        yield _string(child.attributes["sym_name"]), child
+                    else:
+                        stack.append(child)
 
 
 def launch_requests(module: Any) -> dict[str, int]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from types import TracebackType
 from typing import Any
 
@@ -223,7 +224,7 @@ class Capture(_hooks.Recorder):
                     f"its SMEM allocation #{s.index} ({s.type_text}) was not made through cutlass.memory.SmemAllocator",
                 )
         requests = launch_requests(module)
-        shape = _Shape(if_ops(module), merging_kernels(module))
+        shape = _Shape(module, merging_kernels(module))
         result = None
         if smem_sites:
             try:
@@ -298,7 +299,7 @@ class Capture(_hooks.Recorder):
         tm = [t for t in tmem if t.kernel == kernel]
         tmem_records = _tmem_records(tm, kernel)
         blocks = [(t, c) for t, c in zip(tm, tmem_records) if c.pool is None]  # as tmem_plan counts them
-        tmem_arms = branch_groups([branch_indices(t.branch, shape.ifs) or () for t, _ in blocks])
+        tmem_arms = branch_groups([branch_indices(t.branch, shape.ifs) or () if t.branch else () for t, _ in blocks])
         return KernelCapture(
             kernel,
             tuple(records),
@@ -395,12 +396,18 @@ def _compile_arch(dsl: Any) -> str | None:
         return None
 
 
-@dataclass(frozen=True)
 class _Shape:
     """What one traced module says about its kernels' control flow."""
 
-    ifs: list[Any]  # every scf.if, in printing order (an if's index names it in a branch path)
-    merging: set[str]  # kernels launched with smem_merge_branch_allocs=True
+    def __init__(self, module: Any, merging: set[str]) -> None:
+        self._module = module
+        self.merging = merging  # kernels launched with smem_merge_branch_allocs=True
+
+    @cached_property
+    def ifs(self) -> list[Any]:
+        """Every scf.if, in printing order (an if's index names it in a branch path); walked
+        only when a TMEM allocation lies in one."""
+        return if_ops(self._module)
 
 
 def _total(records: list[CapturedAllocation], compiled: int | None, requested: int | None) -> tuple[int, str]:
