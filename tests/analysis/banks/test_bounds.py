@@ -251,3 +251,30 @@ def test_analyze_access_names_the_parameter(plan, kwargs, field):
     with pytest.raises((DeclarationError, DeclarationTypeError)) as info:
         analyze_access(plan, "c", stmatrix_atom(), layout=TILE, **kwargs)
     assert info.value.field == field and str(info.value).startswith(field)
+
+
+def test_a_layout_of_one_top_level_mode_is_refused_by_its_modes(plan):
+    with pytest.raises(ValueError, match="has 1 top-level modes; the access analysis takes 2"):
+        analyze_access(plan, "c", stmatrix_atom(), layout="((128)):((1))")
+
+
+def test_the_docs_state_the_bounds_the_code_holds():
+    from pathlib import Path
+
+    from smemviz import _limits
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "bank-conflicts.md").read_text(encoding="utf-8")
+    limits = page.split("## Limits", 1)[1].split("\n## ", 1)[0]
+    for value in (
+        _limits.MAX_WARPS,
+        _limits.MAX_INSTRUCTIONS,
+        _limits.MAX_TILE_ELEMENTS,
+        _limits.MAX_PLAN_INSTRUCTIONS,
+        _limits.MAX_NESTING,
+        _limits.MAX_MODES,
+        _limits.MAX_LAYOUT_TEXT,
+    ):
+        assert f"| {value:,} " in limits or f"| {value:,} characters |" in limits, value
+    assert f"B + M + S <= {_limits.MAX_SWIZZLE_BITS}" in limits
+    largest = max_smem_bytes()[0]
+    assert f"({largest // 1024} KiB)" in limits and f"takes {largest // 32:,}" in limits
