@@ -65,12 +65,16 @@ def _button_class() -> type | None:
             super().__init__(**kwargs)
             self._watched = dict(watched)
             self._handlers: list[Callable[[Any], None]] = []
-            self.controls = [[n, f"IPY_MODEL_{w.model_id}", control_key(w)] for n, w in self._watched.items()]
+            self.controls = [[n, w.model_id, control_key(w)] for n, w in self._watched.items()]
             self.on_msg(self._on_message)
 
-        def on_click(self, handler: Callable[[Any], None]) -> None:
-            """Call ``handler(button)`` on each click, after the values on screen are applied."""
-            self._handlers.append(handler)
+        def on_click(self, handler: Callable[[Any], None], remove: bool = False) -> None:
+            """Call ``handler(button)`` on each click, after the values on screen are applied
+            (``remove``: stop calling it), as ``ipywidgets.Button.on_click``."""
+            if remove:
+                self._handlers.remove(handler)
+            else:
+                self._handlers.append(handler)
 
         def click(self, state: Mapping[str, Any] | None = None) -> None:
             """Click as the page does, with the controls' values on screen (``state``) when given."""

@@ -7,12 +7,13 @@
 
 async function valuesOnScreen(model) {
   const state = {};
-  for (const [name, ref, key] of model.get("controls")) {
+  for (const [name, id, key] of model.get("controls")) {
     try {
-      const control = await model.widget_manager.get_model(ref);
+      const control = await model.widget_manager.get_model(id);
       Object.assign(state, { [name]: control.serialize({ [key]: control.get(key) })[key] });
     } catch (error) {
-      console.warn("smemviz: control " + name + " not read for the run", error);
+      // the run then takes the value the kernel has
+      console.error("smemviz: control " + name + " could not be read for the run", error);
     }
   }
   return state;
