@@ -164,6 +164,12 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 LISTED_EDGES: dict[tuple[str, str], str] = {
     ("smemviz.layout._plan", "smemviz.layout._plan_json"): "LayoutPlan.from_dict/from_json, deprecated",
     ("smemviz.kernel.gemm._config", "smemviz.kernel.gemm._layout"): "GemmConfig.resolved(), deprecated",
+    ("smemviz.layout._plan", "smemviz.analysis._lint"): "LayoutPlan.lint(), deprecated",
+    ("smemviz.layout._plan", "smemviz.analysis._occupancy"): "LayoutPlan.occupancy(), deprecated",
+    ("smemviz.layout._plan", "smemviz.analysis._diff"): "LayoutPlan.diff(), deprecated",
+    ("smemviz.layout._plan", "smemviz.analysis._report"): "LayoutPlan.report(), deprecated, and _repr_html_ "
+    "(Jupyter's display protocol lives on the object)",
+    ("smemviz.layout._base", "smemviz.analysis._report"): "the allocators' usage_report (CUTLASS's allocator API)",
 }
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from .._optional import require
 from ..sources._inputs import LayoutPair, as_layouts
+from ._analysed import analyse_pair
 from ._atomic import write_atomic
 from ._static import (
     RENDER_TIMEOUT_S,
@@ -113,11 +114,11 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
     if ext == ".json":
         from ._text import to_json
 
-        return write_atomic(out, to_json(pair))
+        return write_atomic(out, to_json(analyse_pair(pair)))
     if ext == ".md":
         from ._text import to_markdown
 
-        return write_atomic(out, to_markdown(pair))
+        return write_atomic(out, to_markdown(analyse_pair(pair)))
 
     # missing pieces are reported before any slow work
     _require_plotly()
@@ -132,15 +133,16 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
             f"cannot draw the bank pictures into {str(out)!r}: the SMEM plan carries no accesses "
             f"(declare them with SmemAllocation(..., access=...))"
         )
+    analysed = analyse_pair(pair)  # once: the map, the tables and the bank pictures read it
     if figure is None:
         from ._figure import build_figure
 
         if ext in _STATIC and banks:
             from ..figures._bank_plan import plan_bank_figure
 
-            figure = plan_bank_figure(pair.smem)
+            figure = plan_bank_figure(analysed.smem)
         else:
-            figure = build_figure(pair)
+            figure = build_figure(analysed)
     if ext in _STATIC and pair.title:
         from ._figure import titled
 
@@ -153,8 +155,8 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
         if with_accesses and banks is not False:
             from ..figures._bank_plan import plan_bank_figures
 
-            extra = plan_bank_figures(pair.smem)
-        return write_atomic(out, to_html(pair, figure, version=__version__, plotlyjs=plotlyjs, extra=extra))
+            extra = plan_bank_figures(analysed.smem)
+        return write_atomic(out, to_html(analysed, figure, version=__version__, plotlyjs=plotlyjs, extra=extra))
     from ._static import render_image
 
     data = render_image(figure, ext[1:], width=width, height=height, scale=scale, timeout=timeout)

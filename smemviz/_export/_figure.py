@@ -6,21 +6,25 @@ from typing import Any
 
 from .._optional import require
 from ..sources._inputs import LayoutPair
+from ._analysed import AnalysedPair, analyse_pair
 
 __all__ = ["build_figure", "titled"]
 
 
-def build_figure(pair: LayoutPair) -> Any:
+def build_figure(pair: LayoutPair | AnalysedPair) -> Any:
     """Both maps stacked when there are both, else the single map as the
-    explorer shows it."""
+    explorer shows it, drawn from the layouts' analyses."""
     require("plotly", "HTML and image exports draw with plotly")
     from .. import figures
 
-    if pair.smem is not None and pair.tmem is not None:
-        return figures.layout_figure(pair.smem, pair.tmem, arch=pair.arch)
-    if pair.smem is not None:
-        return figures.smem_figure(pair.smem, arch=pair.arch)
-    return figures.tmem_figure(pair.tmem)
+    analysed = analyse_pair(pair)
+    smem, tmem = analysed.smem, analysed.tmem
+    if smem is not None and tmem is not None:
+        return figures.layout_figure(smem, tmem)
+    if smem is not None:
+        return figures.smem_spec(smem).to_figure()
+    assert tmem is not None
+    return figures.tmem_spec(tmem).to_figure()
 
 
 TITLE_ROOM_PX = 28  # the extra top margin a figure without a title of its own gets

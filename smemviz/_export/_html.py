@@ -20,6 +20,7 @@ from typing import Any
 from .._names import shown
 from ..analysis._report import html_report
 from ..sources._inputs import LayoutPair
+from ._analysed import AnalysedPair, analyse_pair
 
 __all__ = ["to_html"]
 
@@ -52,7 +53,7 @@ def _csp(fragment: str) -> str:
 
 
 def to_html(
-    pair: LayoutPair,
+    pair: LayoutPair | AnalysedPair,
     figure: Any,
     *,
     title: str | None = None,
@@ -65,6 +66,8 @@ def to_html(
     ``extra`` are (heading, figure) drawn under it (the bank pictures of a plan's accesses)."""
     import plotly.io as pio
 
+    analysed = analyse_pair(pair)
+    pair = analysed.pair
     if plotlyjs not in PLOTLYJS:
         raise ValueError(f"plotlyjs must be one of {PLOTLYJS}, got {plotlyjs!r}")
 
@@ -89,7 +92,7 @@ def to_html(
     meta = [f"smemviz {version}".strip()]
     if pair.arch:
         meta.append(pair.arch)
-    tables = "\n".join(html_report(p) for p in pair.plans)
+    tables = "\n".join(html_report(a) for a in analysed.analysed)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{_csp(fragment)}">\n'

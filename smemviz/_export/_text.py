@@ -6,12 +6,12 @@ import json
 from typing import Any
 
 from .._names import shown
-from ..analysis._lint import lint
-from ..analysis._occupancy import occupancy
+from ..analysis._analysed import Analysed
 from ..analysis._report import markdown_report
 from ..layout._plan import SCHEMA, LayoutPlan
 from ..layout._plan_json import plan_from_dict
 from ..sources._inputs import LayoutPair
+from ._analysed import AnalysedPair, analyse_pair
 
 __all__ = ["to_json", "read_plans", "to_markdown", "PAIR_SCHEMA", "PAIR_SCHEMA_VERSION"]
 
@@ -21,12 +21,12 @@ PAIR_SCHEMA = "smemviz.layout-plans"
 PAIR_SCHEMA_VERSION = 1
 
 
-def _with_checks(plan: LayoutPlan, arch: str | None) -> dict[str, Any]:
-    """The plan's data plus what was found about it on ``arch`` (lint, occupancy);
-    readers of the plan schema ignore both keys."""
-    d = plan.to_dict()
-    d["lint"] = lint(plan, arch).to_list()
-    occ = occupancy(plan, arch)
+def _with_checks(an: Analysed) -> dict[str, Any]:
+    """The plan's data plus what was found about it (lint, occupancy); readers of the
+    plan schema ignore both keys."""
+    d = an.plan.to_dict()
+    d["lint"] = an.findings.to_list()
+    occ = an.occupancy
     if occ is not None:
         d["occupancy"] = {
             "arch": occ.arch,
@@ -37,17 +37,20 @@ def _with_checks(plan: LayoutPlan, arch: str | None) -> dict[str, Any]:
     return d
 
 
-def to_json(pair: LayoutPair) -> str:
-    plans = pair.plans
-    if len(plans) == 1:
-        return json.dumps(_with_checks(plans[0], pair.arch), indent=2) + "\n"
+def to_json(pair: LayoutPair | AnalysedPair) -> str:
+    """The export's JSON: one plan in the plan's own schema, both in the pair schema."""
+    analysed = analyse_pair(pair)
+    pair = analysed.pair
+    items = analysed.analysed
+    if len(items) == 1:
+        return json.dumps(_with_checks(items[0]), indent=2) + "\n"
     doc: dict[str, Any] = {
         "schema": PAIR_SCHEMA,
         "version": PAIR_SCHEMA_VERSION,
         "title": pair.title,
         "arch": pair.arch,
-        "smem": _with_checks(pair.smem, pair.arch) if pair.smem else None,
-        "tmem": _with_checks(pair.tmem, pair.arch) if pair.tmem else None,
+        "smem": _with_checks(analysed.smem) if analysed.smem else None,
+        "tmem": _with_checks(analysed.tmem) if analysed.tmem else None,
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -81,9 +84,10 @@ def read_plans(text: str) -> tuple[LayoutPlan | None, LayoutPlan | None]:
     return plans[0], plans[1]
 
 
-def to_markdown(pair: LayoutPair) -> str:
-    parts = [f"## {_md_text(pair.title)}", ""] if pair.title else []
-    parts += [markdown_report(p) for p in pair.plans]
+def to_markdown(pair: LayoutPair | AnalysedPair) -> str:
+    analysed = analyse_pair(pair)
+    parts = [f"## {_md_text(analysed.pair.title)}", ""] if analysed.pair.title else []
+    parts += [markdown_report(a) for a in analysed.analysed]
     return "\n".join(parts).rstrip("\n") + "\n"
 
 

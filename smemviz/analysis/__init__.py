@@ -6,19 +6,24 @@ configuration that fits) and returns a frozen result that reports, figures,
 the explorer and the command line render.
 """
 
+from ._analysed import Analysed, analyse, as_analysed
 from ._diff import PlanDiff, RegionChange
 from ._diff import diff_plans as diff
 from ._lint import Finding, Findings, lint
 from ._max_fit import MaxFit, max_fit
-from ._occupancy import Occupancy, occupancy
+from ._occupancy import Occupancy, occupancy, plan_occupancy
 from ._report import html_report, markdown_report, text_report
 
 __all__ = [
+    "analyse",
+    "Analysed",
+    "as_analysed",
     "lint",
     "Finding",
     "Findings",
     "occupancy",
     "Occupancy",
+    "plan_occupancy",
     "diff",
     "PlanDiff",
     "RegionChange",

@@ -20,6 +20,7 @@ from ._finding import Finding, Findings, Severity
 
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan
+    from .banks._access import AnalysedAccess
 
 __all__ = ["Finding", "Findings", "RULES", "lint", "PADDING_SHARE", "PADDING_MIN_BYTES"]
 
@@ -33,6 +34,7 @@ class _Context:
     plan: LayoutPlan
     arch: hardware.Arch | None
     padding_share: float
+    accesses: tuple[AnalysedAccess, ...]  # the plan's declared accesses, analysed once
 
 
 Rule = Callable[[_Context], list[Finding]]
@@ -220,19 +222,19 @@ def _tmem_rounding(ctx: _Context) -> list[Finding]:
 
 
 def _bank_conflict(ctx: _Context) -> list[Finding]:
-    if not ctx.plan.accesses:
+    if not ctx.accesses:
         return []
     from .banks._access import conflict_findings
 
-    return conflict_findings(ctx.plan)
+    return conflict_findings(ctx.plan, ctx.accesses)
 
 
 def _bank_access(ctx: _Context) -> list[Finding]:
-    if not ctx.plan.accesses:
+    if not ctx.accesses:
         return []
     from .banks._access import unanalysable_findings
 
-    return unanalysable_findings(ctx.plan)
+    return unanalysable_findings(ctx.plan, ctx.accesses)
 
 
 # rule id -> (severity it reports at, the check); the order is the report's order
@@ -258,12 +260,29 @@ def lint(
     ignore: tuple[str, ...] = (),
 ) -> Findings:
     """Check ``plan`` against every rule in :data:`RULES` (minus ``ignore``)."""
+    accesses: tuple[AnalysedAccess, ...] = ()
+    if plan.accesses and not {"bank-conflict", "bank-access"} <= set(ignore):
+        from .banks._access import analyse_accesses
+
+        accesses = analyse_accesses(plan)
+    return lint_with_accesses(plan, arch, accesses, padding_share=padding_share, ignore=ignore)
+
+
+def lint_with_accesses(
+    plan: LayoutPlan,
+    arch: str | int | hardware.Arch | None,
+    accesses: tuple[AnalysedAccess, ...],
+    *,
+    padding_share: float = PADDING_SHARE,
+    ignore: tuple[str, ...] = (),
+) -> Findings:
+    """:func:`lint` with the plan's accesses already analysed (see :func:`smemviz.analysis.analyse`)."""
     unknown = [r for r in ignore if r not in RULES]
     if unknown:
         raise ValueError(f"unknown lint rule {unknown[0]!r}; rules: {', '.join(RULES)}")
     if not 0 < padding_share <= 1:
         raise ValueError(f"padding_share must be in (0, 1], got {padding_share!r}")
-    ctx = _Context(plan, plan.resolved_arch(arch), padding_share)
+    ctx = _Context(plan, plan.resolved_arch(arch), padding_share, accesses)
     found: list[Finding] = []
     for rule_id, (_, check) in RULES.items():
         if rule_id not in ignore:

@@ -12,12 +12,10 @@ from typing import TYPE_CHECKING, Any
 from .. import hardware
 from .._names import shown
 from .._units import fmt_units
-from ._lint import lint
-from ._occupancy import plan_occupancy
+from ._analysed import Analysed, analyse
 
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan, Region
-    from ._lint import Finding
 
 __all__ = [
     "text_report",
@@ -119,17 +117,20 @@ def _title(plan: LayoutPlan) -> tuple[str, str]:
     return ("smem-layout", "SMEM Usage Report") if plan.memory == "smem" else ("tmem-layout", "TMEM Usage Report")
 
 
-def text_report(plan: LayoutPlan) -> str:
-    """The usage table: one row per region in address order, alias groups, totals."""
+def text_report(plan: LayoutPlan | Analysed) -> str:
+    """The usage table: one row per region in address order, alias groups, totals
+    (of a plan, or of its :class:`~smemviz.analysis.Analysed` read as it is)."""
+    an = _analysed(plan)
+    plan = an.plan
     tag, title = _title(plan)
     rows, rule = _text_rows(plan)
     lines = [f"[{tag}] {title}", *rows]
     if plan.groups:
         lines += [rule, *_text_groups(plan)]
-    lines += [rule, *_text_totals(plan), *_text_verdicts(plan)]
+    lines += [rule, *_text_totals(plan), *_text_verdicts(an)]
     if plan.accesses:
-        lines += [rule, *_banks().bank_text(plan)]
-    findings = findings_beyond_capacity(plan)
+        lines += [rule, *_banks().bank_text(an)]
+    findings = an.beyond_capacity
     if findings:
         lines += [rule, *(f"  {f.line()}" for f in findings)]
     return "\n".join(lines) + "\n"
@@ -183,17 +184,16 @@ def _text_totals(plan: LayoutPlan) -> list[str]:
     return lines
 
 
-def _text_verdicts(plan: LayoutPlan) -> list[str]:
+def _text_verdicts(an: Analysed) -> list[str]:
     """Capacity (and where an assumed arch came from) and occupancy."""
-    cap = plan.capacity()
+    plan, cap = an.plan, an.capacity
     lines = [f"  {cap.message()}"]
     if plan.arch is None and cap.arch is not None:
         found = hardware.detect_arch()
         if found is not None and found[0].name == cap.arch:
             lines.append(f"  (arch {cap.arch} assumed from {found[1]})")
-    occ = plan_occupancy(plan)
-    if occ is not None:
-        lines.append(f"  Occupancy {occ.message()}")
+    if an.occupancy is not None:
+        lines.append(f"  Occupancy {an.occupancy.message()}")
     return lines
 
 
@@ -204,13 +204,15 @@ def _banks() -> Any:
     return _plan_report
 
 
-def findings_beyond_capacity(plan: LayoutPlan, arch: Any = None) -> list[Finding]:
-    """Lint findings beyond the capacity verdict, which every view gives on its own."""
-    return list(lint(plan, arch, ignore=("capacity",)))
+def _analysed(obj: LayoutPlan | Analysed) -> Analysed:
+    """The analysis a report reads: given, or made once here."""
+    return obj if isinstance(obj, Analysed) else analyse(obj)
 
 
-def markdown_report(plan: LayoutPlan) -> str:
-    """The usage table as GitHub-flavoured Markdown."""
+def markdown_report(plan: LayoutPlan | Analysed) -> str:
+    """The usage table as GitHub-flavoured Markdown (of a plan, or of its analysis)."""
+    an = _analysed(plan)
+    plan = an.plan
     unit = plan.unit
 
     def cell(text: object) -> str:
@@ -229,10 +231,10 @@ def markdown_report(plan: LayoutPlan) -> str:
     ]
     for r in plan.regions:
         out.append("| " + " | ".join(cell(c) for c in region_cells(r, sourced)) + " |")
-    out += ["", _summary(plan), ""]
+    out += ["", _summary(an), ""]
     if plan.accesses:
-        out += _banks().bank_markdown(plan)
-    findings = findings_beyond_capacity(plan)
+        out += _banks().bank_markdown(an)
+    findings = an.beyond_capacity
     if findings:
         out += ["Lint findings:", ""]
         out += [f"- **{f.severity}** `{f.rule}`: {cell(f.message)}; fix: {cell(f.fix)}" for f in findings]
@@ -240,15 +242,17 @@ def markdown_report(plan: LayoutPlan) -> str:
     return "\n".join(out)
 
 
-def _summary(plan: LayoutPlan) -> str:
+def _summary(an: Analysed) -> str:
     """The summary line, the capacity verdict and the occupancy, plain text."""
-    text = " · ".join(summary_parts(plan)) + "; " + plan.capacity().message()
-    occ = plan_occupancy(plan)
+    text = " · ".join(summary_parts(an.plan)) + "; " + an.capacity.message()
+    occ = an.occupancy
     return text + (f"; occupancy {occ.message()}" if occ is not None else "")
 
 
-def html_report(plan: LayoutPlan) -> str:
-    """A compact HTML table for notebooks; every name is escaped."""
+def html_report(plan: LayoutPlan | Analysed) -> str:
+    """A compact HTML table for notebooks (of a plan, or of its analysis); every name is escaped."""
+    an = _analysed(plan)
+    plan = an.plan
     unit = plan.unit
     columns = region_columns(plan)
     sourced = len(columns) > len(REGION_COLUMNS)
@@ -267,13 +271,13 @@ def html_report(plan: LayoutPlan) -> str:
         for (h, _), a in zip(columns, align)
     )
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
-    cap = plan.capacity()
+    cap = an.capacity
     color = "#2e7d32" if cap.fits else "#c62828"
     share = f"{cap.percent:.1f}% of {escape(cap.arch)}" if cap.arch else "no arch given"
     findings = "".join(
         f"<li class='smemviz-finding smemviz-{f.severity}'><b>{f.severity}</b> <code>{escape(f.rule)}</code>: "
         f"{escape(f.message)}; fix: {escape(f.fix)}</li>"
-        for f in findings_beyond_capacity(plan)
+        for f in an.beyond_capacity
     )
     return (
         "<div class='smemviz-report'>"
@@ -281,8 +285,8 @@ def html_report(plan: LayoutPlan) -> str:
         "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
         f"<thead><tr>{heads}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
-        f"<div style='font-size:12px'>{escape(_summary(plan))}</div>"
-        + (_banks().bank_html(plan) if plan.accesses else "")
+        f"<div style='font-size:12px'>{escape(_summary(an))}</div>"
+        + (_banks().bank_html(an) if plan.accesses else "")
         + (f"<ul class='smemviz-findings' style='font-size:12px'>{findings}</ul>" if findings else "")
         + "</div>"
     )

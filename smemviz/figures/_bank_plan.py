@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis.banks._access import analyse_plan, analyze_declared
+from ..analysis._analysed import Analysed
+from ..analysis.banks._access import analyse_accesses, analyze_declared
 from ..analysis.banks._report import conflict_strip
 from ._bank_conflicts import bank_conflict_figure, conflict_strip_figure
 from ._smem import _smem_plan
@@ -41,9 +42,14 @@ def _pick(plan: Any, access: int | str) -> Any:
 
 
 def plan_bank_figures(obj: Any) -> list[tuple[str, Any]]:
-    """(heading, figure) for the conflict strip and each analysed access, in declaration order."""
-    plan = _smem_plan(obj)
-    items = [i for i in analyse_plan(plan) if i.report is not None]
+    """(heading, figure) for the conflict strip and each analysed access, in declaration order
+    (``obj``: anything that holds an SMEM layout, or its :class:`~smemviz.analysis.Analysed`)."""
+    if isinstance(obj, Analysed):
+        plan, analysed = obj.plan, obj.banks
+    else:
+        plan = _smem_plan(obj)
+        analysed = analyse_accesses(plan)
+    items = [i for i in analysed if i.report is not None]
     if not items:
         return []
     reports = [i.report for i in items if i.report is not None]

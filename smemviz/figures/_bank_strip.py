@@ -8,12 +8,14 @@ accesses.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.banks._access import analyse_plan
+from ..analysis.banks._access import analyse_accesses
 from ..analysis.banks._report import StripSegment, conflict_strip
 
 if TYPE_CHECKING:
+    from ..analysis.banks._patterns import AccessReport
     from ..layout._plan import LayoutPlan
 
 __all__ = ["strip_shapes", "strip_color", "STRIP_Y"]
@@ -33,15 +35,19 @@ def strip_color(segment: StripSegment) -> str:
 _GREEN, _ORANGE, _RED = (46, 125, 50), (239, 108, 0), (198, 40, 40)
 
 
-def strip_segments(plan: LayoutPlan) -> tuple[StripSegment, ...]:
-    """One segment per region with an analysed access, its worst one."""
+def strip_segments(plan: LayoutPlan, reports: Sequence[AccessReport] | None = None) -> tuple[StripSegment, ...]:
+    """One segment per region with an analysed access, its worst one (``reports``: the
+    plan's accesses already analysed, see :class:`~smemviz.analysis.Analysed`)."""
     if not plan.accesses:
         return ()
-    reports = [item.report for item in analyse_plan(plan) if item.report is not None]
-    return conflict_strip(plan, reports)
+    if reports is None:
+        reports = [item.report for item in analyse_accesses(plan) if item.report is not None]
+    return conflict_strip(plan, list(reports))
 
 
-def strip_shapes(plan: LayoutPlan, scale: float = 1.0) -> list[dict[str, Any]]:
+def strip_shapes(
+    plan: LayoutPlan, reports: Sequence[AccessReport] | None = None, scale: float = 1.0
+) -> list[dict[str, Any]]:
     """The strip's rectangles (empty for a plan without accesses)."""
     y0, y1 = STRIP_Y
     return [
@@ -58,5 +64,5 @@ def strip_shapes(plan: LayoutPlan, scale: float = 1.0) -> list[dict[str, Any]]:
             "layer": "above",
             "name": f"banks: {s.region}",
         }
-        for s in strip_segments(plan)
+        for s in strip_segments(plan, reports)
     ]

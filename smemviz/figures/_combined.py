@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..analysis._analysed import Analysed
 from ..sources._inputs import as_plan
 from ._smem import smem_spec
 from ._spec import FigureSpec, require_plotly
@@ -50,10 +51,11 @@ def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None
     """
     parts: list[tuple[FigureSpec, str]] = []
     if smem_plan is not None:
-        spec = smem_spec(as_plan(smem_plan, arch=arch), arch)
+        smem = smem_plan if isinstance(smem_plan, Analysed) else as_plan(smem_plan, arch=arch)
+        spec = smem_spec(smem, arch)
         parts.append((spec, spec.layout["title"]["text"]))
     if tmem_plan is not None:
-        spec = tmem_spec(as_plan(tmem_plan))
+        spec = tmem_spec(tmem_plan if isinstance(tmem_plan, Analysed) else as_plan(tmem_plan))
         parts.append((spec, spec.layout["title"]["text"]))
     if not parts:
         raise ValueError("layout_figure needs an SMEM plan, a TMEM plan or both; got neither")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..analysis._occupancy import occupancy
-from ..analysis._report import findings_beyond_capacity, summary_parts
+from ..analysis._analysed import Analysed, analyse
+from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
 from ._bank_strip import strip_shapes
 from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
@@ -15,6 +15,7 @@ from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
 
 if TYPE_CHECKING:
+    from ..analysis._occupancy import Occupancy
     from ..layout._plan import LayoutPlan
 
 __all__ = ["smem_spec", "smem_figure"]
@@ -28,11 +29,20 @@ def _smem_plan(obj: Any, arch: Any = None) -> LayoutPlan:
 
 
 def smem_spec(
-    plan: LayoutPlan, arch: Any = None, highlight: tuple[int, int] | None = None, colors: dict[str, str] | None = None
+    plan: LayoutPlan | Analysed,
+    arch: Any = None,
+    highlight: tuple[int, int] | None = None,
+    colors: dict[str, str] | None = None,
 ) -> FigureSpec:
-    """The SMEM map of ``plan`` as plain data (see :class:`FigureSpec`);
-    ``colors`` by region name, where the regions are part of a larger layout."""
-    cap = plan.capacity(arch)
+    """The SMEM map of ``plan`` as plain data (see :class:`FigureSpec`), read from its
+    analysis (given, or made once here); ``colors`` by region name, where the regions
+    are part of a larger layout."""
+    if isinstance(plan, Analysed):
+        an = plan if arch is None else analyse(plan.plan, arch)
+    else:
+        an = analyse(plan, arch)
+    plan = an.plan
+    cap = an.capacity
     span = max(plan.total, cap.limit, 1)
     tickvals, ticktext = kib_ticks(span)
     color = KIND_COLORS["fits"] if cap.fits else KIND_COLORS["capacity"]
@@ -86,8 +96,8 @@ def smem_spec(
     if cap.arch is None:  # nothing to draw a limit line for
         shapes, annotations = [], []
     else:
-        _mark_next_occupancy(plan, cap.arch, shapes, annotations)
-    shapes += strip_shapes(plan)  # the conflict strip, where the plan carries accesses
+        _mark_next_occupancy(an.occupancy, shapes, annotations)
+    shapes += strip_shapes(plan, an.bank_reports)  # the conflict strip, where the plan carries accesses
     layout: dict[str, Any] = {
         **map_layout(title, subtitle, margin_left=30, color=None if cap.fits else KIND_COLORS["capacity"]),
         "xaxis": {
@@ -130,16 +140,15 @@ def smem_spec(
     if cap.arch is None:  # no capacity line or label to shorten
         meta["narrow"] = {"title.subtitle.text": meta["narrow"]["title.subtitle.text"]}
     elif len(annotations) > 1:  # the occupancy label, short
-        occ = occupancy(plan, cap.arch)
+        occ = an.occupancy
         if occ is not None and occ.next_smem_per_cta is not None:
             meta["narrow"]["annotations[1].text"] = f"{occ.ctas + 1} CTAs: {_kib(occ.next_smem_per_cta)}"
-    findings = findings_beyond_capacity(plan, arch)  # capacity has its own line
+    findings = an.beyond_capacity  # capacity has its own line
     return FigureSpec(region_traces(plan, 1.0, highlight, span, findings, colors), layout, meta)
 
 
-def _mark_next_occupancy(plan: LayoutPlan, arch: str, shapes: list, annotations: list) -> None:
+def _mark_next_occupancy(occ: Occupancy | None, shapes: list, annotations: list) -> None:
     """A dotted line where the layout would have to end for one more CTA per SM."""
-    occ = occupancy(plan, arch)
     if occ is None or occ.ctas == 0 or occ.next_smem_per_cta is None:
         return
     x = occ.next_smem_per_cta

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import hardware
-from ..analysis._report import findings_beyond_capacity, summary_parts
+from ..analysis._analysed import Analysed, analyse
+from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
 from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
@@ -30,9 +31,12 @@ def _tmem_plan(obj: Any) -> LayoutPlan:
 
 
 def tmem_spec(
-    plan: LayoutPlan, highlight: tuple[int, int] | None = None, colors: dict[str, str] | None = None
+    plan: LayoutPlan | Analysed, highlight: tuple[int, int] | None = None, colors: dict[str, str] | None = None
 ) -> FigureSpec:
-    """The TMEM map of ``plan`` as plain data (see :class:`FigureSpec`)."""
+    """The TMEM map of ``plan`` as plain data (see :class:`FigureSpec`), read from its
+    analysis (given, or made once here)."""
+    an = plan if isinstance(plan, Analysed) else analyse(plan)
+    plan = an.plan
     used = plan.data_total
     columns = hardware.TMEM_COLUMNS
     span = max(used, columns)
@@ -125,7 +129,7 @@ def tmem_spec(
         "title.text": f"TMEM {used:,}/{columns} cols" + (f" · alloc {alloc}" if alloc else " · OVER" if over else ""),
         "title.subtitle.text": f"{len(plan.regions)} allocations",
     }
-    findings = findings_beyond_capacity(plan)  # capacity has its own line
+    findings = an.beyond_capacity  # capacity has its own line
     return FigureSpec(
         region_traces(plan, float(LANES), highlight, span, findings, colors),
         layout,

@@ -58,9 +58,17 @@ def _row(item: AnalysedAccess) -> dict[str, str]:
     }
 
 
-def bank_rows(plan: Any) -> list[dict[str, str]]:
-    """The table's rows, as text cells, in the order the accesses were declared."""
-    return [_row(item) for item in analyse_plan(plan)]
+def analysed_items(source: Any) -> tuple[AnalysedAccess, ...]:
+    """The analysed accesses of ``source``: an :class:`~smemviz.analysis.Analysed` carries
+    them (``banks``); a plan is analysed here."""
+    banks = getattr(source, "banks", None)
+    return tuple(banks) if banks is not None else analyse_plan(source)
+
+
+def bank_rows(source: Any) -> list[dict[str, str]]:
+    """The table's rows, as text cells, in the order the accesses were declared
+    (``source``: a plan, or its analysis)."""
+    return [_row(item) for item in analysed_items(source)]
 
 
 def bank_text(plan: Any, indent: str = "  ") -> list[str]:
@@ -106,7 +114,7 @@ def bank_markdown(plan: Any) -> list[str]:
 
 def bank_html(plan: Any) -> str:
     """The table as an HTML fragment, conflicting rows marked (every name escaped); '' without accesses."""
-    items = analyse_plan(plan)
+    items = analysed_items(plan)
     if not items:
         return ""
     align = ["right" if right else "left" for _, right in BANK_COLUMNS]

@@ -1,0 +1,88 @@
+"""A plan with every analysis a view shows, computed once.
+
+The byte map, its conflict strip, the explorer's panels, the reports and the
+exports all show the same few answers about a plan: its capacity on an arch,
+the occupancy that follows, the lint findings and the bank analysis of each
+declared access. :func:`analyse` computes them once into a frozen
+:class:`Analysed`, and every view reads that value instead of deriving its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import hardware
+from ._lint import lint_with_accesses
+from ._occupancy import plan_occupancy
+
+if TYPE_CHECKING:
+    from ..layout._plan import CapacityCheck, LayoutPlan
+    from ._finding import Finding, Findings
+    from ._occupancy import Occupancy
+    from .banks._access import AnalysedAccess
+    from .banks._patterns import AccessReport
+
+__all__ = ["Analysed", "analyse", "as_analysed"]
+
+
+@dataclass(frozen=True, eq=False)
+class Analysed:
+    """One plan judged on one arch: what every view of it shows.
+
+    ``arch`` is the architecture the plan was judged on (``None`` when there was
+    none to judge an SMEM plan against); ``findings`` holds every lint finding,
+    capacity included; ``banks`` the bank analysis of each declared access, in
+    the plan's order (a record the analysis refuses keeps its ``error``)."""
+
+    plan: LayoutPlan
+    arch: str | None
+    capacity: CapacityCheck
+    occupancy: Occupancy | None
+    findings: Findings
+    banks: tuple[AnalysedAccess, ...]
+
+    @property
+    def beyond_capacity(self) -> tuple[Finding, ...]:
+        """The findings other than the capacity verdict, which every view gives on its own."""
+        return tuple(f for f in self.findings if f.rule != "capacity")
+
+    @property
+    def bank_reports(self) -> tuple[AccessReport, ...]:
+        """The bank report of each access the analysis could take."""
+        return tuple(item.report for item in self.banks if item.report is not None)
+
+
+def analyse(
+    plan: LayoutPlan,
+    arch: str | int | hardware.Arch | None = None,
+    *,
+    threads: int | None = None,
+    registers: int | None = None,
+) -> Analysed:
+    """Judge ``plan`` on ``arch`` (default: the plan's own, else the machine's) once:
+    capacity, occupancy (with ``threads`` per CTA and ``registers`` per thread, when
+    given), lint and the bank analysis of every declared access."""
+    a = plan.resolved_arch(arch)
+    from .banks._access import analyse_accesses  # the bank model loads only for plans with accesses
+
+    banks = analyse_accesses(plan) if plan.accesses else ()
+    return Analysed(
+        plan=plan,
+        arch=a.name if a is not None else None,
+        capacity=plan.capacity(a),
+        occupancy=plan_occupancy(plan, a, threads=threads, registers=registers),
+        findings=lint_with_accesses(plan, a, banks),
+        banks=banks,
+    )
+
+
+def as_analysed(obj: Any, arch: str | int | hardware.Arch | None = None) -> Analysed:
+    """``obj`` itself when it is already analysed (and ``arch`` agrees), else the analysis of the plan it holds."""
+    if isinstance(obj, Analysed):
+        if arch is not None and hardware.get_arch(arch).name != obj.arch:
+            return analyse(obj.plan, arch)
+        return obj
+    from ..sources._inputs import as_plan
+
+    return analyse(as_plan(obj, arch=arch), arch)
