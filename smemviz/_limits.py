@@ -17,7 +17,8 @@ starts. The bounds sit far above anything a kernel can ask for:
 - ``MAX_NESTING``: 16 levels of parentheses in a layout; ``MAX_MODES``: 64 integers in
   a layout's shape; ``MAX_LAYOUT_TEXT``: 4,096 characters of layout text.
 - Integers are 64-bit signed, as TOML requires of every reader.
-- ``SHOWN_CHARS``: a message quotes at most this many characters of a value.
+- ``SHOWN_CHARS``: a message quotes at most this many characters of a value, and
+  ``MAX_MESSAGE`` bounds a whole message (a layout file's or a plan's).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ __all__ = [
     "INT64_MAX",
     "INT64_DIGITS",
     "SHOWN_CHARS",
+    "MAX_MESSAGE",
     "clip",
     "shorten",
     "int_size",
@@ -68,6 +70,7 @@ MAX_DTYPE_TEXT = 64  # far longer than any dtype name
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 INT64_DIGITS = len(str(INT64_MAX))  # 19
 SHOWN_CHARS = 60
+MAX_MESSAGE = 1000  # characters of one error message, whatever it quotes
 
 
 def clip(text: str, limit: int = SHOWN_CHARS) -> str:

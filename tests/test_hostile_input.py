@@ -294,3 +294,28 @@ def test_a_long_layout_in_a_file_is_quoted_short(tmp_path, capsys):
     path.write_text(_ACCESS_FILE.format(layout="(" + "1," * 50_000 + "1):(1)", warps="[1, 1]"))
     code, _, err = run_cli(capsys, "check", str(path))
     assert code == 2 and "(100007 characters)" in err and len(err) < 600
+
+
+def test_a_huge_name_or_key_in_a_file_gives_a_short_error_line(tmp_path, capsys):
+    long_name = "n" * 100_000
+    docs = {
+        "duplicate.toml": f'[[smem]]\nname = "{long_name}"\nsize = 64\n\n[[smem]]\nname = "{long_name}"\nsize = 64\n',
+        "unknown_key.toml": f'[[smem]]\nname = "a"\nsize = 64\n{long_name} = 1\n',
+    }
+    for name, text in docs.items():
+        path = tmp_path / name
+        path.write_text(text)
+        code, _, err = run_cli(capsys, "check", str(path))
+        assert code == 2 and err.count("\n") == 1 and "characters)" in err
+        assert len(err) < 2000 + len(str(path))
+
+
+def test_a_plan_with_a_huge_integer_gives_a_short_refusal():
+    alloc = SmemAllocator("sm_90a")
+    alloc.add(SmemAllocation("a", 256, alignment=128))
+    alloc.compute_layout()
+    data = alloc.plan.to_dict()
+    data["regions"][0]["offset"] = 10**4000 + 1  # not a multiple of its alignment
+    with pytest.raises(ValueError, match=r"regions\[0\]\.offset: ") as info:
+        plan_from_dict(data)
+    assert "characters)" in str(info.value) and len(str(info.value)) < 1100

@@ -15,6 +15,7 @@ from dataclasses import fields
 from typing import Any
 
 from .. import hardware
+from .._limits import MAX_MESSAGE, SHOWN_CHARS, clip
 from .._units import align_up
 from ..solver import MAX_STEPS
 from ._access import ACCESS_KEYS, SmemAccess, access_from_dict
@@ -42,6 +43,8 @@ class _Malformed(ValueError):
 
 
 def _fail(where: str, message: str) -> _Malformed:
+    message = clip(message, MAX_MESSAGE)  # however large the values it quotes
+    where = clip(where, SHOWN_CHARS)
     return _Malformed(f"malformed layout plan: {where}: {message}" if where else f"malformed layout plan: {message}")
 
 

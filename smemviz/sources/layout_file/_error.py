@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..._limits import MAX_MESSAGE, clip
 from ..._names import shown
 
 __all__ = ["LayoutFileError", "KeyPath", "key_text", "HugeInt"]
@@ -25,11 +26,11 @@ class LayoutFileError(ValueError):
         column: int | None = None,
         key: str | None = None,
     ) -> None:
-        self.message = message
+        self.message = clip(message, MAX_MESSAGE)  # a message that quotes a huge value stays one short line
         self.source = source
         self.line = line
         self.column = column
-        self.key = key
+        self.key = None if key is None else clip(key, MAX_MESSAGE // 4)
         super().__init__(str(self))
 
     def __str__(self) -> str:
