@@ -4,7 +4,9 @@ Written apart from the checker, from the hardware rules alone: an mbarrier phase
 completes when its pending arrivals and its tx count both reach zero; a parity wait
 passes once the barrier's current phase has the other parity; a TMA load writes its
 bytes from issue until it completes (at any later moment) and then subtracts its
-bytes from the tx count; a WGMMA read lasts until a wait_group retires its group;
+bytes from the tx count; a WGMMA read lasts until a wait_group retires its group; a
+UMMA read lasts until the ``tcgen05.commit`` after it arrives, which happens at any
+later moment, one thread's commits in order;
 arriving more than a phase still expects is undefined. A state's bad outcome:
 
 - race: two conflicting accesses (same bytes, one a write) can run at once: both
@@ -13,7 +15,8 @@ arriving more than a phase still expects is undefined. A state's bad outcome:
 - over-arrival, and deadlock: some role not done and nothing can move.
 
 Only what the property test generates is understood: ``async`` / ``tma_async``
-pipeline calls, st / ld / tma_load / wgmma_read, a proxy fence, WGMMA groups, one
+/ ``tma_umma`` pipeline calls, st / ld / tma_load / wgmma_read / umma_read, a proxy
+fence, WGMMA groups, one
 named barrier (a generation completes when its threads arrived; bar.sync waits for
 the generation it arrived in), one level of loops and the regions' slots.
 """
@@ -21,6 +24,7 @@ the generation it arrived in), one level of loops and the regions' slots.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from smemviz.analysis.ordering import (
     Access,
@@ -38,7 +42,7 @@ WRITES = {"st", "tma_load"}
 
 @dataclass(frozen=True)
 class _Op:
-    what: str  # wait, arrive, access, fence, commit_group, wait_group
+    what: str  # wait, arrive, access, fence, commit_group, wait_group, tc_commit, bar_arrive, bar_wait
     key: tuple[str, int] = ("", 0)  # ("full" | "empty", stage)
     parity: int = 0
     amount: int = 0
@@ -67,12 +71,14 @@ def _flatten(model: OrderingModel, program) -> list[_Op]:
                     st[1], st[2] = 0, st[2] ^ 1
             elif e.op == "producer_acquire":
                 out.append(_Op("wait", ("empty", st[1]), parity=st[2]))
-                if pipe.kind == "tma_async":
+                if pipe.kind in ("tma_async", "tma_umma"):
                     out.append(_Op("arrive", ("full", st[1]), amount=e.arrivals or 1, tx=pipe.tx_count))
             elif e.op == "producer_commit" and pipe.kind == "async":
                 out.append(_Op("arrive", ("full", st[1]), amount=e.arrivals or pipe.producer.size))
             elif e.op == "consumer_wait":
                 out.append(_Op("wait", ("full", st[1]), parity=st[2]))
+            elif e.op == "consumer_release" and pipe.kind == "tma_umma":  # the MMA warp commits
+                out.append(_Op("tc_commit", ("empty", st[1]), amount=e.arrivals or 1))
             elif e.op == "consumer_release":
                 out.append(_Op("arrive", ("empty", st[1]), amount=e.arrivals or pipe.consumer.size))
         elif isinstance(e, Access):
@@ -118,16 +124,28 @@ class _Found(Exception):
     pass
 
 
+class State(NamedTuple):
+    pcs: tuple[int, ...]
+    bars: tuple  # ((side, stage), completed, pending, tx) per barrier
+    tma: frozenset  # TMA loads in flight: (role, pc)
+    wgmma: frozenset  # WGMMA reads not retired: (role, pc, committed)
+    unfenced: frozenset  # generic writes no proxy fence has followed yet: (role, pc)
+    named: tuple[int, int]  # the named barrier: threads arrived, generations completed
+    gens: tuple[int, ...]  # per role: the generation it last arrived in
+    umma: frozenset  # UMMA reads no commit has taken yet: (role, pc)
+    commits: tuple  # per role: its commits in flight, in order: (key, amount, reads)
+
+
 def outcomes(model: OrderingModel, stop_at_first: bool = False) -> set[str]:
     """Every bad outcome some interleaving reaches (empty when all are clean)."""
     pipe = model.pipelines[0]
     counts = {"full": pipe.full_init(), "empty": pipe.empty_init()}
     progs = [_flatten(model, p) for p in model.programs]
-    # state: pcs, barriers ((key, completed, pending, tx)...), in-flight TMA loads (role, pc),
-    # WGMMA reads (role, pc, committed), unfenced generic writes (role, pc)
     bars0 = tuple(sorted(((side, s), 0, counts[side], 0) for side in counts for s in range(8)))
     need = model.barriers[0].threads if model.barriers else 0
-    start = (tuple(0 for _ in progs), bars0, frozenset(), frozenset(), frozenset(), (0, 0), tuple(0 for _ in progs))
+    none = tuple(0 for _ in progs)
+    empty = frozenset()
+    start = State(none, bars0, empty, empty, empty, (0, 0), none, empty, tuple(() for _ in progs))
     seen = set()
     stack = [start]
     found: set[str] = set()
@@ -140,7 +158,7 @@ def outcomes(model: OrderingModel, stop_at_first: bool = False) -> set[str]:
         if race:
             found.add(race)
         nxt = _successors(progs, counts, need, state, found)
-        if not nxt and any(pc < len(p) for pc, p in zip(state[0], progs)):
+        if not nxt and any(pc < len(p) for pc, p in zip(state.pcs, progs)):
             found.add("deadlock")
         stack.extend(nxt)
     return found
@@ -181,10 +199,20 @@ def _complete_tx(bars, counts, key, tx):
     return _set_bar(bars, (key, done, pending, have))
 
 
-def _race(progs, state) -> str | None:
-    pcs, _, tma, wgmma, *_ = state
+def _in_flight(progs, state: State):
+    """(access, is a write) for every async access still running."""
+    yield from ((progs[r][pc], True) for r, pc in state.tma)
+    yield from ((progs[r][pc], False) for r, pc, _ in state.wgmma)
+    yield from ((progs[r][pc], False) for r, pc in state.umma)
+    for r, queue in enumerate(state.commits):
+        for _, _, reads in queue:
+            yield from ((progs[r][pc], False) for pc in reads)
+
+
+def _race(progs, state: State) -> str | None:
+    pcs = state.pcs
     poised = [(r, progs[r][pc]) for r, pc in enumerate(pcs) if pc < len(progs[r]) and progs[r][pc].what == "access"]
-    in_flight = [(progs[r][pc], True) for r, pc in tma] + [(progs[r][pc], False) for r, pc, _ in wgmma]
+    in_flight = list(_in_flight(progs, state))
     for i, (r, a) in enumerate(poised):
         for b, b_write in in_flight:
             if _overlap(a, b.lo, b.hi) and (a.kind in WRITES or b_write):
@@ -195,13 +223,22 @@ def _race(progs, state) -> str | None:
     return None
 
 
-def _successors(progs, counts, need, state, found: set[str]):
-    pcs, bars, tma, wgmma, unfenced, nb, gens = state
+def _successors(progs, counts, need, state: State, found: set[str]):
     out = []
-    for r, pc in tma:  # a TMA load completes
+    for r, pc in state.tma:  # a TMA load completes
         op = progs[r][pc]
-        out.append((pcs, _complete_tx(bars, counts, op.key, op.tx), tma - {(r, pc)}, wgmma, unfenced, nb, gens))
-    for r, pc in enumerate(pcs):
+        out.append(state._replace(bars=_complete_tx(state.bars, counts, op.key, op.tx), tma=state.tma - {(r, pc)}))
+    for r, queue in enumerate(state.commits):  # a thread's oldest commit arrives
+        if queue:
+            key, amount, _ = queue[0]
+            try:
+                bars = _arrive(state.bars, counts, key, amount, 0)
+            except _Found as bad:
+                found.add(str(bad))
+                continue
+            commits = state.commits[:r] + (queue[1:],) + state.commits[r + 1 :]
+            out.append(state._replace(bars=bars, commits=commits))
+    for r, pc in enumerate(state.pcs):
         if pc >= len(progs[r]):
             continue
         try:
@@ -214,38 +251,45 @@ def _successors(progs, counts, need, state, found: set[str]):
     return out
 
 
-def _step(progs, counts, need, state, r, op):
-    pcs, bars, tma, wgmma, unfenced, nb, gens = state
-    pc = pcs[r]
-    pcs2 = pcs[:r] + (pc + 1,) + pcs[r + 1 :]
+def _step(progs, counts, need, state: State, r, op):  # noqa: C901 - one branch per operation
+    pc = state.pcs[r]
+    s = state._replace(pcs=state.pcs[:r] + (pc + 1,) + state.pcs[r + 1 :])
     if op.what == "bar_arrive":
-        arrived, gen = nb
+        arrived, gen = s.named
         if arrived + op.amount > need:
             raise _Found("over-arrival")
         arrived += op.amount
-        gens2 = gens[:r] + (gen,) + gens[r + 1 :]
-        nb2 = (0, gen + 1) if arrived == need else (arrived, gen)
-        return (pcs2, bars, tma, wgmma, unfenced, nb2, gens2)
+        gens = s.gens[:r] + (gen,) + s.gens[r + 1 :]
+        return s._replace(named=(0, gen + 1) if arrived == need else (arrived, gen), gens=gens)
     if op.what == "bar_wait":
-        return (pcs2, bars, tma, wgmma, unfenced, nb, gens) if nb[1] > gens[r] else None
+        return s if s.named[1] > s.gens[r] else None
     if op.what == "wait":
-        done = _bar(bars, op.key)[1]
-        return (pcs2, bars, tma, wgmma, unfenced, nb, gens) if done % 2 != op.parity else None
+        return s if _bar(s.bars, op.key)[1] % 2 != op.parity else None
     if op.what == "arrive":
-        return (pcs2, _arrive(bars, counts, op.key, op.amount, op.tx), tma, wgmma, unfenced, nb, gens)
+        return s._replace(bars=_arrive(s.bars, counts, op.key, op.amount, op.tx))
+    if op.what == "tc_commit":
+        reads = frozenset(p for q, p in s.umma if q == r)
+        queue = (*s.commits[r], (op.key, op.amount, reads))
+        umma = frozenset(u for u in s.umma if u[0] != r)
+        return s._replace(umma=umma, commits=s.commits[:r] + (queue,) + s.commits[r + 1 :])
     if op.what == "fence":
-        return (pcs2, bars, tma, wgmma, frozenset(u for u in unfenced if u[0] != r), nb, gens)
+        return s._replace(unfenced=frozenset(u for u in s.unfenced if u[0] != r))
     if op.what == "commit_group":
-        return (pcs2, bars, tma, frozenset((a, b, a == r or c) for a, b, c in wgmma), unfenced, nb, gens)
+        return s._replace(wgmma=frozenset((a, b, a == r or c) for a, b, c in s.wgmma))
     if op.what == "wait_group":
-        return (pcs2, bars, tma, frozenset(w for w in wgmma if not (w[0] == r and w[2])), unfenced, nb, gens)
-    # an access
+        return s._replace(wgmma=frozenset(w for w in s.wgmma if not (w[0] == r and w[2])))
+    return _access(progs, s, r, pc, op)
+
+
+def _access(progs, s: State, r, pc, op):
     if op.kind == "tma_load":
-        return (pcs2, bars, tma | {(r, pc)}, wgmma, unfenced, nb, gens)
+        return s._replace(tma=s.tma | {(r, pc)})
+    if op.kind in ("wgmma_read", "umma_read") and any(_overlap(progs[a][b], op.lo, op.hi) for a, b in s.unfenced):
+        raise _Found("proxy")
     if op.kind == "wgmma_read":
-        if any(_overlap(progs[a][b], op.lo, op.hi) for a, b in unfenced):
-            raise _Found("proxy")
-        return (pcs2, bars, tma, wgmma | {(r, pc, False)}, unfenced, nb, gens)
+        return s._replace(wgmma=s.wgmma | {(r, pc, False)})
+    if op.kind == "umma_read":
+        return s._replace(umma=s.umma | {(r, pc)})
     if op.kind == "st":
-        return (pcs2, bars, tma, wgmma, unfenced | {(r, pc)}, nb, gens)
-    return (pcs2, bars, tma, wgmma, unfenced, nb, gens)
+        return s._replace(unfenced=s.unfenced | {(r, pc)})
+    return s
