@@ -69,6 +69,11 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
         "cp.async.bulk.wait_group.read by the thread that issued the store, then a barrier to the writers",
     ),
     (
+        "cp_async",
+        "*",
+        "cp.async.wait_group (or cp.async.mbarrier.arrive) by the copying threads, then the barrier that publishes it",
+    ),
+    (
         "generic_write",
         "async_read",
         "fence.proxy.async.shared::cta (fence_view_async_shared) by the writers, then the barrier that publishes it",
@@ -114,8 +119,9 @@ def _matches(pattern: str, cls: str) -> bool:
 def needed_edge(earlier_kind: str, later_kind: str) -> str:
     """The edge that orders an ``earlier_kind`` access before a ``later_kind`` one over
     the same bytes."""
-    e, later = kind_class(earlier_kind), kind_class(later_kind)
+    earlier = (earlier_kind, kind_class(earlier_kind))
+    later = (later_kind, kind_class(later_kind))
     for a, b, edge in _TABLE:
-        if _matches(a, e) and _matches(b, later):
+        if any(_matches(a, k) for k in earlier) and any(_matches(b, k) for k in later):
             return edge
     raise AssertionError("the table ends with a catch-all")

@@ -275,6 +275,8 @@ class _Runner(Run):
             r.tc_pending = []
             self.arrive(a, op.barrier, op.arrivals, 0)
             self.barrier_uses.append((n, op.barrier[0]))
+        elif op.what == "cp_arrive":
+            self.cp_arrive(r, op)
         elif op.what == "access":
             self.access(r, op)
         elif op.what == "bar":
@@ -283,6 +285,19 @@ class _Runner(Run):
             self.other(r, op)
         r.pc += 1
         return True
+
+    def cp_arrive(self, r: RoleState, op: Op) -> None:
+        """``cp.async.mbarrier.arrive``: arrives once the thread's earlier cp.async copies land."""
+        assert op.barrier is not None
+        e = op.event
+        n = self.chain(r, op, f"cp.async.mbarrier.arrive ({_name(e)}) at {e.site}")
+        a = self.node(r.index, op, f"cp.async copies land, arrive on {_barrier_text(op.barrier)}", [n])
+        pending = r.open_groups.get("cp_async", []) + [acc for g in r.committed.get("cp_async", []) for acc in g]
+        for acc in pending:
+            if acc.end is None:
+                acc.end = a
+        self.arrive(a, op.barrier, op.arrivals, 0)
+        self.barrier_uses.append((n, op.barrier[0]))
 
     def access(self, r: RoleState, op: Op) -> None:
         e = op.event
@@ -349,7 +364,7 @@ class _Runner(Run):
                 join = self.chain(pro, op, f"{e.barrier} sync in the prologue at {e.site}")
                 if e.barrier == "cluster":
                     self.cluster_syncs.append(join)
-            elif op.what in ("wait", "arrive", "tc_commit", "access", "bar"):
+            elif op.what in ("wait", "arrive", "tc_commit", "cp_arrive", "access", "bar"):
                 self.unread.append(f"{_name(e)} in the prologue at {e.site} is not modelled there")
             else:
                 self.other(pro, op)
@@ -391,4 +406,4 @@ def run(model: m.OrderingModel, programs: list[tuple[str, list[Op]]], prologue: 
     return r
 
 
-barrier_text = _barrier_text
+barrier_text = _barrier_text  # the checks name barriers the same way

@@ -25,7 +25,7 @@ class Op:
     """One low-level operation of a role, in program order.
 
     ``what``: access, arrive, wait, bar, fence, commit_group, wait_group, tc_commit,
-    tc_wait, alloc, relinquish, dealloc, init."""
+    cp_arrive (``cp.async.mbarrier.arrive``), tc_wait, alloc, relinquish, dealloc, init."""
 
     what: str
     event: m.Event
@@ -160,7 +160,7 @@ class _Unroller:
             if p.has_tx:
                 return  # the TMA's completion fills the stage
             arrivals = e.arrivals if e.arrivals is not None else (1 if p.producer_commits else p.producer.size)
-            what = "tc_commit" if p.producer_commits else "arrive"
+            what = "tc_commit" if p.producer_commits else "cp_arrive" if p.kind == "cp_async" else "arrive"
             self.emit(what, e, barrier=(p.name, "full", cur.index), arrivals=arrivals)
         elif e.op == "consumer_wait":
             self.emit("wait", e, barrier=(p.name, "full", cur.index), parity=cur.phase)

@@ -222,3 +222,44 @@ def test_p_moved_out_of_s_drops_the_alias():
     moved = replace(model, regions=(*model.regions[:1], RegionSpan("P", "tmem", 256, 32), model.regions[2]))
     pairs = {(a.earlier, a.later) for a in check_ordering(moved).aliases}
     assert ("S", "P") not in pairs and ("S", "P") in {(a.earlier, a.later) for a in check_ordering(model).aliases}
+
+
+def _cp_async_pipeline(release_after_commit: bool = True):
+    """Ampere-style: a producer warp copies a tile by cp.async and arrives on the full
+    barrier when the copies land (``cp.async.mbarrier.arrive``); a consumer reads it."""
+    from smemviz.analysis.ordering import Group, Init, OrderingModel, Pipeline, PipelineOp, RoleProgram, WarpRole
+
+    pipe = Pipeline("cp", "cp_async", 2, Group("thread", 32), Group("thread", 32), at(10))
+    producer = (
+        PipelineOp(op="producer_acquire", pipeline="cp", site=at(20)),
+        Access(kind="cp_async", region="sT", stage="cp", site=at(21)),
+        PipelineOp(op="producer_commit", pipeline="cp", site=at(22)),
+        PipelineOp(op="producer_advance", pipeline="cp", site=at(23)),
+    )
+    consumer = (
+        PipelineOp(op="consumer_wait", pipeline="cp", site=at(30)),
+        Access(kind="ldmatrix", region="sT", stage="cp", site=at(31)),
+        PipelineOp(op="consumer_release", pipeline="cp", site=at(32)),
+        PipelineOp(op="consumer_advance", pipeline="cp", site=at(33)),
+    )
+    if not release_after_commit:
+        producer = (producer[0], producer[2], producer[1], producer[3])  # arrives before issuing the copy
+    return OrderingModel(
+        "cp_async",
+        pipelines=(pipe,),
+        regions=(RegionSpan("sT", "smem", 0, 2 * 4096, 2),),
+        programs=(
+            RoleProgram(WarpRole("copy", 0), (Loop("k", 5, producer),)),
+            RoleProgram(WarpRole("math", 1), (Loop("k", 5, consumer),)),
+        ),
+        prologue=(Init(pipeline="cp", site=at(11)), BarrierSync(barrier="cta", site=at(12))),
+    )
+
+
+def test_cp_async_copies_land_before_their_mbarrier_arrive():
+    assert not errors(_cp_async_pipeline())
+    errs = errors(_cp_async_pipeline(release_after_commit=False))  # the copy also overlaps its own next round
+    assert {f.rule for f in errs} == {"unordered-alias"}
+    f = errs[0]
+    assert "cp_async at gemm.py:21" in f.message and "ldmatrix at gemm.py:31" in f.message
+    assert "cp.async.wait_group (or cp.async.mbarrier.arrive)" in f.fix
