@@ -157,7 +157,7 @@ def agree(model: OrderingModel) -> None:
     assert bool(report.findings.errors) == (truth is not None), (truth, report.findings.text())
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pipelines())
 def test_checker_agrees_with_every_interleaving(model):
     agree(model)

@@ -199,6 +199,9 @@ def test_barrier_used_before_init_and_zero_count():
     assert "'ab'" in f.message and "without being ordered after its init" in f.message
     zero = replace(model, pipelines=(replace(model.pipelines[0], full_count=0),))
     assert "mbarrier-init" in {f.rule for f in errors(zero)}
+    unrecorded = check_ordering(replace(model, prologue=()))  # a model that says nothing of inits
+    assert not unrecorded.findings.errors
+    assert [f.rule for f in unrecorded.findings.of("info")] == ["mbarrier-init"]
 
 
 def test_named_barrier_thread_count():
