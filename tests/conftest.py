@@ -40,7 +40,37 @@ def pytest_runtest_setup(item):
     )
 
 
+# Under pytest-xdist (scripts/test.sh runs with workers, --dist loadgroup) the longest tests are handed out
+# first, so that no worker is left with one at the end: the binder build, the notebooks,
+# the browser tests. A browser module's tests go to one worker together (their Chromium
+# and the JupyterLab pages are shared within a module); the always-drawn maps' notebooks
+# are independent and may go to different workers.
+_SPREAD_MODULES = {"test_maps_always_drawn.py"}
+
+
+def _cost_rank(item) -> int:
+    """0 for the slowest kind of test, larger for faster ones (a stable sort keeps the rest in order)."""
+    if "notebook" in item.keywords:
+        return 0 if "binder" in item.nodeid else 1
+    if "browser" in item.keywords:
+        return 2 if "slow" in item.keywords else 3
+    if "slow" in item.keywords:
+        return 4
+    return 5
+
+
+def _group_browser_modules(items) -> None:
+    for item in items:
+        path = item.path
+        if path.parent.name == "ui" and path.name not in _SPREAD_MODULES:
+            item.add_marker(pytest.mark.xdist_group(f"ui/{path.stem}"))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups
 def pytest_collection_modifyitems(config, items):
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker; a serial run keeps the file order
+        items.sort(key=_cost_rank)
+        _group_browser_modules(items)
     if _have_cuda_gpu():
         return
     skip = pytest.mark.skip(reason="needs an NVIDIA GPU (none on this machine)")

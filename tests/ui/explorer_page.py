@@ -156,6 +156,23 @@ def wait_for_title_change(page, old: str, timeout_s: float = 30.0, title_js: str
     return handle.json_value(), time.perf_counter() - t0
 
 
+def painted(page) -> None:
+    """Return once the page has painted a frame after now (two animation frames)."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+
+
+def wait_until(page, condition_js: str, arg: Any = None, timeout_ms: float = 30_000) -> bool:
+    """Wait for ``condition_js`` (a JS function of ``arg``) to hold; ``False`` on a timeout,
+    for checks that then read the page and say in their own words what is wrong."""
+    try:
+        page.wait_for_function(condition_js, arg=arg, timeout=timeout_ms)
+    except Exception as exc:  # noqa: BLE001 - Playwright's TimeoutError, without importing Playwright here
+        if type(exc).__name__ != "TimeoutError":
+            raise
+        return False
+    return True
+
+
 @contextlib.contextmanager
 def watched_page(
     browser: Any, artifacts: Path, name: str, viewport: dict[str, int], levels: tuple[str, ...] = ("error", "warning")

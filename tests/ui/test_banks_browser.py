@@ -10,6 +10,7 @@ from benchmarks.bench_banks_browser import BANKS_CELL, toggle
 from .explorer_page import open_and_run, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+expect = pytest.importorskip("playwright.sync_api").expect
 
 FIND = """() => Array.from(document.querySelectorAll('.smemviz-banks-view .smemviz-bank-grid'))
     .find(g => g.querySelector('.smemviz-bank-title').textContent.startsWith('epi_c: stmatrix.x4'))"""
@@ -44,8 +45,9 @@ def test_the_swizzle_toggle_redraws_the_bank_picture(jupyterlab, browser, artifa
         fixed = drawn(page)
         assert fixed["title"].startswith("epi_c: stmatrix.x4: 4 wavefronts (ideal 4), 0 conflicts; conflict-free")
         assert fixed["replays"] == 0 and fixed["rows"] == 4 and fixed["cells"] != first["cells"][:4]
-        numbers = page.locator(".smemviz-bank-numbers").first.text_content()
-        assert "with 64B swizzle" in numbers and "64 wavefronts (ideal 64), 0 conflicts" in numbers
+        numbers = page.locator(".smemviz-bank-numbers").first
+        expect(numbers).to_contain_text("with 64B swizzle", timeout=30_000)
+        expect(numbers).to_contain_text("64 wavefronts (ideal 64), 0 conflicts", timeout=30_000)
 
         toggle(page, "none").click()
         page.wait_for_function(

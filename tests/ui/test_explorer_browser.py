@@ -12,12 +12,15 @@ from .explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_c
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
+# the first map's bars, as their SVG paths
+BAR_PATHS_JS = (
+    "() => Array.from(document.querySelectorAll('.js-plotly-plot')[0].querySelectorAll('.trace.bars .point path'),"
+    " e => e.getAttribute('d'))"
+)
+
+
 def bar_paths(page) -> list[str]:
-    return (
-        page.locator(".js-plotly-plot")
-        .first.locator(".trace.bars .point path")
-        .evaluate_all("els => els.map(e => e.getAttribute('d'))")
-    )
+    return page.evaluate(BAR_PATHS_JS)
 
 
 def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
@@ -47,7 +50,10 @@ def test_slider_redraws_the_smem_map(jupyterlab, browser, artifacts):
         handle.press("ArrowRight")  # stages 2 -> 3
         after, _ = wait_for_title_change(page, before)
         assert re.search(r"SMEM layout: 131,\d{3} B", after), after
-        page.wait_for_timeout(300)
+        # the bars are redrawn after the title: wait for them, then read them
+        page.wait_for_function(
+            f"(old) => JSON.stringify(({BAR_PATHS_JS})()) !== JSON.stringify(old)", arg=paths_before, timeout=30_000
+        )
         assert bar_paths(page) != paths_before
         # escaped names show as text, not markup
         labels = page.locator(".js-plotly-plot").first.locator(".trace.bars text").all_text_contents()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .explorer_page import open_and_run, watched_page, write_notebook
+from .explorer_page import open_and_run, painted, wait_until, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -54,7 +54,8 @@ PLOTS = "document.querySelectorAll('.smemviz-explorer')[{i}].querySelectorAll('.
 
 def _shoot(locator, name: str, artifacts: Path) -> None:
     locator.page.mouse.move(5, 5)  # no hover label left over
-    locator.page.wait_for_timeout(1500)  # a busy headless Chromium paints large layers late
+    locator.page.wait_for_function("() => !document.querySelector('.hoverlayer .hovertext')", timeout=10_000)
+    painted(locator.page)
     path = artifacts / name
     locator.screenshot(path=str(path))
     if os.environ.get("SMEMVIZ_DOCS_SHOTS"):
@@ -105,7 +106,13 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
             "  const gd = e && e.querySelector('.js-plotly-plot'); return gd && gd._fullLayout && gd.querySelector('.gtitle'); }",
             timeout=120_000,
         )
-        page.wait_for_timeout(1500)  # the fitted widths and the panels settle
+        # the maps fitted to the explorer's width, and the panels drawn
+        page.wait_for_function(
+            f"() => {{ const gd = {PLOTS.format(i=0)}, ex = gd.closest('.smemviz-explorer');"
+            " return gd._fullLayout.width >= 0.95 * ex.getBoundingClientRect().width - 10"
+            " && !!ex.querySelector('.smemviz-utable'); }",
+            timeout=60_000,
+        )
         first = page.locator(".smemviz-explorer").first
 
         # -- 2. tiny regions and barriers -----------------------------------------------------
@@ -134,7 +141,10 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
         page.mouse.move(5, 5)
 
         # zoomed in (two drags), the ticks are bytes and hex and the flag is to scale; zoomed out, KiB again
+        range_js = f"() => {PLOTS.format(i=0)}._fullLayout.xaxis.range.join(',')"
+
         def drag(lo_expr: str, hi_expr: str) -> None:
+            before = page.evaluate(range_js)
             xs = page.evaluate(f"""() => {{ const gd = {PLOTS.format(i=0)};
                 const xa = gd._fullLayout.xaxis, r = gd.querySelector('.nsewdrag').getBoundingClientRect();
                 const flag = gd._fullData.find(t => t.meta === 'data');
@@ -145,10 +155,17 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
             page.mouse.move((xs[0] + xs[1]) / 2, xs[2], steps=4)
             page.mouse.move(xs[1], xs[2], steps=4)
             page.mouse.up()
-            page.wait_for_timeout(700)
+            page.wait_for_function(f"(old) => ({range_js})() !== old", arg=before, timeout=30_000)
 
         drag("at - 4096", "at + 4096")
         drag("at - 256", "at + 512")
+        # the explorer answers the zoom with byte ticks and the flag to scale: wait for them
+        wait_until(
+            page,
+            f"() => {{ const gd = {PLOTS.format(i=0)}; const t = gd.querySelector('.xtitle');"
+            " return t && t.textContent.includes('bytes, hex')"
+            " && Array.from(gd.querySelectorAll('.xtick text')).some(x => x.textContent.includes('0x')); }",
+        )
         zoomed = page.evaluate(f"""() => {{ const gd = {PLOTS.format(i=0)};
             const data = gd._fullData.find(t => t.meta === 'data');
             const i = Array.from(data.text).indexOf('flag');
@@ -167,7 +184,12 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
             " return [r.left + r.width / 2, r.top + r.height / 2]; }"
         )
         page.mouse.dblclick(box[0], box[1])
-        page.wait_for_timeout(800)
+        wait_until(
+            page,
+            f"() => {{ const gd = {PLOTS.format(i=0)}; const data = gd._fullData.find(t => t.meta === 'data');"
+            " return data.x[Array.from(data.text).indexOf('flag')] > 32"
+            " && Array.from(gd.querySelectorAll('.xtick text')).some(x => x.textContent.includes('KiB')); }",
+        )
         unzoomed = page.evaluate(f"""() => {{ const gd = {PLOTS.format(i=0)};
             const data = gd._fullData.find(t => t.meta === 'data');
             return {{ticks: Array.from(gd.querySelectorAll('.xtick text')).map(t => t.textContent),
@@ -211,6 +233,13 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
             f"(old) => {PLOTS.format(i=0)}.querySelector('.gtitle').textContent !== old", arg=before, timeout=30_000
         )
         page.wait_for_selector(".smemviz-explorer .smemviz-summary .smemviz-over", timeout=10_000)
+        # the message and the note are widgets of their own: wait for them to say it too
+        wait_until(
+            page,
+            "() => { const ex = document.querySelectorAll('.smemviz-explorer')[0];"
+            " const e = ex.querySelector('.smemviz-error'), n = ex.querySelector('.smemviz-note');"
+            " return !!(e && n && e.textContent.includes('exceeds') && n.textContent.includes('Last layout that fit')); }",
+        )
         state = page.evaluate(f"""() => {{
             const gd = {PLOTS.format(i=0)};
             const ex = document.querySelectorAll('.smemviz-explorer')[0];
@@ -245,7 +274,7 @@ def test_what_the_explorer_shows_is_the_layout_asked_for(jupyterlab, browser, ar
         )
         pair = page.locator(".smemviz-explorer").nth(1).locator("xpath=..")
         pair.scroll_into_view_if_needed()
-        page.wait_for_timeout(800)
+        painted(page)
         narrow = page.evaluate("""() => Array.from(document.querySelectorAll('.smemviz-explorer')).slice(1).map(ex => {
             const gd = ex.querySelector('.js-plotly-plot');
             const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };

@@ -12,6 +12,8 @@ import pytest
 import smemviz
 from smemviz.sources.layout_file import parse_layout
 
+from .explorer_page import painted
+
 pytestmark = pytest.mark.browser
 
 PAGE_URL = "http://smemviz.invalid/layout.html"
@@ -58,7 +60,10 @@ def _open(browser, html: str) -> dict:
     page.add_init_script(WATCH)
     page.goto(PAGE_URL)
     page.wait_for_selector("svg.main-svg", timeout=20_000)
-    page.wait_for_timeout(300)
+    # loaded (an image's onerror has fired by then) and a frame painted after it
+    # (the policy's violation events are queued while the page is parsed)
+    page.wait_for_load_state("load")
+    painted(page)
     result = {
         "pwned": page.evaluate("typeof window.__pwned"),
         "violations": page.evaluate("window.__violations"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .explorer_page import open_and_run, watched_page, write_notebook
+from .explorer_page import open_and_run, wait_until, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -39,6 +39,11 @@ def lifetime_map(page) -> dict:
         if (!gd) return null;
         return {{ names: Array.from(gd.data[0].hovertext, h => h.match(/<b>(.*?)<\/b>/)[1]), outline: gd.layout.shapes[0].x0,
                  title: gd.layout.title.text, profile: Array.from(gd.data[2].y) }}; }}""")
+
+
+# whether the lifetime map outlines the step at ``x0``
+OUTLINE_AT = f"""(x0) => {{ const gd = ({FIND})('SMEM lifetimes');
+    return !!gd && gd.layout.shapes[0].x0 === x0; }}"""
 
 
 def step_map(page) -> dict:
@@ -92,6 +97,8 @@ def test_lifetimes_tab_follows_the_slider_and_the_step_control(jupyterlab, brows
         at = step_map(page)
         assert at["title"].startswith("At step 'epilogue' (3 of 3), 2 live"), at
         assert len(at["bases"]) == 2  # epi and bias
+        # the lifetime map is another figure, updated after the step map: wait for its outline
+        wait_until(page, OUTLINE_AT, arg=1.5)
         assert lifetime_map(page)["outline"] == 1.5
 
         # a click on the first column of live bytes chooses "load" again
@@ -102,6 +109,7 @@ def test_lifetimes_tab_follows_the_slider_and_the_step_control(jupyterlab, brows
         page.wait_for_function(
             f"() => ({FIND})('At step').layout.title.text.startsWith(\"At step 'load'\")", timeout=30_000
         )
+        wait_until(page, OUTLINE_AT, arg=-0.5)
         assert lifetime_map(page)["outline"] == -0.5
 
         # compare layouts: the totals of the three layouts, then the unshared one drawn

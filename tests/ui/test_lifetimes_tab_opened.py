@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .explorer_page import open_and_run, watched_page, write_notebook
+from .explorer_page import open_and_run, wait_until, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -38,6 +38,14 @@ PLACES = """() => Array.from(document.querySelectorAll('.smemviz-explorer .js-pl
                           titleBottom: tb ? tb.bottom : null, subTop: sb ? sb.top : null,
                           subRight: sb ? sb.right : null, figRight: fig.right }; })"""
 
+# how many maps are in the explorer's hidden tabs (the Lifetimes tab's two): drawn while
+# hidden, or waiting to be shown with a "drawing the map" notice
+HIDDEN_MAPS = """() => Array.from(document.querySelectorAll('.smemviz-explorer .js-plotly-plot'))
+    .filter(gd => gd.offsetParent === null && gd.layout && gd.layout.title
+            && /^(SMEM lifetimes|At step)/.test(String(gd.layout.title.text))).length
+  + Array.from(document.querySelectorAll('.smemviz-explorer .smemviz-map-notice'))
+    .filter(n => n.offsetParent === null && n.dataset.failed !== 'true').length"""
+
 
 def test_a_clicked_lifetimes_tab_has_its_titles_above_their_subtitles(jupyterlab, browser, artifacts):
     base_url, notebooks = jupyterlab
@@ -51,15 +59,21 @@ def test_a_clicked_lifetimes_tab_has_its_titles_above_their_subtitles(jupyterlab
             " return t && t.textContent.startsWith('SMEM layout'); }",
             timeout=120_000,
         )
-        page.wait_for_timeout(1500)  # the hidden tab's maps are made (and were drawn, before) meanwhile
+        # the hidden tab's maps are made (and were drawn, before) while it is hidden
+        page.wait_for_function(f"() => ({HIDDEN_MAPS})() >= 2", timeout=60_000)
         page.locator(
             ".smemviz-explorer .lm-TabBar-tab, .smemviz-explorer .p-TabBar-tab", has_text="Lifetimes"
         ).first.click()
-        page.wait_for_function(
-            f"() => ({PLACES})().length >= 2 && ({PLACES})().every(p => p.subTop !== null)", timeout=60_000
+        # shown, the maps are laid out again: wait until they stand as the checks below expect
+        # (a timeout falls through to the checks, which say what is wrong)
+        wait_until(
+            page,
+            f"() => {{ const ps = ({PLACES})(); return ps.length >= 2 && ps.every(p => p.subTop !== null"
+            " && p.titleTop < p.subTop && p.titleBottom <= p.subTop + 2 && p.subRight <= p.figRight + 1); }",
+            timeout_ms=60_000,
         )
-        page.wait_for_timeout(500)
         places = page.evaluate(PLACES)
+        assert len(places) >= 2, places
         page.screenshot(path=str(artifacts / "lifetimes-click.png"), full_page=True)
         for p in places:
             assert p["titleTop"] < p["subTop"], p  # the title first, its subtitle under it

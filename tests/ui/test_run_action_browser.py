@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from .explorer_page import open_and_run, write_notebook
+from .explorer_page import open_and_run, smem_title, wait_for_title_change, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+expect = pytest.importorskip("playwright.sync_api").expect
 
 FAKE_RUNNER_CELL = """
 import smemviz
@@ -46,17 +47,21 @@ def test_run_button_fills_the_history_table_and_plot(jupyterlab, browser, artifa
             "() => document.querySelectorAll('.smemviz-run-panel table.smemviz-run-history tr').length === 2",
             timeout=30_000,
         )
-        assert "f16 128x256 cl1x1 s4 alias" in rows.nth(1).text_content()
-        assert "756 TFLOP/s" in page.locator(".smemviz-run-panel").text_content()
+        expect(rows.nth(1)).to_contain_text("f16 128x256 cl1x1 s4 alias")
+        expect(page.locator(".smemviz-run-panel")).to_contain_text("756 TFLOP/s")
 
+        # the kernel has applied the new tile (its SMEM map is redrawn) before Run is pressed:
+        # Run measures what the kernel holds, and the page must not race it
+        before = smem_title(page)
         page.locator(".widget-dropdown select").first.select_option(label="128")
+        wait_for_title_change(page, before, timeout_s=60)
         button.click()
         page.wait_for_function(
             "() => document.querySelectorAll('.smemviz-run-panel table.smemviz-run-history tr').length === 3",
             timeout=30_000,
         )
-        assert "f16 128x128 cl1x1 s7 alias" in rows.nth(1).text_content()  # newest first
-        assert "628 TFLOP/s" in page.locator(".smemviz-run-panel").text_content()
+        expect(rows.nth(1)).to_contain_text("f16 128x128 cl1x1 s7 alias")  # newest first
+        expect(page.locator(".smemviz-run-panel")).to_contain_text("628 TFLOP/s")
         page.wait_for_function(
             "() => document.querySelectorAll('.smemviz-run-panel .js-plotly-plot .scatterlayer .point').length === 2",
             timeout=30_000,
