@@ -188,12 +188,14 @@ class Access:
     """A read or write of a region. ``stage``: a fixed slot, a pipeline's name (the slot
     the role's state of that pipeline points at), or None (the whole region).
     ``bytes`` is what moves (TMA box bytes; None: the slot), ``barrier`` the pipeline
-    whose full barrier a TMA load completes on, ``multicast`` the CTAs it lands in."""
+    whose full barrier a TMA load completes on, ``multicast`` the CTAs it lands in;
+    ``state`` the role's state object the slot index comes from (see ``PipelineOp``)."""
 
     kind: str
     region: str
     site: CallSite
     stage: int | str | None = None
+    state: str = ""
     offset: int = 0
     bytes: int | None = None
     barrier: str | None = None
@@ -203,13 +205,17 @@ class Access:
 @dataclass(frozen=True, kw_only=True)
 class PipelineOp:
     """A pipeline call: producer_acquire / producer_commit / consumer_wait /
-    consumer_release / producer_advance / consumer_advance. ``arrivals``: how many
-    arrivals it makes as traced (None: what the group declares)."""
+    consumer_release / producer_tail / producer_advance / consumer_advance.
+    ``arrivals``: how many arrivals it makes as traced (None: what the group
+    declares). ``state``: which of the role's ``PipelineState`` objects it takes, where
+    a role keeps more than one per side (a WGMMA consumer releasing one stage behind
+    the one it reads)."""
 
     op: str
     pipeline: str
     site: CallSite
     arrivals: int | None = None
+    state: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -332,6 +338,7 @@ class StateSpec:
     side: Literal["producer", "consumer"]
     stages: int
     phase: int
+    state: str = ""
 
 
 @dataclass(frozen=True)

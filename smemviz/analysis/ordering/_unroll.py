@@ -57,26 +57,28 @@ class _Unroller:
         self.model = model
         self.program = program
         self.trips = trips
-        self.cursors: dict[tuple[str, str], _Cursor] = {}
+        self.cursors: dict[tuple[str, str, str], _Cursor] = {}
         self.ops: list[Op] = []
         self.iters: tuple[tuple[str, int], ...] = ()
         self.unread: list[str] = []
 
-    def cursor(self, pipeline: str, side: str) -> _Cursor:
-        key = (pipeline, side)
+    def cursor(self, pipeline: str, side: str, state: str = "") -> _Cursor:
+        """The role's ``PipelineState`` for a pipeline side (one per state object)."""
+        key = (pipeline, side, state)
         if key not in self.cursors:
             p = self.model.pipeline(pipeline)
             stages, phase = p.stages, (1 if side == "producer" else 0)
             for spec in self.program.states if self.program else ():
-                if spec.pipeline == pipeline and spec.side == side:
+                if (spec.pipeline, spec.side, spec.state) == key:
                     stages, phase = spec.stages, spec.phase
             self.cursors[key] = _Cursor(stages, 0, phase)
         return self.cursors[key]
 
-    def cursor_of(self, pipeline: str) -> _Cursor:
-        if (pipeline, "producer") in self.cursors:
-            return self.cursors[(pipeline, "producer")]
-        return self.cursor(pipeline, "consumer")
+    def cursor_of(self, pipeline: str, state: str = "") -> _Cursor:
+        """The state an access or a commit indexes by: the producer's if the role has one."""
+        if (pipeline, "producer", state) in self.cursors:
+            return self.cursors[(pipeline, "producer", state)]
+        return self.cursor(pipeline, "consumer", state)
 
     def emit(self, what: str, event: m.Event, **kw: object) -> None:
         self.ops.append(Op(what, event, self.iters, **kw))  # type: ignore[arg-type]
@@ -129,14 +131,14 @@ class _Unroller:
     def access(self, e: m.Access) -> None:
         stage: int | None
         if isinstance(e.stage, str):
-            stage = self.cursor_of(e.stage).index
+            stage = self.cursor_of(e.stage, e.state).index
         else:
             stage = e.stage
         barrier_name = e.barrier if e.barrier is not None else (e.stage if isinstance(e.stage, str) else None)
         barrier: BarrierKey | None = None
         tx = 0
         if e.kind == "tma_load" and barrier_name is not None:
-            barrier = (barrier_name, "full", self.cursor_of(barrier_name).index)
+            barrier = (barrier_name, "full", self.cursor_of(barrier_name, e.state).index)
             size = e.bytes if e.bytes is not None else self.model.region(e.region).slot
             tx = size * e.multicast
         self.emit("access", e, stage=stage, barrier=barrier, tx=tx)
@@ -144,10 +146,10 @@ class _Unroller:
     def pipeline_op(self, e: m.PipelineOp) -> None:
         p = self.model.pipeline(e.pipeline)
         if e.op in ("producer_advance", "consumer_advance"):
-            self.cursor(p.name, e.op.split("_")[0]).advance()
+            self.cursor(p.name, e.op.split("_")[0], e.state).advance()
             return
         side = "producer" if e.op.startswith("producer") else "consumer"
-        cur = self.cursor(p.name, side)
+        cur = self.cursor(p.name, side, e.state)
         if p.kind == "tma_store":
             self.tma_store_op(e, p)
             return

@@ -263,3 +263,32 @@ def drop(model: OrderingModel, role: str, line: int) -> OrderingModel:
 
     programs = tuple(replace(p, body=strip(p.body)) if p.role.name == role else p for p in model.programs)
     return replace(model, programs=programs)
+
+
+def hopper_gemm_lagged(k_tiles: int = 5, keep: int = 1) -> OrderingModel:
+    """The Hopper GEMM as CUTLASS writes its mainloop: one WGMMA kept in flight
+    (``wait_group(keep)``) and each stage released one k-tile behind the one read,
+    through a second consumer ``PipelineState`` ("release")."""
+    base = hopper_gemm(k_tiles=k_tiles)
+    first = (
+        PipelineOp(op="consumer_wait", pipeline="ab", site=at(40)),
+        Access(kind="wgmma_read", region="sA", stage="ab", site=at(41)),
+        Access(kind="wgmma_read", region="sB", stage="ab", site=at(42)),
+        CommitGroup(unit="wgmma", site=at(43)),
+        PipelineOp(op="consumer_advance", pipeline="ab", site=at(46)),
+    )
+    steady = (
+        *first[:4],
+        WaitGroup(unit="wgmma", pending=keep, site=at(44)),
+        PipelineOp(op="consumer_release", pipeline="ab", state="release", site=at(45)),
+        PipelineOp(op="consumer_advance", pipeline="ab", site=at(46)),
+        PipelineOp(op="consumer_advance", pipeline="ab", state="release", site=at(47)),
+    )
+    drain = (
+        WaitGroup(unit="wgmma", pending=0, site=at(50)),
+        PipelineOp(op="consumer_release", pipeline="ab", state="release", site=at(51)),
+        PipelineOp(op="consumer_advance", pipeline="ab", state="release", site=at(52)),
+    )
+    cons = base.programs[1]
+    body = (*first, Loop("k", k_tiles - 1, steady), *drain, *cons.body[1:])
+    return replace(base, programs=(base.programs[0], replace(cons, body=body)))

@@ -266,3 +266,16 @@ def test_cp_async_copies_land_before_their_mbarrier_arrive():
     f = errs[0]
     assert "cp_async at gemm.py:21" in f.message and "ldmatrix at gemm.py:31" in f.message
     assert "cp.async.wait_group (or cp.async.mbarrier.arrive)" in f.fix
+
+
+def test_release_one_stage_behind_through_a_second_state():
+    """CUTLASS's Hopper mainloop keeps one WGMMA in flight and releases the stage it
+    read one k-tile earlier; keeping two in flight releases a stage still being read."""
+    from .kernels import hopper_gemm_lagged
+
+    report = check_ordering(hopper_gemm_lagged())
+    assert not report.findings.errors and not report.findings.warnings, report.findings.text()
+    errs = errors(hopper_gemm_lagged(keep=2))
+    assert errs and {f.rule for f in errs} == {"unordered-alias"}
+    assert any("wgmma_read at gemm.py:41" in f.message and "tma_load at gemm.py:21" in f.message for f in errs)
+    assert "wait_group retiring the WGMMA" in errs[0].fix
