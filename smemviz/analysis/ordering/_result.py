@@ -60,6 +60,14 @@ class OrderingReport:
     aliases: tuple[AliasEdge, ...]
     trips: tuple[int, ...]  # the trip counts a dynamic loop was checked with (empty: all static)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The findings and aliases as JSON data (for exports and reports)."""
+        return {
+            "findings": self.findings.to_list(),
+            "aliases": [a.to_dict() for a in self.aliases],
+            "trips": list(self.trips),
+        }
+
     def text(self) -> str:
         lines = [self.findings.text()]
         lines += [f"alias {a.line()}" for a in self.aliases]

@@ -46,3 +46,12 @@ def test_unknown_types_are_refused():
     with pytest.raises(ValueError, match="not an ordering model"):
         from_dict({"type": "CallSite", "file": "k.py", "line": 3})
     assert CallSite("k.py", 3) != CallSite("k.py", 4)
+
+
+def test_the_report_as_json():
+    from .kernels import drop
+
+    data = json.loads(json.dumps(check_ordering(drop(hopper_gemm(), "mma", 61)).to_dict()))
+    assert [f["rule"] for f in data["findings"]] == ["proxy-fence"]
+    assert data["findings"][0]["regions"] == ["sC"] and data["trips"] == []
+    assert {"earlier": "sA", "later": "sC"}.items() <= data["aliases"][0].items()
