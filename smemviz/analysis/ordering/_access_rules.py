@@ -48,24 +48,31 @@ def _race(run: Run, x: AccessRec, y: AccessRec, scenario: str) -> tuple[tuple[st
     if x.kind == "tmem_dealloc":
         x, y = y, x  # a dealloc is always the one that must come last
     span = f"{'columns' if x.memory == 'tmem' else 'bytes'} {max(x.lo, y.lo):,}..{min(x.hi, y.hi) - 1:,}"
-    if y.kind == "tmem_dealloc" and x.end is not None and run.before(y.start, x.start):
-        msg = f"{x.region} is accessed ({_describe(x)}, {role_text(run, x.role)}) after TMEM is deallocated at {y.op.event.site}{scenario}"
-        rule = "tmem-lifecycle"
-    else:
-        msg = (
-            f"{x.region} ({_describe(x)}, {role_text(run, x.role)}) and {y.region} ({_describe(y)}, "
-            f"{role_text(run, y.role)}) share {span} and no edge orders them{scenario}"
-        )
-        rule = "unordered-alias"
+    msg = (
+        f"{x.region} ({_describe(x)}, {role_text(run, x.role)}) and {y.region} ({_describe(y)}, "
+        f"{role_text(run, y.role)}) share {span} and no edge orders them{scenario}"
+    )
     fix = f"order {x.region}'s {x.kind} before {y.region}'s {y.kind}: {needed_edge(x.kind, y.kind)}"
-    key = (rule, x.site, y.site)
-    return key, finding(rule, "error", tuple(dict.fromkeys((x.region, y.region))), msg, fix)
+    key = ("unordered-alias", x.site, y.site)
+    return key, finding("unordered-alias", "error", tuple(dict.fromkeys((x.region, y.region))), msg, fix)
+
+
+def _after_dealloc(run: Run, x: AccessRec, y: AccessRec, scenario: str) -> tuple[tuple[str, ...], Finding] | None:
+    """A TMEM access that the dealloc of its columns is ordered before."""
+    dealloc, access = (x, y) if x.kind == "tmem_dealloc" else (y, x)
+    if dealloc.kind != "tmem_dealloc" or access.kind == "tmem_dealloc" or not run.before(dealloc.start, access.start):
+        return None
+    msg = f"{access.region} is accessed ({_describe(access)}, {role_text(run, access.role)}) after TMEM is deallocated at {dealloc.site}{scenario}"
+    fix = "move the access before the dealloc, or the dealloc after every access (a barrier with the accessing warps)"
+    key = ("tmem-lifecycle", "after", access.site)
+    return key, finding("tmem-lifecycle", "error", (access.region,), msg, fix)
 
 
 def _fence_missing(run: Run, w: AccessRec, r: AccessRec, scenario: str) -> tuple[tuple[str, ...], Finding] | None:
     """A generic write ordered before an async-proxy read needs a proxy fence by the writer in between."""
     fences = run.fences.get(w.role, [])
-    first = next((f for f in fences if f > w.start), None)
+    written = w.end if w.end is not None else w.start  # a cp.async has written once it lands
+    first = next((f for f in fences if f > written), None)
     if first is not None and run.before(first, r.start):
         return None
     msg = (
@@ -117,6 +124,12 @@ def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...]
         if x.role == y.role and x.end == x.start and y.end == y.start:
             continue  # two plain accesses of one role: program order
         sites = (x.site, y.site)
+        late = _after_dealloc(run, x, y, scenario)
+        if late is not None:
+            if late[0] not in seen:
+                seen.add(late[0])
+                found.append(late)
+            continue
         if _ordered(run, x, y):
             if x.kind in GENERIC_WRITES and y.kind in ASYNC_READS and ("proxy-fence", *sites) not in seen:
                 missing = _fence_missing(run, x, y, scenario)
@@ -129,7 +142,7 @@ def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...]
                 if old is None or (y.start, -x.start) < (old[1].start, -old[0].start):
                     chosen[pair] = (x, y)
             continue
-        if ("unordered-alias", *sites) in seen or ("tmem-lifecycle", *sites) in seen:
+        if ("unordered-alias", *sites) in seen:
             continue
         key, f = _race(run, x, y, scenario)
         seen.add(key)

@@ -279,3 +279,13 @@ def test_release_one_stage_behind_through_a_second_state():
     assert errs and {f.rule for f in errs} == {"unordered-alias"}
     assert any("wgmma_read at gemm.py:41" in f.message and "tma_load at gemm.py:21" in f.message for f in errs)
     assert "wait_group retiring the WGMMA" in errs[0].fix
+
+
+def test_tmem_access_after_dealloc():
+    model = blackwell_gemm()
+    epi = model.programs[2]
+    late = replace(epi, body=(*epi.body, Access(kind="tcgen05_ld", region="tAcc", site=at(56))))
+    f = only(replace(model, programs=(*model.programs[:2], late)), "tmem-lifecycle")
+    assert (
+        f.regions == ("tAcc",) and "tcgen05_ld at gemm.py:56" in f.message and "deallocated at gemm.py:54" in f.message
+    )
