@@ -243,7 +243,7 @@ def figure_speed(regions: int, repeats: int = 5) -> None:
     svg_s = []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(repeats + 1):
-            fig = smemviz.lifetime_figure(s.plan)
+            fig = smemviz.experimental.lifetime_figure(s.plan)
             start = time.perf_counter()
             smemviz.export(s.plan, f"{tmp}/map{k}.svg", figure=fig)
             svg_s.append(time.perf_counter() - start)

@@ -376,7 +376,7 @@ def fits(g: Gemm, arch: str | None = None) -> bool:
 
 def max_stages(g: Gemm, arch: str | None = None, limit: int = 64) -> int:
     \"\"\"The deepest A/B pipeline that fits (0 if not even one stage does).\"\"\"
-    fit = smemviz.max_fit(lambda stages: build(replace(g, stages=stages)), arch=arch or g.arch,
+    fit = smemviz.experimental.max_fit(lambda stages: build(replace(g, stages=stages)), arch=arch or g.arch,
                           stages=range(1, limit + 1))
     return fit.best or 0
 """
@@ -525,7 +525,7 @@ def epilogue_finds_its_place() -> list[nbformat.NotebookNode]:
         lifetimes.add_resource(MainloopAB(g), live=range(0, 2))
         lifetimes.add_resource(Epilogue(g), live="epilogue")
         lifetimes.add(SmemAllocation("bias", dtype="f32", count=g.tile_n, alignment=16), live={"mma", "epilogue"})
-        comparison = smemviz.compare_layouts(lifetimes)
+        comparison = smemviz.experimental.compare_layouts(lifetimes)
         lifetimes.compute_layout()
         plan = lifetimes.plan
         print(smemviz.analysis.text_report(plan))
@@ -533,7 +533,7 @@ def epilogue_finds_its_place() -> list[nbformat.NotebookNode]:
         for label, other in comparison.items():
             print(f"{label:>12}: {other.data_total:>7} B  optimal={other.optimal}")
         """),
-        code("smemviz.lifetime_figure(plan)"),
+        code("smemviz.experimental.lifetime_figure(plan)"),
         md("The byte map of one step, and the three layouts of the same declarations side by side:"),
         code('smemviz.smem_figure(plan.at_step("epilogue"))'),
         code("""
@@ -1310,8 +1310,8 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         """),
             code("""
         from smemviz.analysis.banks import advise, analyze_access, bank_conflicts, stmatrix_atom
-        from smemviz.analysis.banks._report import bank_report_text, conflict_strip
-        from smemviz.figures._bank_conflicts import bank_conflict_figure
+        from smemviz.analysis.banks import bank_report_text, conflict_strip
+        from smemviz.figures import bank_conflict_figure
         from smemviz.kernel.gemm import GemmConfig, gemm_layout
 
         r = bank_conflicts("ld.shared.b32", [8 * lane for lane in range(32)])

@@ -247,13 +247,13 @@ def _plans(source: Any, args: argparse.Namespace) -> Any:
 
 
 def _cmd_render(args: argparse.Namespace, source: Any, out: TextIO) -> int:
-    from ._export import FORMATS, export
+    from ._export import EXPORT_FORMATS, export
 
     target = Path(args.output)
-    if target.suffix.lower() not in FORMATS:
+    if target.suffix.lower() not in EXPORT_FORMATS:
         raise _UsageError(
             f"cannot write {args.output!r}: unknown extension {target.suffix or '(none)'!r}; "
-            f"supported: {', '.join(FORMATS)}"
+            f"supported: {', '.join(EXPORT_FORMATS)}"
         )
     pair = _plans(source, args)  # usage errors before any slow work
     figure = _lifetime_figure(pair, args) if args.lifetimes else None

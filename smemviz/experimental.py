@@ -1,8 +1,9 @@
 """Experimental names: useful today, their signatures may still change.
 
-Everything here is also importable from :mod:`smemviz` itself, as it always
-was; importing from this module says in the code that the name is not yet
-held to the stable face's compatibility.
+They live only here (the package's face still answers for them for one release,
+with a deprecation warning); importing from this module says in the code that
+the name is not yet held to the stable face's compatibility. ``capture``, once
+experimental, is on the stable face now and stays importable from here.
 """
 
 from __future__ import annotations

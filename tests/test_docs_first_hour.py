@@ -35,7 +35,7 @@ def test_export_of_a_figure_names_the_figure_argument(tmp_path):
         s.compute_layout()
         return s
 
-    fig = smemviz.compare_figure(one(1024), one(2048))
+    fig = smemviz.experimental.compare_figure(one(1024), one(2048))
     with pytest.raises(TypeError, match=r"figure=") as info:
         smemviz.export(fig, tmp_path / "cmp.svg")
     assert "export(layout" in str(info.value)

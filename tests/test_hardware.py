@@ -42,11 +42,12 @@ def test_a_new_arch_is_one_table_entry(future_arch, tmp_path):
 
     # the kernel bridge's view of a GPU and its compile target
     pytest.importorskip("cutlass")
-    from smemviz.kernel import GpuInfo, normalise_arch
+    from smemviz.hardware import compile_target
+    from smemviz.kernel import GpuInfo
 
     gpu = GpuInfo("Future GPU", 13, 0)
     assert gpu.arch == "sm_130a" and gpu.has_tmem
-    assert normalise_arch("130") == "sm_130a"
+    assert compile_target("130") == "sm_130a"
 
 
 def test_a_new_arch_reaches_the_explorer_and_the_command_line(future_arch, tmp_path, capsys):

@@ -36,7 +36,6 @@ from ._text import read_plans
 
 __all__ = [
     "export",
-    "FORMATS",
     "EXPORT_FORMATS",
     "BrowserNotFoundError",
     "ExportTimeoutError",
@@ -51,7 +50,7 @@ if in_jupyter_kernel():  # a notebook that imports export is likely to write an 
     warm_renderer()
 
 # extension -> what it holds
-FORMATS: dict[str, str] = {
+EXPORT_FORMATS: dict[str, str] = {
     ".html": "interactive page, self-contained",
     ".svg": "static image (vector)",
     ".png": "static image (raster)",
@@ -59,7 +58,6 @@ FORMATS: dict[str, str] = {
     ".json": "layout plan, versioned schema",
     ".md": "usage table, Markdown",
 }
-EXPORT_FORMATS = FORMATS  # the name under which ``smemviz`` offers it
 _STATIC = (".svg", ".png", ".pdf")
 
 
@@ -95,8 +93,8 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
     """
     out = Path(path)
     ext = out.suffix.lower()
-    if ext not in FORMATS:
-        supported = ", ".join(FORMATS)
+    if ext not in EXPORT_FORMATS:
+        supported = ", ".join(EXPORT_FORMATS)
         raise ValueError(
             f"cannot export to {str(out)!r}: unknown extension {ext or '(none)'!r}; supported: {supported}"
         )

@@ -9,12 +9,16 @@ the explorer uses them to update its widgets in place.
 
 from __future__ import annotations
 
-from ._bank import bank_figure, bank_spec
+import importlib
+import warnings
+from typing import Any
+
 from ._bank_conflicts import bank_conflict_figure, bank_conflict_spec, conflict_strip_figure
+from ._bank_plan import access_bank_figure, plan_bank_figure
 from ._bars import TRACE_NAMES
 from ._combined import layout_figure
 from ._compare import compare_figure
-from ._lifetime import comparison_figure, lifetime_figure, lifetime_spec
+from ._lifetime import lifetime_figure, lifetime_spec, totals_figure
 from ._smem import smem_figure, smem_spec
 from ._spec import FigureSpec
 from ._step import step_figure, step_map_spec
@@ -24,8 +28,9 @@ from ._tmem import tmem_figure, tmem_spec
 __all__ = [
     "smem_figure",
     "tmem_figure",
-    "bank_figure",
     "bank_conflict_figure",
+    "access_bank_figure",
+    "plan_bank_figure",
     "bank_conflict_spec",
     "conflict_strip_figure",
     "layout_figure",
@@ -33,12 +38,30 @@ __all__ = [
     "lifetime_spec",
     "step_figure",
     "step_map_spec",
-    "comparison_figure",
+    "totals_figure",
     "compare_figure",
     "smem_spec",
     "tmem_spec",
-    "bank_spec",
     "FigureSpec",
     "TRACE_NAMES",
     "color_for",
 ]
+
+# replaced names: old name -> (module, its name there, what replaces it); each works for one release and warns
+_DEPRECATED: dict[str, tuple[str, str, str]] = {
+    "bank_figure": ("._bank", "bank_figure", "bank_conflict_figure (and the explorer's Banks tab)"),
+    "bank_spec": ("._bank", "bank_spec", "bank_conflict_spec"),
+    "comparison_figure": ("._lifetime", "totals_figure", "totals_figure (the same figure)"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _DEPRECATED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr, instead = _DEPRECATED[name]
+    warnings.warn(
+        f"smemviz.figures.{name} is deprecated and will be removed in the next release; use {instead}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(module, __name__), attr)

@@ -22,7 +22,7 @@ from ._style import FONT, KIND_COLORS, fmt_units, plain, region_colors
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan, Region
 
-__all__ = ["lifetime_spec", "lifetime_figure", "comparison_spec", "comparison_figure", "LIFETIME_TRACES"]
+__all__ = ["lifetime_spec", "lifetime_figure", "comparison_spec", "totals_figure", "LIFETIME_TRACES"]
 
 # trace order; tests rely on it
 LIFETIME_TRACES = ("regions", "gaps", "live bytes")
@@ -393,7 +393,7 @@ def comparison_spec(plans: dict[str, LayoutPlan], selected: str | None = None) -
     return FigureSpec([trace], layout, {"names": tuple(names)})
 
 
-def comparison_figure(plans: dict[str, LayoutPlan]) -> Any:
+def totals_figure(plans: dict[str, LayoutPlan]) -> Any:
     """Totals of several layouts of the same declarations side by side (e.g.
     :func:`smemviz.compare_layouts`), with the best lower bound among them."""
     return comparison_spec(plans).to_figure()

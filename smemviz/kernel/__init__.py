@@ -18,7 +18,9 @@ not when this package is imported.
 
 from __future__ import annotations
 
-from ._compile import CompiledKernel, cache_info, clear_cache, normalise_arch
+from typing import Any
+
+from ._compile import CompiledKernel, cache_info, clear_cache
 from ._device import GpuInfo, NoGpuError, WrongGpuError, current_gpu
 from ._ptx import gemm_plan_facts
 from .gemm import (
@@ -83,5 +85,12 @@ __all__ = [
     "WrongGpuError",
     "cache_info",
     "clear_cache",
-    "normalise_arch",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "normalise_arch":  # deprecated: warns when called
+        from ._compile import normalise_arch
+
+        return normalise_arch
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

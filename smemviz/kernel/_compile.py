@@ -13,6 +13,7 @@ import re
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +26,13 @@ __all__ = ["CompiledKernel", "compile_host", "normalise_arch", "cache_info", "cl
 
 
 def normalise_arch(arch: str | int) -> str:
-    """The target to compile for: ``"sm90"``/``"90a"``/``"hopper"`` -> ``"sm_90a"``
-    (:func:`smemviz.hardware.compile_target`)."""
+    """Deprecated: :func:`smemviz.hardware.compile_target`, which this only called."""
+    warnings.warn(
+        "smemviz.kernel.normalise_arch is deprecated and will be removed in the next release; "
+        "use smemviz.hardware.compile_target (the same answer)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return hardware.compile_target(arch)
 
 
@@ -117,7 +123,7 @@ def compile_host(
     With ``key``, the result is cached: the same key returns the same
     :class:`CompiledKernel` without tracing again.
     """
-    arch = normalise_arch(arch)
+    arch = hardware.compile_target(arch)
     full_key = (name, arch, key) if key is not None else None
     if full_key is not None:
         with _lock:

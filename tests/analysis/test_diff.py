@@ -70,7 +70,7 @@ def test_compare_figure_outlines_what_changed_on_one_axis():
     pytest.importorskip("plotly")
     import smemviz
 
-    fig = smemviz.compare_figure(layout(4), layout(5), arch="sm_90")
+    fig = smemviz.experimental.compare_figure(layout(4), layout(5), arch="sm_90")
     assert "+16,400 B" in fig.layout.title.text and "1 added" in fig.layout.title.text
     assert fig.layout.xaxis.range == fig.layout.xaxis2.range  # one address axis for both
     after = [t for t in fig.data if t.meta == "data" and t.xaxis == "x2"][0]

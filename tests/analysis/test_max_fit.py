@@ -22,7 +22,7 @@ def gemm(stages: int = 2, tile_n: int = 128, arch: str | None = "sm_100a"):
 
 
 def test_the_largest_stage_count_that_fits_and_every_one_tried():
-    fit = smemviz.max_fit(gemm, stages=range(1, 10), tile_n=128)
+    fit = smemviz.experimental.max_fit(gemm, stages=range(1, 10), tile_n=128)
     # each stage is 32 KiB + 16 B of barriers; 227 KiB holds 7 (229,488 B), not 8
     assert fit.best == 7 and fit.arch == "sm_100" and fit.name == "stages"
     assert [t.value for t in fit.tried] == list(range(1, 10))
@@ -35,18 +35,18 @@ def test_the_largest_stage_count_that_fits_and_every_one_tried():
 
 
 def test_another_arch_and_nothing_that_fits():
-    assert smemviz.max_fit(gemm, arch="sm_86", stages=[1, 2, 3, 4]).best == 3  # 99 KiB
-    none = smemviz.max_fit(gemm, arch="sm_86", stages=[4, 5])
+    assert smemviz.experimental.max_fit(gemm, arch="sm_86", stages=[1, 2, 3, 4]).best == 3  # 99 KiB
+    none = smemviz.experimental.max_fit(gemm, arch="sm_86", stages=[4, 5])
     assert none.best is None and none.best_plans == (None, None) and "no stages tried fits sm_86" in none.report()
 
 
 def test_exactly_one_argument_is_swept():
     with pytest.raises(TypeError, match="exactly one argument to sweep"):
-        smemviz.max_fit(gemm, stages=3)
+        smemviz.experimental.max_fit(gemm, stages=3)
     with pytest.raises(TypeError, match="got 2"):
-        smemviz.max_fit(gemm, stages=range(3), tile_n=[64, 128])
+        smemviz.experimental.max_fit(gemm, stages=range(3), tile_n=[64, 128])
     with pytest.raises(ValueError, match="no values"):
-        smemviz.max_fit(gemm, stages=range(0))
+        smemviz.experimental.max_fit(gemm, stages=range(0))
 
 
 def test_a_builder_error_names_the_value():
@@ -56,7 +56,7 @@ def test_a_builder_error_names_the_value():
         return gemm(stages)
 
     with pytest.raises(RuntimeError, match="no 3-stage variant") as info:
-        smemviz.max_fit(bad, stages=range(1, 5))
+        smemviz.experimental.max_fit(bad, stages=range(1, 5))
     notes = getattr(info.value, "__notes__", ["max_fit: building with stages=3"])
     assert "max_fit: building with stages=3" in notes
 
@@ -70,7 +70,7 @@ def test_best_is_the_largest_fitting_value(kib_per_stage, arch):
         return s
 
     values = list(range(1, 12))
-    fit = smemviz.max_fit(build, arch=arch, stages=values)
+    fit = smemviz.experimental.max_fit(build, arch=arch, stages=values)
     limit = smemviz.get_arch(arch).smem_per_block
     fitting = [v for v in values if v * kib_per_stage[0] * 1024 <= limit]
     assert fit.best == (max(fitting) if fitting else None)

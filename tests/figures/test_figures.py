@@ -11,7 +11,8 @@ go = pytest.importorskip("plotly.graph_objects")
 
 import smemviz  # noqa: E402
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware  # noqa: E402
-from smemviz.figures import TRACE_NAMES, bank_figure, layout_figure, smem_figure, tmem_figure  # noqa: E402
+from smemviz.figures import TRACE_NAMES, layout_figure, smem_figure, tmem_figure  # noqa: E402
+from smemviz.figures._bank import bank_figure  # noqa: E402
 from smemviz.figures._bars import spread  # noqa: E402
 from smemviz.figures._geometry import LANE_FILL  # noqa: E402
 from smemviz.figures._style import (  # noqa: E402
@@ -271,7 +272,7 @@ def test_inputs_are_checked():
 def test_top_level_names_are_the_figure_functions():
     assert smemviz.smem_figure is smem_figure
     assert smemviz.tmem_figure is tmem_figure
-    assert smemviz.bank_figure is bank_figure
+    assert smemviz.bank_conflict_figure is smemviz.figures.bank_conflict_figure
 
 
 def test_five_thousand_regions_stay_a_handful_of_traces():

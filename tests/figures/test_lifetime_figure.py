@@ -14,7 +14,7 @@ from ..strategies import lifetime_instances
 
 pytest.importorskip("plotly")
 from smemviz.analysis import text_report
-from smemviz.figures import comparison_figure, lifetime_spec  # noqa: E402
+from smemviz.figures import lifetime_spec, totals_figure  # noqa: E402
 from smemviz.figures._lifetime import LIFETIME_TRACES  # noqa: E402
 
 KIB = 1024
@@ -120,12 +120,12 @@ def test_compare_layouts_hand_written_greedy_optimal():
             [SmemAllocation("y", 3000, alignment=16), SmemAllocation("w", 2000, alignment=16)],
         ]
     )
-    plans = smemviz.compare_layouts(s)
+    plans = smemviz.experimental.compare_layouts(s)
     assert list(plans) == ["hand-written", "greedy", "optimal"]
     assert plans["optimal"].data_total <= plans["greedy"].data_total <= plans["hand-written"].data_total
     assert plans["optimal"].optimal and plans["hand-written"].optimal is None
     assert not s.layout_computed and all(a.offset == 0 for a in s.allocations)  # the caller's allocator is untouched
-    fig = comparison_figure(plans)
+    fig = totals_figure(plans)
     assert list(fig.data[0].y) == ["hand-written", "greedy", "optimal"]
     assert list(fig.data[0].x) == [p.data_total for p in plans.values()]
 
@@ -133,7 +133,7 @@ def test_compare_layouts_hand_written_greedy_optimal():
 def test_exported_as_html(tmp_path):
     s = staged()
     s.compute_layout()
-    out = smemviz.export(s.plan, tmp_path / "lifetimes.html", figure=smemviz.lifetime_figure(s))
+    out = smemviz.export(s.plan, tmp_path / "lifetimes.html", figure=smemviz.experimental.lifetime_figure(s))
     text = out.read_text()
     assert "epilogue" in text and "live bytes" in text
 

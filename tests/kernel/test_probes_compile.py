@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("cutlass")
 
 from smemviz import CapacityError, SmemAllocation, SmemAllocator  # noqa: E402
+from smemviz.hardware import compile_target  # noqa: E402
 from smemviz.kernel import (  # noqa: E402
     NoGpuError,
     WrongGpuError,
@@ -23,7 +24,7 @@ from smemviz.kernel import (  # noqa: E402
     run_tmem,
     tcgen05_alloc_columns_in_ptx,
 )
-from smemviz.kernel._compile import dynamic_smem_from_ir, normalise_arch  # noqa: E402
+from smemviz.kernel._compile import dynamic_smem_from_ir  # noqa: E402
 
 from . import layouts as examples  # noqa: E402
 
@@ -172,11 +173,11 @@ def test_tmem_launch_explains_what_is_missing():
 
 
 def test_arch_names_are_normalised():
-    assert normalise_arch("sm90") == "sm_90a"
-    assert normalise_arch("100a") == "sm_100a"
-    assert normalise_arch("sm_80") == "sm_80"
+    assert compile_target("sm90") == "sm_90a"
+    assert compile_target("100a") == "sm_100a"
+    assert compile_target("sm_80") == "sm_80"
     with pytest.raises(ValueError, match="'hopper9'"):
-        normalise_arch("hopper9")
+        compile_target("hopper9")
 
 
 def test_dynamic_smem_parser_reads_the_launch_config_only():

@@ -35,12 +35,12 @@ def test_the_solved_layout_is_never_larger_than_the_hand_written_one_whatever_th
     hand.add_tmem_ptr(SmemAllocation("tmem_slot", 4, 4))
     hand.add_alias_group([[a["a0"]], [a["g0_8"]], [a["g0_9"]], [a["g0_10"]]])
     hand.add_alias_group([[a["g0_11"]], [a["g0_12"]]])
-    solved = smemviz.groups_to_lifetimes(hand)
+    solved = smemviz.experimental.groups_to_lifetimes(hand)
     hand.compute_layout()
     solved.compute_layout(node_budget=2000)
     assert solved.total <= hand.total == 79
     for budget in (0, 20_000):
-        again = smemviz.groups_to_lifetimes(hand)
+        again = smemviz.experimental.groups_to_lifetimes(hand)
         again.compute_layout(node_budget=budget)
         assert again.total <= 79
         assert budget == 0 or (again.total == 73 and again.plan.optimal)

@@ -136,7 +136,7 @@ def test_alias_groups_become_lifetimes_and_never_lose():
     s.add(SmemAllocation("keep", 100, alignment=16))
     x, y, z = SmemAllocation("x", 1000, alignment=128), SmemAllocation("y", 3000), SmemAllocation("w", 2000)
     s.add_alias_group([[x], [y, z]])
-    relived = smemviz.groups_to_lifetimes(s)
+    relived = smemviz.experimental.groups_to_lifetimes(s)
     assert relived.steps == ("phase 1", "phase 2") and not relived.layout_computed
     s.compute_layout()
     hand = s.total
@@ -168,7 +168,7 @@ def test_two_groups_keep_their_phases_apart_but_meet_each_other():
 def test_solved_groups_are_never_worse_than_hand_written(ops):
     hand = SmemAllocator()
     replay(ops, hand, smemviz_alloc)
-    solved = smemviz.groups_to_lifetimes(hand)
+    solved = smemviz.experimental.groups_to_lifetimes(hand)
     hand.compute_layout()
     total = hand.total
     solved.compute_layout(node_budget=2000)

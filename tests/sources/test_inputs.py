@@ -6,7 +6,6 @@ import pytest
 
 import smemviz
 from smemviz import (
-    LayoutPair,
     LayoutPlan,
     LayoutStateError,
     SmemAllocation,
@@ -14,6 +13,7 @@ from smemviz import (
     TmemAllocation,
     TmemAllocator,
 )
+from smemviz.sources import LayoutPair
 
 
 def _smem(compute: bool = True) -> SmemAllocator:

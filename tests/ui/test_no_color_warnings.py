@@ -15,7 +15,8 @@ pio = pytest.importorskip("plotly.io")
 
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator  # noqa: E402
 from smemviz.explorer._sync import without_legend  # noqa: E402
-from smemviz.figures import bank_spec, compare_figure, layout_figure, lifetime_spec, smem_spec, tmem_spec  # noqa: E402
+from smemviz.figures import compare_figure, layout_figure, lifetime_spec, smem_spec, tmem_spec  # noqa: E402
+from smemviz.figures._bank import bank_spec  # noqa: E402
 from smemviz.figures._lifetime import comparison_spec  # noqa: E402
 from smemviz.figures._step import step_map_spec  # noqa: E402
 

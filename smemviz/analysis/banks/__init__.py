@@ -10,8 +10,10 @@ by ``analyze_declared`` / ``analyse_plan``, and lint's ``bank-conflict`` rule re
 every canonical layout).
 """
 
+import warnings
+from typing import Any
+
 from ._access import (
-    AccessSpec,
     AnalysedAccess,
     access_from_dict,
     advise_declared,
@@ -23,6 +25,7 @@ from ._advice import Advice, advise
 from ._instructions import INSTRUCTIONS, InstructionSpec, instruction_names
 from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, Layout, Swizzle, parse_layout, parse_swizzle
 from ._model import BankConflicts, LaneWord, bank_conflicts
+from ._report import StripSegment, bank_report_html, bank_report_text, bank_table, conflict_strip
 from ._patterns import (
     AccessAtom,
     AccessReport,
@@ -35,9 +38,13 @@ from ._patterns import (
 from ._wgmma import WGMMA_LAYOUTS, WgmmaReads, wgmma_reads
 
 __all__ = [
+    "StripSegment",
+    "bank_report_html",
+    "bank_report_text",
+    "bank_table",
+    "conflict_strip",
     "AccessAtom",
     "AccessReport",
-    "AccessSpec",
     "Advice",
     "AnalysedAccess",
     "advise_declared",
@@ -67,3 +74,17 @@ __all__ = [
     "WgmmaReads",
     "wgmma_reads",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AccessSpec":  # the record is the model's: smemviz.SmemAccess
+        warnings.warn(
+            "smemviz.analysis.banks.AccessSpec is deprecated and will be removed in the next release; "
+            "use smemviz.SmemAccess (the same class)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from ...layout._access import SmemAccess
+
+        return SmemAccess
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

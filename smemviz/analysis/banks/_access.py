@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from ..._dtypes import dtype_width
@@ -107,23 +106,16 @@ def analyse_plan(plan: Any) -> tuple[AnalysedAccess, ...]:
     """Every access the plan carries, analysed; a record the analysis refuses (a tile past its
     region, a layout the atom does not divide) is kept with its error rather than raised.
 
-    Kept for the last few plans: one report asks for it from lint (twice) and from its table."""
+    Nothing is kept between calls: a view reads the analysis made once for it
+    (:func:`smemviz.analysis.analyse`), so no view repeats this."""
     if not getattr(plan, "accesses", ()):
         return ()
-    try:
-        return _analysed(plan)
-    except TypeError:  # a plan-like object that does not hash
-        return _analyse(plan)
-
-
-@lru_cache(maxsize=8)
-def _analysed(plan: Any) -> tuple[AnalysedAccess, ...]:
     return _analyse(plan)
 
 
 def analyse_accesses(plan: Any) -> tuple[AnalysedAccess, ...]:
-    """Every access the plan carries, analysed now (see :func:`smemviz.analysis.analyse`)."""
-    return _analyse(plan)
+    """The same as :func:`analyse_plan`: the name :func:`smemviz.analysis.analyse` calls."""
+    return analyse_plan(plan)
 
 
 def _analyse(plan: Any) -> tuple[AnalysedAccess, ...]:

@@ -9,7 +9,7 @@ from typing import Any
 from ... import hardware
 from ..._dtypes import dtype_width
 from ...layout._emit import require_cutlass, resolve_dtype
-from .._compile import CompiledKernel, compile_host, normalise_arch, plan_key
+from .._compile import CompiledKernel, compile_host, plan_key
 from .._device import GpuInfo, WrongGpuError, require_gpu
 from ._config import GemmConfig
 from ._layout import GemmLayout, gemm_layout
@@ -18,7 +18,7 @@ __all__ = ["compile_gemm", "gemm_kernel", "gpu_mismatch", "require_gpu_for"]
 
 
 def _kernel_for(layout: GemmLayout, arch: str, max_ctas: int | None = None) -> Any:
-    target = normalise_arch(arch)
+    target = hardware.compile_target(arch)
     mma = hardware.get_arch(target).mma
     if mma == "wgmma":
         from ._sm90 import Sm90Gemm
@@ -54,7 +54,7 @@ def gpu_mismatch(config: GemmConfig, gpu: GpuInfo) -> str | None:
         return None
     needs = "tcgen05 and tensor memory" if want.has_tmem else "WGMMA"
     return (
-        f"GEMM {config.label()} is compiled for {normalise_arch(config.arch)} ({want.family}, {needs}); "
+        f"GEMM {config.label()} is compiled for {hardware.compile_target(config.arch)} ({want.family}, {needs}); "
         f"the GPU here is {gpu.name} ({have}), which cannot run it. compile_gemm() still compiles it."
     )
 

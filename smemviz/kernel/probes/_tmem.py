@@ -11,7 +11,7 @@ from ...layout._allocation import SmemAllocation
 from ...layout._allocator import SmemAllocator
 from ...layout._emit import require_cutlass
 from ...sources._inputs import as_plan
-from .._compile import CompiledKernel, compile_host, normalise_arch, plan_key
+from .._compile import CompiledKernel, compile_host, plan_key
 from .._device import WrongGpuError, require_gpu
 
 __all__ = ["compile_tmem", "run_tmem", "TmemResult", "tcgen05_alloc_columns_in_ptx", "slot_allocator"]
@@ -35,7 +35,7 @@ def _tmem_plan(obj: Any) -> Any:
 
 
 def _check_arch(arch: str) -> str:
-    arch = normalise_arch(arch)
+    arch = hardware.compile_target(arch)
     try:
         known = hardware.get_arch(arch)
     except ValueError:

@@ -128,7 +128,9 @@ def test_cli_capture_refuses_with_the_reason(tmp_path, capsys):
 
 def test_bank_view(captured):
     pytest.importorskip("plotly")
-    fig = smemviz.bank_figure(captured.plan)
+    from smemviz.figures._bank import bank_figure
+
+    fig = bank_figure(captured.plan)
     assert fig.data
 
 
