@@ -199,9 +199,9 @@ def _text_verdicts(an: Analysed) -> list[str]:
 
 def _banks() -> Any:
     """The bank table's module, imported when a plan carries accesses (the analysis is the heavy part)."""
-    from .banks import _plan_report
+    from .banks import _plan_tables
 
-    return _plan_report
+    return _plan_tables
 
 
 def _analysed(obj: LayoutPlan | Analysed) -> Analysed:

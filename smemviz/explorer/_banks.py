@@ -19,7 +19,7 @@ import ipywidgets as widgets
 from .._names import shown
 from ..analysis.banks._access import advise_declared, analyze_declared
 from ..analysis.banks._patterns import AccessReport
-from ..analysis.banks._plan_report import bank_html
+from ..analysis.banks._plan_tables import bank_html
 from ..layout._access import SmemAccess
 from ..layout._plan import LayoutPlan
 from ._bank_grid import GRID_CSS, bank_grid_html, grid_title

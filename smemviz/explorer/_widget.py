@@ -30,7 +30,7 @@ from ..sources._inputs import LayoutPair
 from ._banks import BankView
 from ._controls import make_controls
 from ._exports import export_row
-from ._fit import EXPLORER_CLASS, make_fitter
+from ._fit_width import EXPLORER_CLASS, make_fitter
 from ._history import Attempt, history_html
 from ._inputs import Plans
 from ._lifetimes import LifetimeView, both_solved, lifetime_plan

@@ -1,5 +1,5 @@
-// Fit the explorer's maps to the width they are given on the page (see _fit.py).
-// the class of the explorer's outer box; smemviz/explorer/_fit.py names it too
+// Fit the explorer's maps to the width they are given on the page (see _fit_width.py).
+// the class of the explorer's outer box; smemviz/explorer/_fit_width.py names it too
 const EXPLORER = "smemviz-explorer";
 
 // Each map's drawing box has a fixed size: as a containment boundary, the

@@ -11,7 +11,7 @@ from typing import Any
 from .. import hardware
 from ..analysis.banks._model import BankConflicts
 from ..analysis.banks._patterns import AccessReport
-from ..analysis.banks._report import StripSegment
+from ..analysis.banks._tables import StripSegment
 from ._style import FONT, plain
 
 __all__ = ["bank_conflict_spec", "bank_conflict_figure", "conflict_strip_figure"]

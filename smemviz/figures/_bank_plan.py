@@ -8,7 +8,7 @@ from typing import Any
 
 from ..analysis._analysed import Analysed
 from ..analysis.banks._access import analyse_accesses, analyze_declared
-from ..analysis.banks._report import conflict_strip
+from ..analysis.banks._tables import conflict_strip
 from ._bank_conflicts import bank_conflict_figure, conflict_strip_figure
 from ._smem import _smem_plan
 from ._style import FONT, plain

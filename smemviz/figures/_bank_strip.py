@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..analysis.banks._access import analyse_accesses
-from ..analysis.banks._report import StripSegment, conflict_strip
+from ..analysis.banks._tables import StripSegment, conflict_strip
 
 if TYPE_CHECKING:
     from ..analysis.banks._patterns import AccessReport

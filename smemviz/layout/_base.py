@@ -3,7 +3,7 @@
 Every call is validated before anything changes, so a refused call leaves the
 allocator as it was. ``compute_layout()`` packs the blocks as CUTLASS does
 (:mod:`._packing`) or, with lifetimes, hands them to the solver
-(:mod:`._solve`); the result is read as an immutable :class:`~smemviz.LayoutPlan`.
+(:mod:`._solver_call`); the result is read as an immutable :class:`~smemviz.LayoutPlan`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from .._errors import DeclarationError, LayoutStateError
 from ..solver import SOLVERS, Times, check_steps, describe_live, read_live
 from ._allocation import _is_int
 from ._build import Lifetimes, build_plan
-from ._fit import check_fit, data_room, refuse_over_fit
+from ._fit_budget import check_fit, data_room, refuse_over_fit
 from ._packing import Placed, member_offsets, pack_blocks
 from ._plan import LayoutPlan
-from ._solve import Declarations, solve_placement
+from ._solver_call import Declarations, solve_placement
 
 __all__ = ["capacity_checks_deferred"]
 

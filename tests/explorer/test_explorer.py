@@ -15,7 +15,7 @@ import ipywidgets  # noqa: E402
 import smemviz  # noqa: E402
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware  # noqa: E402
 from smemviz.explorer import Explorer, explore  # noqa: E402
-from smemviz.explorer._fit import EXPLORER_CLASS  # noqa: E402
+from smemviz.explorer._fit_width import EXPLORER_CLASS  # noqa: E402
 from smemviz.explorer._panels import MAX_TABLE_ROWS  # noqa: E402
 
 EVIL = "<script>alert(1)</script>"

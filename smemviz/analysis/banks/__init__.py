@@ -25,7 +25,7 @@ from ._advice import Advice, advise
 from ._instructions import INSTRUCTIONS, InstructionSpec, instruction_names
 from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, Layout, Swizzle, parse_layout, parse_swizzle
 from ._model import BankConflicts, LaneWord, bank_conflicts
-from ._report import StripSegment, bank_report_html, bank_report_text, bank_table, conflict_strip
+from ._tables import StripSegment, bank_report_html, bank_report_text, bank_table, conflict_strip
 from ._patterns import (
     AccessAtom,
     AccessReport,

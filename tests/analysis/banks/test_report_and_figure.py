@@ -6,7 +6,7 @@ import pytest
 
 from smemviz import SmemAllocation, SmemAllocator
 from smemviz.analysis.banks import advise, analyze_access, bank_conflicts, stmatrix_atom, vector_atom
-from smemviz.analysis.banks._report import bank_report_html, bank_report_text, bank_table, conflict_strip
+from smemviz.analysis.banks._tables import bank_report_html, bank_report_text, bank_table, conflict_strip
 
 ROWMAJOR = "(128,64):(64,1)"
 
