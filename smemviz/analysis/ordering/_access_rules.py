@@ -44,16 +44,36 @@ def _describe(x: AccessRec) -> str:
     return f"{x.kind} at {x.op.event.site}"
 
 
+def _intended(run: Run, x: AccessRec, y: AccessRec, by_site: dict[str, list[AccessRec]]) -> tuple[AccessRec, AccessRec]:
+    """Which of two unordered accesses the kernel means to come first. A dealloc last;
+    in one role, program order; in a loop both sit in, the earlier iteration; a read that some instance of the
+    write's call site is ordered before reads that data, so this write is a later
+    round (the read first); a read no instance is ordered before is missing its wait
+    (the write first); else the order they ran in."""
+    if x.kind == "tmem_dealloc" or y.kind == "tmem_dealloc":
+        return (y, x) if x.kind == "tmem_dealloc" else (x, y)
+    if x.role == y.role:  # one role: its program says which comes first
+        return (x, y) if x.start < y.start else (y, x)
+    xi, yi = dict(x.op.iters), dict(y.op.iters)
+    for loop_id in xi.keys() & yi.keys():
+        if xi[loop_id] != yi[loop_id]:
+            return (x, y) if xi[loop_id] < yi[loop_id] else (y, x)
+    if x.write != y.write:
+        w, r = (x, y) if x.write else (y, x)
+        consumed = any(o.end is not None and run.before(o.end, r.start) for o in by_site[w.site])
+        return (r, w) if consumed else (w, r)
+    return (x, y) if x.start < y.start else (y, x)
+
+
 def _race(run: Run, x: AccessRec, y: AccessRec, scenario: str) -> tuple[tuple[str, ...], Finding]:
-    if x.kind == "tmem_dealloc":
-        x, y = y, x  # a dealloc is always the one that must come last
+    """An unordered pair, earlier first."""
     span = f"{'columns' if x.memory == 'tmem' else 'bytes'} {max(x.lo, y.lo):,}..{min(x.hi, y.hi) - 1:,}"
     msg = (
         f"{x.region} ({_describe(x)}, {role_text(run, x.role)}) and {y.region} ({_describe(y)}, "
         f"{role_text(run, y.role)}) share {span} and no edge orders them{scenario}"
     )
     fix = f"order {x.region}'s {x.kind} before {y.region}'s {y.kind}: {needed_edge(x.kind, y.kind)}"
-    key = ("unordered-alias", x.site, y.site)
+    key = ("unordered-alias", *sorted((x.site, y.site)))
     return key, finding("unordered-alias", "error", tuple(dict.fromkeys((x.region, y.region))), msg, fix)
 
 
@@ -120,6 +140,9 @@ def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...]
     seen: set[tuple[str, ...]] = set()
     aliases: dict[tuple[str, str], AliasEdge] = {}
     chosen: dict[tuple[str, str], tuple[AccessRec, AccessRec]] = {}
+    by_site: dict[str, list[AccessRec]] = {}
+    for a in run.accesses:
+        by_site.setdefault(a.site, []).append(a)
     for x, y in _conflicts(run):
         if x.role == y.role and x.end == x.start and y.end == y.start:
             continue  # two plain accesses of one role: program order
@@ -142,13 +165,13 @@ def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...]
                 if old is None or (y.start, -x.start) < (old[1].start, -old[0].start):
                     chosen[pair] = (x, y)
             continue
-        if ("unordered-alias", *sites) in seen:
+        if ("unordered-alias", *sorted(sites)) in seen:
             continue
+        x, y = _intended(run, x, y, by_site)
         key, f = _race(run, x, y, scenario)
         seen.add(key)
         found.append((key, f))
         if x.region != y.region:
-            x, y = (y, x) if x.kind == "tmem_dealloc" else (x, y)
             aliases.setdefault(
                 (x.region, y.region), AliasEdge(x.region, y.region, _describe(x), _describe(y), "unordered")
             )

@@ -21,9 +21,15 @@ def _plural(n: int, word: str) -> str:
 
 def _arrivers(run: Run, key: tuple[str, str, int]) -> str:
     nodes = sorted({n for n, k, _ in run.arrivals if k == key})
-    if not nodes:
-        return "nothing arrives on it"
-    return "arrivals come from " + ", ".join(sorted({who(run, n) for n in nodes}))
+    if nodes:
+        return "arrivals come from " + ", ".join(sorted({who(run, n) for n in nodes}))
+    side = any(
+        op.barrier is not None and op.barrier[:2] == key[:2] and op.what != "wait" for r in run.roles for op in r.ops
+    )
+    if not side:
+        call = "producer_commit" if key[1] == "full" else "consumer_release"
+        return f"no role arrives on any {key[1]} barrier of {key[0]!r} (no {call} in any program)"
+    return "nothing arrives on it"
 
 
 def _hang(run: Run, role: int, scenario: str) -> tuple[tuple[str, ...], Finding] | None:
@@ -45,13 +51,11 @@ def _hang(run: Run, role: int, scenario: str) -> tuple[tuple[str, ...], Finding]
         msg = (
             f"{head}: expect_tx is {expect_tx:,} B but the TMA loads completing on it bring {brought:,} B, so it hangs"
         )
-        fix = (
-            f"make {key[0]!r}'s tx_count equal the bytes its TMA boxes land per stage (x receiving CTAs when multicast)"
-        )
+        fix = f"make the tx_count of {key[0]!r} equal the bytes its TMA boxes land per stage (x receiving CTAs when multicast)"
         return ("mbarrier-tx-bytes", key[0]), finding("mbarrier-tx-bytes", "error", regions, msg, fix)
     if got > 0:
         msg = f"{head}, expects {_plural(b.count, 'arrival')}, gets {got:,}{source}, so it hangs"
-        fix = f"initialise {key[0]!r}'s {key[1]} barrier for the arrivals each phase gets (threads x multicast CTAs), or arrive from every member of the group"
+        fix = f"initialise the {key[1]} barriers of {key[0]!r} for the arrivals each phase gets (threads x multicast CTAs), or arrive from every member of the group"
         return ("mbarrier-arrive-count", key[0]), finding("mbarrier-arrive-count", "error", regions, msg, fix)
     msg = f"{head}, expects {_plural(b.count, 'arrival')}, gets 0{source}, so it hangs"
     fix = f"give producer and consumer of {key[0]!r} the same stages, trip counts and starting phases, and pair every wait with an arrive (commit/release)"
@@ -114,7 +118,7 @@ def _overflows(run: Run, scenario: str) -> Keyed:
             f"{barrier_text(key)} is initialised for {_plural(b.count, 'arrival')} but phase {phase} "
             f"gets more, the last from {who(run, node)}{scenario}"
         )
-        fix = f"initialise {key[0]!r}'s {key[1]} barrier for the arrivals each phase gets, or arrive from fewer threads (elect one)"
+        fix = f"initialise the {key[1]} barriers of {key[0]!r} for the arrivals each phase gets, or arrive from fewer threads (elect one)"
         out.append((("mbarrier-arrive-count", key[0]), finding("mbarrier-arrive-count", "error", (key[0],), msg, fix)))
     for node, key, phase in run.tx_late:
         b = run.bar(key)
@@ -122,9 +126,7 @@ def _overflows(run: Run, scenario: str) -> Keyed:
             f"{barrier_text(key)} completes phase {phase} before the TMA load by {who(run, node)} lands"
             f"{scenario}: expect_tx is less than the bytes of the boxes completing on it"
         )
-        fix = (
-            f"make {key[0]!r}'s tx_count equal the bytes its TMA boxes land per stage (x receiving CTAs when multicast)"
-        )
+        fix = f"make the tx_count of {key[0]!r} equal the bytes its TMA boxes land per stage (x receiving CTAs when multicast)"
         out.append((("mbarrier-tx-bytes", key[0]), finding("mbarrier-tx-bytes", "error", (key[0],), msg, fix)))
     for node, name in run.bar_overflows:
         msg = f"named barrier {name!r} gets more threads than it is declared for, the last from {who(run, node)}{scenario}"
@@ -272,7 +274,7 @@ def init_count_findings(model: m.OrderingModel) -> Keyed:
             continue
         for side, count in (("full", p.full_init()), ("empty", p.empty_init())):
             if count < 1:
-                msg = f"{p.name!r}'s {side} barriers (created at {p.site}) are initialised with count {count}"
+                msg = f"the {side} barriers of {p.name!r} (created at {p.site}) are initialised with count {count}"
                 fix = "initialise every mbarrier with the arrivals a phase gets, at least 1"
                 out.append((("mbarrier-init", p.name, side), finding("mbarrier-init", "error", (p.name,), msg, fix)))
         if p.stages < 1:
