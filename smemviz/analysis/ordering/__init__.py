@@ -6,7 +6,8 @@ first write of the other: by a pipeline's mbarriers, a named barrier, a
 kernel's sync objects, accesses and per-role programs (capture and declared plans
 both produce it; ``to_dict`` / ``from_dict`` carry it in JSON); ``check_ordering``
 runs it under the mbarrier rules and returns lint findings and every alias with its
-edge; ``needed_edges`` states the edge a declared alias needs before the kernel exists.
+edge; ``needed_edges`` / ``plan_needs`` state the edge each alias of a declared plan
+needs before the kernel exists.
 A tracer records flat ``(event, Context)`` pairs; ``programs_from_trace`` nests them.
 """
 
@@ -41,7 +42,7 @@ from ._model import (
     WaitGroup,
     WarpRole,
 )
-from ._plan import AliasNeed, needed_edges
+from ._plan import AliasNeed, PlanNeeds, needed_edges, plan_needs
 from ._result import AliasEdge, OrderingReport
 from ._trace import Context, LoopInfo, contexts, programs_from_trace
 
@@ -64,6 +65,7 @@ __all__ = [
     "NamedBarrier",
     "OrderingModel",
     "OrderingReport",
+    "PlanNeeds",
     "Pipeline",
     "PipelineOp",
     "RegionSpan",
@@ -82,6 +84,7 @@ __all__ = [
     "from_dict",
     "needed_edge",
     "needed_edges",
+    "plan_needs",
     "programs_from_trace",
     "to_dict",
     "trip_cases",
