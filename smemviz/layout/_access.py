@@ -26,6 +26,7 @@ from typing import Any, TypeAlias
 from .. import _limits, hardware
 from .._dtypes import dtype_name, dtype_width
 from .._errors import DeclarationError, DeclarationTypeError
+from .._smem_instructions import INSTRUCTIONS, canonical_instruction, instruction_names
 
 __all__ = [
     "SmemAccess",
@@ -43,47 +44,9 @@ SWIZZLE_CHOICES = ("region", "none", *hardware.SWIZZLE_ATOM_BYTES)
 WARP_LANES = 32
 
 
-def _spellings() -> dict[str, str]:
-    """Every PTX spelling of a shared-memory access the bank model is calibrated for -> its short form.
-
-    The same set as the model's instruction table (a test holds them equal); kept here so the
-    model room can refuse an unknown instruction at declaration without importing the analysis.
-    """
-    table: dict[str, str] = {}
-    for kind in ("ld", "st"):
-        for suffixes in (
-            ("b8", "u8", "s8"),
-            ("b16", "u16", "s16", "f16"),
-            ("b32", "u32", "s32", "f32"),
-            ("b64", "u64", "s64", "f64"),
-            ("v2.b32", "v2.u32", "v2.s32", "v2.f32"),
-            ("v4.b32", "v4.u32", "v4.s32", "v4.f32"),
-        ):
-            for s in suffixes:
-                table[f"{kind}.shared.{s}"] = f"{kind}.shared.{suffixes[0]}"
-    for kind in ("ldmatrix", "stmatrix"):
-        for n in (1, 2, 4):
-            for trans in ("", ".trans"):
-                short = f"{kind}.x{n}{trans}"
-                table[short] = short
-                table[f"{kind}.sync.aligned.m8n8.x{n}{trans}.shared.b16"] = short
-    for size in (4, 16):
-        table[f"cp.async.ca.{size}"] = f"cp.async.ca.{size}"
-        table[f"cp.async.ca.shared.global.{size}"] = f"cp.async.ca.{size}"
-    return table
-
-
-_SPELLINGS = _spellings()
-
-
 def instruction_spellings() -> frozenset[str]:
     """The instruction spellings an access may name (long PTX forms and short ones)."""
-    return frozenset(_SPELLINGS)
-
-
-def canonical_instruction(instruction: str) -> str | None:
-    """The short spelling of ``instruction``, ``None`` when it is not one the model knows."""
-    return _SPELLINGS.get(instruction.strip().lower())
+    return frozenset(INSTRUCTIONS)
 
 
 def _is_matrix(instruction: str) -> bool:
@@ -272,7 +235,7 @@ class SmemAccess:
     @property
     def short_instruction(self) -> str:
         """The instruction's short spelling ("stmatrix.x4")."""
-        return _SPELLINGS[self.instruction.strip().lower()]
+        return INSTRUCTIONS[self.instruction.strip().lower()].name
 
     @property
     def label(self) -> str:
@@ -325,7 +288,7 @@ def _check(acc: SmemAccess, region: Any) -> None:
             allocation=region,
         )
     if canonical_instruction(instruction) is None:
-        known = ", ".join(sorted({v for v in _SPELLINGS.values()}))
+        known = ", ".join(sorted(instruction_names()))
         raise _fail(
             where,
             "instruction",

@@ -13,6 +13,7 @@ every canonical layout).
 import warnings
 from typing import Any
 
+from ..._smem_instructions import INSTRUCTIONS, InstructionSpec, instruction_names
 from ._access import (
     AnalysedAccess,
     access_from_dict,
@@ -22,10 +23,8 @@ from ._access import (
     bank_findings,
 )
 from ._advice import Advice, advise
-from ._instructions import INSTRUCTIONS, InstructionSpec, instruction_names
 from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, Layout, Swizzle, parse_layout, parse_swizzle
 from ._model import BankConflicts, LaneWord, bank_conflicts
-from ._tables import StripSegment, bank_report_html, bank_report_text, bank_table, conflict_strip
 from ._patterns import (
     AccessAtom,
     AccessReport,
@@ -35,6 +34,7 @@ from ._patterns import (
     stmatrix_atom,
     vector_atom,
 )
+from ._tables import StripSegment, bank_report_html, bank_report_text, bank_table, conflict_strip
 from ._wgmma import WGMMA_LAYOUTS, WgmmaReads, wgmma_reads
 
 __all__ = [

@@ -14,7 +14,7 @@ from functools import cached_property
 
 from ... import hardware
 from ..._limits import int_size, shorten
-from ._instructions import WARP, WORD, InstructionSpec, lookup
+from ..._smem_instructions import WARP, WORD, InstructionSpec, lookup
 
 __all__ = ["BankConflicts", "LaneWord", "bank_conflicts", "max_smem_bytes"]
 

@@ -19,7 +19,7 @@ from ... import _limits
 from ..._dtypes import dtype_name, dtype_width
 from ..._errors import DeclarationError, DeclarationTypeError
 from ..._limits import clip, int_size, shorten
-from ._instructions import WARP, lookup
+from ..._smem_instructions import WARP, lookup
 from ._layout import Layout, Swizzle, parse_layout, parse_swizzle
 from ._model import BankConflicts, bank_conflicts
 

@@ -10,10 +10,16 @@ from smemviz.analysis.banks._access import analyse_plan, analyze_declared
 from smemviz.layout._access import canonical_instruction, instruction_spellings
 
 
-def test_the_model_room_knows_exactly_the_spellings_the_bank_model_does():
+def test_the_model_room_and_the_bank_model_read_one_instruction_table():
+    """One home: the declaration's check and the model read the same table on the base floor."""
+    from smemviz import _smem_instructions
+    from smemviz.layout import _access
+
+    assert INSTRUCTIONS is _smem_instructions.INSTRUCTIONS is _access.INSTRUCTIONS
     assert instruction_spellings() == frozenset(INSTRUCTIONS)
     for spelling, spec in INSTRUCTIONS.items():
         assert canonical_instruction(spelling) == spec.name
+    assert canonical_instruction("ld.shared.b128") is None
 
 
 def _plan():

@@ -25,18 +25,20 @@ cases in ``results/bank_calibration.csv``), not taken from a textbook:
   destinations (its overlapping writes fit no rule tried), and 8-byte cp.async missed
   one case by a wavefront: both are refused rather than guessed.
 
-These facts belong with the other hardware facts; they sit here until
-``smemviz.hardware`` takes them by architecture (they are sm_90's).
+They are hardware facts (sm_90's), kept on the base floor beside
+:mod:`smemviz.hardware`: the model room reads the table to refuse an unknown
+instruction when an access is declared, and the bank analysis reads it to
+serve one; this is the table's one home.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import hardware
-from ..._limits import shorten
+from . import hardware
+from ._limits import shorten
 
-__all__ = ["InstructionSpec", "INSTRUCTIONS", "lookup", "instruction_names", "UNCALIBRATED"]
+__all__ = ["InstructionSpec", "INSTRUCTIONS", "lookup", "instruction_names", "canonical_instruction", "UNCALIBRATED"]
 
 WARP = hardware.WARP_THREADS
 WORD = hardware.SMEM_BANK_BYTES  # bytes per bank word
@@ -142,3 +144,9 @@ def lookup(instruction: object) -> InstructionSpec:
     if key in UNCALIBRATED:
         raise ValueError(f"instruction {shorten(instruction)} is not modelled: {UNCALIBRATED[key]}")
     raise ValueError(f"unknown instruction {shorten(instruction)}; known: {', '.join(instruction_names())}")
+
+
+def canonical_instruction(instruction: str) -> str | None:
+    """The short spelling of ``instruction`` (``"stmatrix.x4"``), ``None`` when the table lacks it."""
+    spec = INSTRUCTIONS.get(instruction.strip().lower())
+    return spec.name if spec is not None else None
