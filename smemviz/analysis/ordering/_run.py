@@ -19,12 +19,11 @@ from dataclasses import dataclass, field
 from . import _model as m
 from ._unroll import BarrierKey, Op
 
-__all__ = ["AccessRec", "BarState", "Run", "RoleState", "run", "READ_KINDS", "WRITE_KINDS"]
+__all__ = ["AccessRec", "BarState", "Run", "RoleState", "run", "TCGEN05_TRACKED", "WRITE_KINDS"]
 
 WRITE_KINDS = frozenset(
     {"tma_load", "umma_write_acc", "st", "stmatrix", "cp_async", "tcgen05_st", "tcgen05_cp", "tmem_dealloc"}
 )
-READ_KINDS = frozenset({"tma_store", "wgmma_read", "umma_read", "ld", "ldmatrix", "tcgen05_ld"})
 SYNC_KINDS = frozenset({"ld", "st", "ldmatrix", "stmatrix"})
 GROUP_UNITS = {"tma_store": "bulk", "wgmma_read": "wgmma", "cp_async": "cp_async"}
 TCGEN05_TRACKED = frozenset({"umma_read", "umma_write_acc", "tcgen05_cp"})
@@ -245,6 +244,8 @@ def _span(model: m.OrderingModel, op: Op) -> tuple[str, int, int]:
 
 
 class _Runner(Run):
+    """How each operation moves the run; ``Run`` is the record the checks read."""
+
     def step(self, r: RoleState) -> bool:  # noqa: C901 - one branch per operation
         """Run the role's next operation; False when it must wait."""
         op = r.ops[r.pc]
