@@ -3,7 +3,9 @@
 A loop with a static trip count is unrolled as it is. Loops whose count is known
 only at run time are checked with 1, S-1, S, S+1 and 2S+1 trips for every stage
 count S of the kernel's pipelines (the counts where a pipeline's stages and phases
-wrap), and an ``info`` finding names each such loop: other counts are not read.
+wrap), all together and, where there are several, each at the fewest while the others
+take the most and the reverse; an ``info`` finding names each such loop: other counts
+are not read.
 """
 
 from __future__ import annotations
@@ -71,27 +73,51 @@ def _one_case(model: m.OrderingModel, trips: dict[str, int], scenario: str) -> t
     return found, aliases
 
 
+def _assignments(dynamic: list[str], cases: tuple[int, ...]) -> list[dict[str, int]]:
+    """Every dynamic loop at each case count together; with several, also each one
+    alone at the fewest trips while the others take the most, and the reverse."""
+    out = [dict.fromkeys(dynamic, n) for n in cases]
+    if len(dynamic) > 1:
+        low, high = cases[0], cases[-1]
+        for loop_id in dynamic:
+            out.append({d: low if d == loop_id else high for d in dynamic})
+            out.append({d: high if d == loop_id else low for d in dynamic})
+    return out
+
+
+def _trips(n: int) -> str:
+    return f"{n} trip{'' if n == 1 else 's'}"
+
+
+def _scenario(trips: dict[str, int]) -> str:
+    if not trips:
+        return ""
+    counts = set(trips.values())
+    if len(counts) == 1:
+        return f", with {_trips(counts.pop())} of {', '.join(repr(d) for d in trips)}"
+    return ", with " + ", ".join(f"{_trips(n)} of {d!r}" for d, n in trips.items())
+
+
 def check_ordering(model: m.OrderingModel) -> OrderingReport:
     """Every ordering finding of a kernel's model, and each alias with its edge."""
     dynamic = _dynamic(model)
-    cases = trip_cases(model) if dynamic else (0,)
+    cases = trip_cases(model) if dynamic else ()
     keyed: dict[tuple[str, ...], Finding] = dict(init_count_findings(model))
     aliases: dict[tuple[str, str], AliasEdge] = {}
-    for n in cases:
-        trips = dict.fromkeys(dynamic, n)
-        scenario = f", with {n} trips of {', '.join(repr(d) for d in dynamic)}" if dynamic else ""
-        found, edges = _one_case(model, trips, scenario)
+    for trips in _assignments(dynamic, cases) if dynamic else [{}]:
+        found, edges = _one_case(model, trips, _scenario(trips))
         for key, f in found:
             keyed.setdefault(key, f)
         for a in edges:
             old = aliases.get((a.earlier, a.later))
             if old is None or (old.ordered and not a.ordered):
                 aliases[(a.earlier, a.later)] = a
+    mixed = ", and each with the others at the fewest or the most" if len(dynamic) > 1 else ""
     for loop_id in dynamic:
         text = ", ".join(str(c) for c in cases)
-        msg = f"loop {loop_id!r} has a trip count known only at run time: checked with {text} trips, other counts not read"
+        msg = f"loop {loop_id!r} has a trip count known only at run time: checked with {text} trips{mixed}, other counts not read"
         keyed[("mbarrier-parity", "dynamic", loop_id)] = finding(
             "mbarrier-parity", "info", (), msg, "nothing to fix; a static count is checked exactly"
         )
     items = sorted(keyed.values(), key=lambda f: SEVERITIES.index(f.severity))
-    return OrderingReport(Findings(tuple(items), model.arch), tuple(aliases.values()), cases if dynamic else ())
+    return OrderingReport(Findings(tuple(items), model.arch), tuple(aliases.values()), cases)

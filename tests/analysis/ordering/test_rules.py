@@ -289,3 +289,17 @@ def test_tmem_access_after_dealloc():
     assert (
         f.regions == ("tAcc",) and "tcgen05_ld at gemm.py:56" in f.message and "deallocated at gemm.py:54" in f.message
     )
+
+
+def test_dynamic_loops_with_their_own_counts_are_also_checked_apart():
+    """Producer and consumer loops with different ids may run different counts: the
+    producer then fills stages nobody drains. Under one id they always agree."""
+    model = hopper_gemm(k_tiles=None)
+    cons = model.programs[1]
+    renamed = replace(cons, body=(replace(cons.body[0], id="k2"), *cons.body[1:]))
+    report = check_ordering(replace(model, programs=(model.programs[0], renamed)))
+    hang = report.findings.errors[0]
+    assert hang.rule == "mbarrier-parity" and "with 1 trip of 'k', 7 trips of 'k2'" in hang.message
+    # the other way round the producer refills stage 0 over sC while the epilogue uses it
+    assert {f.rule for f in report.findings.errors} == {"mbarrier-parity", "unordered-alias"}
+    assert not check_ordering(model).findings.errors
