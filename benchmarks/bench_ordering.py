@@ -5,7 +5,8 @@ warp roles (load, MMA, two softmax warpgroups, correction, epilogue), seven pipe
 (Q and K/V by TMA into UMMA, S0/S1 and O from the MMA, P0/P1 in place in S0/S1's TMEM
 columns, the epilogue hand-off), a persistent tile loop around the KV loop, both with
 dynamic trip counts, so the check runs every trip-count case (1 .. 2S+1 for S up to 3:
-up to 49 KV iterations per case). TMEM: S0, S1, O0, O1, with P0 in S0 and P1 in S1.
+up to 49 KV iterations per case, and each loop at the fewest trips with the other at
+the most). TMEM: S0, S1, O0, O1, with P0 in S0 and P1 in S1.
 
     python benchmarks/bench_ordering.py [--repeat 5] [--tiles N] [--json]
 
