@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from smemviz.hardware import GpuQueryError, query_gpu  # noqa: E402
+from smemviz.device import GpuQueryError, query_gpu  # noqa: E402
 from smemviz.kernel.gemm import GemmConfig, GemmProblem  # noqa: E402
 
 # (family, name, config): each family is timed together; "auto" is the DSL's own layout

@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from smemviz.hardware import query_gpu  # noqa: E402
+from smemviz.device import query_gpu  # noqa: E402
 
 SMEMVIZ_CONFIGS = [  # (tile_n, cluster_m, alias_epilogue)
     (256, 2, True),

@@ -36,7 +36,7 @@ import importlib
 import warnings
 from typing import Any
 
-from . import analysis, experimental, hardware, layout, sources
+from . import analysis, device, experimental, hardware, layout, sources
 from ._errors import CapacityError, DeclarationError, DeclarationTypeError, DslUnavailableError, LayoutStateError
 from ._optional import extra_for
 from ._version import __version__
@@ -143,6 +143,7 @@ __all__ = [
     "get_arch",
     # rooms
     "hardware",
+    "device",
     "layout",
     "sources",
     "analysis",

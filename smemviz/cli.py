@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__, hardware
+from . import __version__, device, hardware
 from ._errors import CapacityError
 from ._names import shown
 from .analysis import lint, occupancy, text_report
@@ -319,7 +319,7 @@ def _cmd_check(args: argparse.Namespace, source: Any, out: TextIO) -> int:
     pair = _plans(source, args)
     arch = pair.arch
     if arch is None:
-        found = hardware.detect_arch()
+        found = device.detect_arch()
         arch = found[0].name if found else None
     if arch is None:
         raise _UsageError(

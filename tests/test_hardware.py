@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import smemviz
-from smemviz import SmemAllocation, SmemAllocator, hardware
+from smemviz import SmemAllocation, SmemAllocator, device, hardware
 
 FUTURE = hardware.Arch("sm_130", "Future", 300 * 1024, has_tmem=True, arch_specific=True)
 
@@ -23,7 +23,7 @@ def test_names_and_compile_targets():
     assert hardware.compile_target("sm_100f") == "sm_100f"
     assert hardware.compile_target(80) == "sm_80"
     assert hardware.compile_target("ada") == "sm_89"
-    assert hardware.default_arch("tmem").has_tmem
+    assert device.default_arch("tmem").has_tmem
     with pytest.raises(ValueError, match="unknown architecture"):
         hardware.compile_target("sm_77")
 
@@ -107,16 +107,25 @@ def test_query_gpu_reads_nvidia_smi_and_says_why_not(monkeypatch, tmp_path):
 
     fake = tmp_path / "nvidia-smi"
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(hardware.GpuQueryError, match="not on PATH"):
-        hardware.query_gpu(["name"])
+    with pytest.raises(device.GpuQueryError, match="not on PATH"):
+        device.query_gpu(["name"])
     fake.write_text(
         "#!/bin/sh\ncase \"$1\" in --query-gpu=name,compute_cap) echo 'NVIDIA H200, 9.0';; *) exit 3;; esac\n"
     )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
-    assert hardware.query_gpu(["name", "compute_cap"]) == ["NVIDIA H200", "9.0"]
-    with pytest.raises(hardware.GpuQueryError, match="exited 3"):
-        hardware.query_gpu(["power.draw"])
+    assert device.query_gpu(["name", "compute_cap"]) == ["NVIDIA H200", "9.0"]
+    with pytest.raises(device.GpuQueryError, match="exited 3"):
+        device.query_gpu(["power.draw"])
     fake.write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
-    with pytest.raises(hardware.GpuQueryError, match="1 values for 2 fields"):
-        hardware.query_gpu(["name", "compute_cap"])
+    with pytest.raises(device.GpuQueryError, match="1 values for 2 fields"):
+        device.query_gpu(["name", "compute_cap"])
+
+
+@pytest.mark.parametrize("name", ["GpuQueryError", "query_gpu", "detect_arch", "default_arch"])
+def test_machine_queries_moved_out_of_the_facts_table_warn(name):
+    """hardware is the facts table; what the machine says lives in smemviz.device."""
+    with pytest.warns(DeprecationWarning, match=rf"smemviz\.device\.{name}"):
+        old = getattr(hardware, name)
+    assert old is getattr(device, name)
+    assert name not in hardware.__all__ and name in device.__all__

@@ -170,6 +170,7 @@ LISTED_EDGES: dict[tuple[str, str], str] = {
     ("smemviz.layout._plan", "smemviz.analysis._report"): "LayoutPlan.report(), deprecated, and _repr_html_ "
     "(Jupyter's display protocol lives on the object)",
     ("smemviz.layout._base", "smemviz.analysis._report"): "the allocators' usage_report (CUTLASS's allocator API)",
+    ("smemviz.hardware", "smemviz.device"): "hardware.query_gpu/detect_arch/default_arch, deprecated: moved to device",
 }
 
 

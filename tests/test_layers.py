@@ -20,13 +20,24 @@ PACKAGE = ROOT / "smemviz"
 
 # room -> the rooms it may import (itself always); the data flow reads top to bottom:
 # base facts -> solver -> layout (the model) -> sources -> analysis -> views -> kernel
-BASE = {"hardware", "_units", "_errors", "_dtypes", "_version", "_names", "_optional", "_limits", "_smem_instructions"}
+BASE = {
+    "hardware",
+    "device",
+    "_units",
+    "_errors",
+    "_dtypes",
+    "_version",
+    "_names",
+    "_optional",
+    "_limits",
+    "_smem_instructions",
+}
 SOLVER = {"solver"}
 MODEL = BASE | SOLVER | {"layout"}
 SOURCES = MODEL | {"sources"}
 ANALYSIS = SOURCES | {"analysis"}
 ALLOWED: dict[str, set[str]] = {
-    "hardware": set(),
+    "hardware": {"device"},  # only the deprecated names that moved there, lazily
     **{m: {"hardware", "_units", "_errors", "_dtypes", "_limits"} for m in BASE - {"hardware"}},
     "solver": BASE,  # step names follow the name rule
     "layout": BASE | SOLVER,

@@ -114,7 +114,7 @@ STABLE = {
     "export", "EXPORT_FORMATS", "read_plans", "BrowserNotFoundError", "ExportTimeoutError",
     "find_browser", "start_renderer", "stop_renderer",
     "probe", "ProbeResult",
-    "hardware", "layout", "sources", "analysis", "experimental", "__version__",
+    "hardware", "device", "layout", "sources", "analysis", "experimental", "__version__",
 }  # fmt: skip
 
 # names of the previous face that moved: name -> the module that offers it now
@@ -144,7 +144,7 @@ def test_the_stable_face():
 
     face = set(smemviz.__all__) | set(smemviz._LAZY)
     assert face == STABLE
-    assert len(face - {"hardware", "layout", "sources", "analysis", "experimental", "__version__"}) <= 48
+    assert len(face - {"hardware", "device", "layout", "sources", "analysis", "experimental", "__version__"}) <= 48
     assert not face & set(MOVED) and not face & set(smemviz._DEPRECATED)
     assert set(dir(smemviz)) >= face and not set(dir(smemviz)) & set(smemviz._DEPRECATED)
 

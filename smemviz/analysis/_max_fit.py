@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from .. import hardware
+from .. import device, hardware
 from ..layout._allocator import capacity_checks_deferred
 from ..layout._plan import LayoutPlan
 from ..sources._cutlass import is_cutlass_allocator
@@ -129,14 +129,14 @@ def max_fit(builder: Callable[..., Any], /, arch: Any = None, **arguments: Any) 
             raise
         if chosen is None:
             own = next((p.arch for p in (smem, tmem) if p is not None and p.arch), None)
-            chosen = hardware.get_arch(own) if own else hardware.default_arch("tmem" if tmem is not None else "smem")
+            chosen = hardware.get_arch(own) if own else device.default_arch("tmem" if tmem is not None else "smem")
             if chosen is None:
                 raise ValueError(
                     "max_fit needs an arch to judge capacity against: pass arch=..., build plans that carry one, "
                     f"or set ${hardware.ARCH_ENV}"
                 )
         smem_cap = smem.capacity(chosen) if smem is not None else None
-        tmem_arch = chosen if chosen.has_tmem else hardware.default_arch("tmem")
+        tmem_arch = chosen if chosen.has_tmem else device.default_arch("tmem")
         tmem_cap = tmem.capacity(tmem_arch) if tmem is not None else None
         fits = all(c.fits for c in (smem_cap, tmem_cap) if c is not None)
         tried.append(

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .. import hardware
+from .. import device
 from .._names import shown
 from .._units import fmt_units
 from ._analysed import Analysed, analyse
@@ -189,7 +189,7 @@ def _text_verdicts(an: Analysed) -> list[str]:
     plan, cap = an.plan, an.capacity
     lines = [f"  {cap.message()}"]
     if plan.arch is None and cap.arch is not None:
-        found = hardware.detect_arch()
+        found = device.detect_arch()
         if found is not None and found[0].name == cap.arch:
             lines.append(f"  (arch {cap.arch} assumed from {found[1]})")
     if an.occupancy is not None:

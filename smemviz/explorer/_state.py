@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import hardware
+from .. import device, hardware
 from .._errors import CapacityError
 from ..layout._allocator import capacity_checks_deferred
 from ..layout._plan import LayoutPlan
@@ -48,7 +48,7 @@ def default_arch(plans: Plans) -> str:
     for plan in plans:
         if plan is not None and plan.arch:
             return plan.arch
-    found = hardware.default_arch("tmem" if tmem is not None else "smem")
+    found = device.default_arch("tmem" if tmem is not None else "smem")
     return (found or hardware.get_arch(hardware.VIEW_FALLBACK_ARCH)).name  # the arch menu needs a choice
 
 

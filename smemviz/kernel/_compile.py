@@ -22,7 +22,7 @@ from typing import Any
 from .. import hardware
 from ..layout._emit import require_cutlass
 
-__all__ = ["CompiledKernel", "compile_host", "normalise_arch", "cache_info", "clear_cache"]
+__all__ = ["CompiledKernel", "compile_host", "launch", "normalise_arch", "cache_info", "clear_cache"]
 
 
 def normalise_arch(arch: str | int) -> str:
@@ -179,3 +179,15 @@ def plan_key(plan: Any) -> tuple:
             (r.name, r.kind, r.offset, r.size, r.alignment, r.group, r.phase, r.dtype, r.count) for r in plan.regions
         ),
     )
+
+
+def launch(compiled: CompiledKernel, *tensors: Any) -> None:
+    """Launch a kernel compiled with fake tensors on real (torch, CUDA) tensors.
+
+    The fake tensors the kernels are compiled with match the real ones in
+    dtype, rank and alignment, so the compiled function takes them as they are;
+    a mismatch is an error to see, not a reason to compile again.
+    """
+    from cutlass.cute.runtime import from_dlpack
+
+    compiled(*[from_dlpack(t, assumed_align=16) for t in tensors])

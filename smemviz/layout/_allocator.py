@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .. import hardware
+from .. import device, hardware
 from .._errors import CapacityError, DeclarationError
 from .._units import align_up
 from ._allocation import SmemAllocation, TmemAllocation, check_smem_fields, check_tmem_fields
@@ -206,11 +206,11 @@ class TmemAllocator(_BaseAllocator):
         return int(alloc.num_columns)
 
     def _data_capacity(self) -> int | None:
-        arch = self._arch if self._arch is not None else hardware.default_arch("tmem")
+        arch = self._arch if self._arch is not None else device.default_arch("tmem")
         return arch.tmem_columns
 
     def _check_capacity_before_commit(self, total: int) -> None:
-        arch = self._arch if self._arch is not None else hardware.default_arch("tmem")
+        arch = self._arch if self._arch is not None else device.default_arch("tmem")
         largest = sorted(self.allocations, key=lambda a: -a.num_columns)[:3]
         verdict = CapacityCheck(
             arch.name, "tmem", total, arch.tmem_columns, "cols", tuple((a.name, a.num_columns, 1) for a in largest)

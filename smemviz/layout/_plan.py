@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import hardware
+from .. import device, hardware
 from .._errors import CapacityError
 from .._names import shown
 from .._units import align_up
@@ -446,13 +446,13 @@ class LayoutPlan:
     # -- capacity ------------------------------------------------------------
 
     def resolved_arch(self, arch: str | int | hardware.Arch | None = None) -> hardware.Arch | None:
-        """``arch``, else the plan's own, else :func:`smemviz.hardware.default_arch`
+        """``arch``, else the plan's own, else :func:`smemviz.device.default_arch`
         (``$CUTE_DSL_ARCH`` or the GPU present; ``None`` for SMEM with neither)."""
         if arch is not None:
             return hardware.get_arch(arch)
         if self.arch is not None:
             return hardware.get_arch(self.arch)
-        return hardware.default_arch(self.memory)
+        return device.default_arch(self.memory)
 
     def capacity(self, arch: str | int | hardware.Arch | None = None) -> CapacityCheck:
         """Compare with ``arch`` (default: see :meth:`resolved_arch`); with no arch

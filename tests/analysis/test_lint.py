@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from smemviz import LayoutPlan, Region, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware
+from smemviz import LayoutPlan, Region, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, device, hardware
 from smemviz.analysis import lint, text_report
 from smemviz.analysis._lint import RULES
 from smemviz.cli import main
@@ -19,7 +19,7 @@ from smemviz.layout import plan_from_dict, plan_from_json
 @pytest.fixture(autouse=True)
 def no_detected_arch(monkeypatch):
     monkeypatch.delenv("CUTE_DSL_ARCH", raising=False)
-    monkeypatch.setattr(hardware, "_gpu_arch", lambda: None)
+    monkeypatch.setattr(device, "_gpu_arch", lambda: None)
 
 
 def smem(*allocs: SmemAllocation, arch: str | None = "sm_90") -> LayoutPlan:

@@ -10,7 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smemviz import LayoutPlan, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, hardware, occupancy
+from smemviz import (
+    LayoutPlan,
+    SmemAllocation,
+    SmemAllocator,
+    TmemAllocation,
+    TmemAllocator,
+    device,
+    hardware,
+    occupancy,
+)
 from smemviz.analysis import text_report
 from smemviz.analysis._occupancy import smem_footprint
 from smemviz.cli import main
@@ -19,7 +28,7 @@ from smemviz.cli import main
 @pytest.fixture(autouse=True)
 def no_detected_arch(monkeypatch):
     monkeypatch.delenv("CUTE_DSL_ARCH", raising=False)
-    monkeypatch.setattr(hardware, "_gpu_arch", lambda: None)
+    monkeypatch.setattr(device, "_gpu_arch", lambda: None)
 
 
 # -- occupancy -------------------------------------------------------------------------------
@@ -142,9 +151,9 @@ def test_cute_dsl_arch_is_the_default(monkeypatch):
     plan = unjudged_plan()
     assert plan.capacity().arch == "sm_80"
     assert not plan.capacity().fits
-    assert hardware.detect_arch() == (hardware.ARCHS["sm_80"], "$CUTE_DSL_ARCH=sm_80a")
+    assert device.detect_arch() == (hardware.ARCHS["sm_80"], "$CUTE_DSL_ARCH=sm_80a")
     monkeypatch.setenv("CUTE_DSL_ARCH", "sm_75")  # not one smemviz knows: ignored
-    assert hardware.detect_arch() is None
+    assert device.detect_arch() is None
 
 
 def test_the_gpu_present_is_the_default(monkeypatch, tmp_path):
@@ -154,15 +163,15 @@ def test_the_gpu_present_is_the_default(monkeypatch, tmp_path):
     fake.write_text("#!/bin/sh\necho '9.0, NVIDIA H200'\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    hardware._gpu_arch.cache_clear()
+    device._gpu_arch.cache_clear()
     try:
-        assert hardware.detect_arch() == (hardware.ARCHS["sm_90"], "GPU NVIDIA H200")
+        assert device.detect_arch() == (hardware.ARCHS["sm_90"], "GPU NVIDIA H200")
         assert unjudged_plan().capacity().arch == "sm_90"
         fake.write_text("#!/bin/sh\nexit 9\n")
-        hardware._gpu_arch.cache_clear()
-        assert hardware.detect_arch() is None
+        device._gpu_arch.cache_clear()
+        assert device.detect_arch() is None
     finally:
-        hardware._gpu_arch.cache_clear()
+        device._gpu_arch.cache_clear()
 
 
 def test_tmem_plans_fall_back_to_a_tmem_arch(monkeypatch):

@@ -113,7 +113,7 @@ def run_pipeline(
     t0 = time.perf_counter()
     compiled = compile_pipeline(allocator, resource, n_tiles, gpu.arch)
     t1 = time.perf_counter()
-    from ._smem import launch
+    from .._compile import launch
 
     n = n_tiles * resource.tile
     gen = torch.Generator(device="cpu").manual_seed(seed)

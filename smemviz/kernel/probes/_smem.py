@@ -19,7 +19,7 @@ from ... import hardware
 from ..._names import shown
 from ...layout._emit import require_cutlass
 from ...sources._inputs import as_plan
-from .._compile import CompiledKernel, compile_host, plan_key
+from .._compile import CompiledKernel, compile_host, launch, plan_key
 from .._device import require_gpu
 from ._schedule import ProbeSchedule, schedule_for
 
@@ -259,15 +259,3 @@ def probe(obj: Any, *, threads: int = DEFAULT_THREADS) -> ProbeResult:
         },
         when=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
-
-
-def launch(compiled: CompiledKernel, *tensors: Any) -> None:
-    """Launch a kernel compiled with fake tensors on real (torch, CUDA) tensors.
-
-    The fake tensors the kernels are compiled with match the real ones in
-    dtype, rank and alignment, so the compiled function takes them as they are;
-    a mismatch is an error to see, not a reason to compile again.
-    """
-    from cutlass.cute.runtime import from_dlpack
-
-    compiled(*[from_dlpack(t, assumed_align=16) for t in tensors])

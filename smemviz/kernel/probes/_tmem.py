@@ -108,7 +108,7 @@ def run_tmem(tmem: Any, smem: SmemAllocator | None = None) -> TmemResult:
     t0 = time.perf_counter()
     compiled = compile_tmem(plan, smem, gpu.arch)
     t1 = time.perf_counter()
-    from ._smem import launch
+    from .._compile import launch
     from ._tmem_kernel import THREADS
 
     out = torch.full((THREADS, plan.data_total), -1, dtype=torch.int32, device="cuda")
