@@ -7,7 +7,8 @@ bytes from issue until it completes (at any later moment) and then subtracts its
 bytes from the tx count; a WGMMA read lasts until a wait_group retires its group; a
 UMMA read lasts until the ``tcgen05.commit`` after it arrives, which happens at any
 later moment, one thread's commits in order;
-arriving more than a phase still expects is undefined. A state's bad outcome:
+arriving more than a phase still expects is undefined (the search goes no further
+down that path). A state's bad outcome:
 
 - race: two conflicting accesses (same bytes, one a write) can run at once: both
   roles poised at them, or one poised while the other is still in flight;
@@ -242,7 +243,7 @@ def _successors(progs, counts, need, state: State, found: set[str]):
         if pc >= len(progs[r]):
             continue
         try:
-            moved = _step(progs, counts, need, state, r, progs[r][pc])
+            moved = _step(progs, counts, need, state, r, progs[r][pc], found)
         except _Found as bad:
             found.add(str(bad))
             continue
@@ -251,7 +252,7 @@ def _successors(progs, counts, need, state: State, found: set[str]):
     return out
 
 
-def _step(progs, counts, need, state: State, r, op):  # noqa: C901 - one branch per operation
+def _step(progs, counts, need, state: State, r, op, found: set[str]):  # noqa: C901 - one branch per operation
     pc = state.pcs[r]
     s = state._replace(pcs=state.pcs[:r] + (pc + 1,) + state.pcs[r + 1 :])
     if op.what == "bar_arrive":
@@ -278,14 +279,14 @@ def _step(progs, counts, need, state: State, r, op):  # noqa: C901 - one branch 
         return s._replace(wgmma=frozenset((a, b, a == r or c) for a, b, c in s.wgmma))
     if op.what == "wait_group":
         return s._replace(wgmma=frozenset(w for w in s.wgmma if not (w[0] == r and w[2])))
-    return _access(progs, s, r, pc, op)
+    return _access(progs, s, r, pc, op, found)
 
 
-def _access(progs, s: State, r, pc, op):
+def _access(progs, s: State, r, pc, op, found: set[str]):
     if op.kind == "tma_load":
         return s._replace(tma=s.tma | {(r, pc)})
     if op.kind in ("wgmma_read", "umma_read") and any(_overlap(progs[a][b], op.lo, op.hi) for a, b in s.unfenced):
-        raise _Found("proxy")
+        found.add("proxy")  # stale data read; the run goes on
     if op.kind == "wgmma_read":
         return s._replace(wgmma=s.wgmma | {(r, pc, False)})
     if op.kind == "umma_read":

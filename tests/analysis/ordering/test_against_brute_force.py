@@ -178,6 +178,29 @@ GRID = [
 ]
 # the UMMA reads of the last stages are in flight until their commit arrives, which no
 # one waits for: writing stage 0 after the loop races them
+WITNESS = {  # what the search must reach for each kind of error the checker reports
+    "race": lambda f: f.rule == "unordered-alias",
+    "proxy": lambda f: f.rule == "proxy-fence",
+    "deadlock": lambda f: "so it hangs" in f.message,
+    "over-arrival": lambda f: "gets more" in f.message,
+}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pipelines())
+def test_each_kind_of_error_is_reached_by_the_search(model):
+    """Finer than agreeing on clean or not: a race, a missing fence, a hang or an
+    over-arrival the checker reports is one the search reaches (unless the search
+    stopped earlier at an over-arrival, past which the hardware defines nothing)."""
+    reached = outcomes(model)
+    if "over-arrival" in reached:
+        return
+    errors = check_ordering(model).findings.errors
+    for outcome, reports in WITNESS.items():
+        if any(reports(f) for f in errors):
+            assert outcome in reached, (outcome, reached, [f.line() for f in errors])
+
+
 CORRECT = [s for s in GRID if not (s.kind == "tma_umma" and s.ending != "none")]
 RACY = [s for s in GRID if s not in CORRECT]
 
