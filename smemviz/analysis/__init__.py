@@ -13,6 +13,7 @@ from ._lint import Finding, Findings, lint
 from ._max_fit import MaxFit, max_fit
 from ._occupancy import Occupancy, occupancy, plan_occupancy
 from ._report import html_report, markdown_report, text_report
+from .tma import TmaDescriptorCheck, TmaProblem, check_tma_descriptor
 
 __all__ = [
     "analyse",
@@ -32,4 +33,7 @@ __all__ = [
     "text_report",
     "html_report",
     "markdown_report",
+    "check_tma_descriptor",
+    "TmaDescriptorCheck",
+    "TmaProblem",
 ]
