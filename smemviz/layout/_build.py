@@ -15,7 +15,7 @@ from .. import hardware
 from .._units import align_up
 from ._plan import AliasGroup, LayoutPlan, MemoryKind, Region
 
-__all__ = ["build_plan", "Lifetimes"]
+__all__ = ["build_plan", "Lifetimes", "covered_bytes", "byte_split"]
 
 
 def build_plan(  # noqa: PLR0913 - the keyword options are the plan's own fields
@@ -151,6 +151,33 @@ def build_plan(  # noqa: PLR0913 - the keyword options are the plan's own fields
         accesses=accesses,
         **(lifetimes.plan_fields() if lifetimes is not None else {}),
     )
+
+
+def covered_bytes(regions: Iterable[Region]) -> int:
+    """Bytes (units) that at least one of ``regions`` covers: regions that share
+    bytes (alias phases, lifetimes that never meet) count them once."""
+    covered = 0
+    cur_start = cur_end = 0
+    for start, end in sorted((r.offset, r.end) for r in regions if r.size):
+        if start > cur_end:
+            covered += cur_end - cur_start
+            cur_start, cur_end = start, end
+        else:
+            cur_end = max(cur_end, end)
+    return covered + cur_end - cur_start
+
+
+def byte_split(plan: LayoutPlan) -> tuple[int, int, int]:
+    """``(data, barriers, padding)`` of a plan, which add up to ``plan.total``
+    whatever made the plan (allocator, CUTLASS, ``@cute.struct``, capture, a
+    layout file): barriers are the bytes the mbarrier regions cover, padding the
+    bytes no region covers, data the rest (the bytes data regions hold).
+
+    ``plan.data_total`` is the allocator's total instead (the padding between
+    data regions included), which CUTLASS's allocators report likewise."""
+    barriers = covered_bytes(plan.barrier_regions)
+    padding = plan.padding
+    return plan.total - barriers - padding, barriers, padding
 
 
 def _accesses(alloc: Any) -> tuple[Any, ...]:

@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import hardware
 from .._dtypes import dtype_name
+from ..layout._build import covered_bytes
 from ..layout._plan import STRUCT_SOURCE, AliasGroup, LayoutPlan, Region, RegionKind
 
 __all__ = ["plan_from_struct", "is_cute_struct"]
@@ -253,12 +254,13 @@ def plan_from_struct(
         known = ", ".join(repr(r.name) for r in w.regions[:20])
         raise KeyError(f"{dec._cls.__name__} has no field {unknown[0]!r}; fields: {known}")
     size = int(dec.__sizeof__())
+    # the struct's size is its total (barriers included); barrier_bytes says how much of it the mbarriers take
     return LayoutPlan(
         memory="smem",
         regions=tuple(sorted(w.regions, key=lambda r: (r.offset, r.index))),
         groups=tuple(w.groups),
         data_total=size,
-        barrier_bytes=0,
+        barrier_bytes=covered_bytes(r for r in w.regions if r.kind == "barrier"),
         base_alignment=int(dec.__alignof__()),
         arch=hardware.get_arch(arch).name if arch is not None else None,
         source=STRUCT_SOURCE,

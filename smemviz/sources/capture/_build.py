@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from ... import hardware
 from ..._dtypes import dtype_name
+from ...layout._build import covered_bytes
 from ...layout._plan import CAPTURE_SOURCE, AliasGroup, LayoutPlan, Region, RegionKind
 from .._struct import plan_from_struct
 from ._records import CapturedAllocation, CapturedTmem
@@ -131,7 +132,7 @@ def smem_plan(  # noqa: PLR0913 - what capture knows of one kernel
         regions=tuple(sorted(regions, key=lambda r: (r.offset, r.index))),
         groups=tuple(groups),
         data_total=max(total, cursor),
-        barrier_bytes=0,
+        barrier_bytes=covered_bytes(r for r in regions if r.kind == "barrier"),
         base_alignment=widest,
         arch=arch,
         source=CAPTURE_SOURCE,
