@@ -11,7 +11,7 @@ with the path of the offending field, never drawn.
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from .. import hardware
@@ -19,6 +19,7 @@ from .._limits import MAX_MESSAGE, SHOWN_CHARS, clip
 from .._units import align_up
 from ..solver import MAX_STEPS
 from ._access import ACCESS_KEYS, SmemAccess, access_from_dict
+from ._build import covered_bytes
 from ._plan import (
     _KINDS,
     LIFETIME_SCHEMA_VERSION,
@@ -357,8 +358,9 @@ def _check_struct_totals(plan: LayoutPlan) -> None:
         raise _fail(
             "data_total", f"{plan.data_total} is not a multiple of the struct's alignment {plan.base_alignment}"
         )
-    if plan.barrier_bytes:
-        raise _fail("barrier_bytes", f"{plan.barrier_bytes}, but a struct's mbarriers are among its fields")
+    barriers = covered_bytes(plan.barrier_regions)
+    if plan.barrier_bytes != barriers:
+        raise _fail("barrier_bytes", f"{plan.barrier_bytes}, but the struct's mbarrier fields take {barriers}")
     if plan.memory != "smem":
         raise _fail("memory", "a @cute.struct lays out shared memory")
     if sum(r.kind == "tmem_ptr" for r in plan.regions) > 1:
@@ -447,6 +449,9 @@ def plan_from_dict(data: Any) -> LayoutPlan:
         **_lifetime_fields(d, version, regions),
     )
     struct = plan.source in SELF_SIZED_SOURCES
+    if struct and not plan.barrier_bytes and plan.barrier_regions:
+        # written before struct and captured plans counted their mbarrier fields in barrier_bytes
+        plan = replace(plan, barrier_bytes=covered_bytes(plan.barrier_regions))
     if plan.steps:
         _check_no_overlap_by_step(plan)
     else:
