@@ -17,7 +17,9 @@ from typing import Any
 import ipywidgets as widgets
 
 from .._names import shown
+from ..analysis._analysed import Analysed
 from ..analysis.banks._access import advise_declared, analyze_declared
+from ..analysis.banks._advice import Advice
 from ..analysis.banks._patterns import AccessReport
 from ..analysis.banks._plan_tables import bank_html
 from ..layout._access import SmemAccess
@@ -44,6 +46,7 @@ class BankView(widgets.VBox):
     def __init__(self) -> None:
         self.plan: LayoutPlan | None = None
         self._kept: dict[tuple[int, str], AccessReport | str] = {}  # (access index, swizzle) on self.plan
+        self._advice: dict[int, Advice] = {}  # by access index, from the analysis shown
         self._quiet = False
         self.region = widgets.Dropdown(description="region", options=[], layout=widgets.Layout(width="260px"))
         self.access = widgets.Dropdown(description="access", options=[], layout=widgets.Layout(width="360px"))
@@ -79,10 +82,18 @@ class BankView(widgets.VBox):
 
     # -- what is shown ---------------------------------------------------------------
 
-    def show(self, plan: LayoutPlan | None) -> None:
-        """Show ``plan``'s accesses, keeping the region, access and swizzle picked where they remain."""
+    def show(self, source: Analysed | LayoutPlan | None) -> None:
+        """Show the accesses of ``source`` (an SMEM plan, or its analysis, whose reports
+        of the declared accesses are then read rather than made again), keeping the
+        region, access and swizzle picked where they remain."""
+        plan = source.plan if isinstance(source, Analysed) else source
         if plan is not self.plan:
             self._kept.clear()  # analyses of the plan shown before
+            self._advice.clear()
+            for index, item in enumerate(source.banks if isinstance(source, Analysed) else ()):
+                self._kept[(index, DECLARED)] = item.report if item.report is not None else (item.error or "")
+                if item.advice is not None:
+                    self._advice[index] = item.advice
         self.plan = plan
         accesses = plan.accesses if plan is not None else ()
         if not accesses:
@@ -101,7 +112,7 @@ class BankView(widgets.VBox):
             self._fill_accesses()
         finally:
             self._quiet = False
-        self.table.value = bank_html(plan)
+        self.table.value = bank_html(source)
         self._redraw()
 
     def pick(self, region: str | None = None, access: int = 0, swizzle: str | None = None) -> None:
@@ -219,9 +230,11 @@ class BankView(widgets.VBox):
         )
         advice = ""
         if not rep.conflict_free and self.swizzle.value == DECLARED and self.plan is not None:
-            try:
-                adv = advise_declared(self.plan, acc)
-                advice = f"<div style='color:#546e7a'>{escape(adv.reason)}</div>"
-            except (TypeError, ValueError, KeyError):
-                advice = ""
+            adv = self._advice.get(int(self.access.value))
+            if adv is None:
+                try:
+                    adv = advise_declared(self.plan, acc)
+                except (TypeError, ValueError, KeyError):
+                    adv = None
+            advice = f"<div style='color:#546e7a'>{escape(adv.reason)}</div>" if adv is not None else ""
         return f"<div class='smemviz-bank-numbers' style='font-size:13px;line-height:1.5'>{facts}{advice}</div>"

@@ -112,11 +112,7 @@ def _line(plan: LayoutPlan, cap: CapacityCheck) -> str:
 def summary_html(analysis: Analysis) -> str:
     """Totals and capacity, one line per memory; then the occupancy and lint findings,
     all read from the one ``analysis`` of the layout on screen."""
-    lines = [
-        _line(p, c)
-        for p, c in ((analysis.smem, analysis.smem_capacity), (analysis.tmem, analysis.tmem_capacity))
-        if p is not None and c is not None
-    ]
+    lines = [_line(a.plan, a.capacity) for a in (analysis.smem, analysis.tmem) if a is not None]
     if analysis.occupancy is not None:
         lines.append(f"occupancy {escape(analysis.occupancy.message())}")
     findings = analysis.findings

@@ -25,8 +25,7 @@ from ._history import MAX_HISTORY, Attempt
 from ._inputs import Plans, builder_plans, declared_allocators, to_plans
 
 if TYPE_CHECKING:
-    from ..analysis import Finding, Occupancy
-    from ..layout._plan import CapacityCheck
+    from ..analysis import Analysed, Finding, Occupancy
 
 __all__ = ["ExplorerState", "Analysis", "Outcome", "is_builder", "default_arch"]
 
@@ -54,39 +53,43 @@ def default_arch(plans: Plans) -> str:
 
 @dataclass(frozen=True)
 class Analysis:
-    """What the explorer's panels read about the layout on screen, made once
-    per change: capacity per memory, occupancy and the lint findings."""
+    """The layout on screen analysed once per change: one
+    :class:`~smemviz.analysis.Analysed` per memory, which the maps, the summary
+    and the Banks tab all read."""
 
-    smem: LayoutPlan | None  # judged against ``arch``
-    tmem: LayoutPlan | None
     arch: str
-    smem_capacity: CapacityCheck | None
-    tmem_capacity: CapacityCheck | None
-    occupancy: Occupancy | None
-    findings: tuple[Finding, ...]  # beyond capacity (capacity has its own line), SMEM first
+    smem: Analysed | None  # the SMEM plan judged against ``arch``
+    tmem: Analysed | None
+
+    @property
+    def plans(self) -> Plans:
+        return (self.smem.plan if self.smem else None, self.tmem.plan if self.tmem else None)
+
+    @property
+    def occupancy(self) -> Occupancy | None:
+        return self.smem.occupancy if self.smem is not None else None
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """The lint findings beyond capacity (capacity has its own line), SMEM first."""
+        return tuple(f for a in (self.smem, self.tmem) if a is not None for f in a.beyond_capacity)
 
     @property
     def over_capacity(self) -> str | None:
         """Why the layout does not fit (one line per memory), or ``None``."""
-        problems = [c.message() for c in (self.smem_capacity, self.tmem_capacity) if c is not None and not c.fits]
+        problems = [a.capacity.message() for a in (self.smem, self.tmem) if a is not None and not a.capacity.fits]
         return "\n".join(problems) or None
 
 
 def analyse_pair(smem: LayoutPlan | None, tmem: LayoutPlan | None, arch: str) -> Analysis:
-    """The :class:`Analysis` of ``smem`` (already carrying ``arch``) and ``tmem``.
+    """The :class:`Analysis` of ``smem`` (already carrying ``arch``) and ``tmem``:
+    the one place the explorer has a layout analysed."""
+    from ..analysis import analyse
 
-    The one place the explorer runs capacity, occupancy and lint."""
-    from ..analysis import lint, occupancy
-
-    findings = [f for p in (smem, tmem) if p is not None for f in lint(p, None, ignore=("capacity",))]
     return Analysis(
-        smem,
-        tmem,
         arch,
-        smem.capacity() if smem is not None else None,
-        tmem.capacity() if tmem is not None else None,
-        occupancy(smem) if smem is not None else None,
-        tuple(findings),
+        analyse(smem, arch) if smem is not None else None,
+        analyse(tmem) if tmem is not None else None,
     )
 
 
@@ -114,7 +117,7 @@ class ExplorerState:
         self.history: list[Attempt] = []  # builder calls, oldest first
         self.declared: dict[str, Any] = {} if self.builder else declared_allocators(target)
         self.arch_pinned = arch is not None  # chosen by the caller or in the selector, not by a plan
-        self._analysis: Analysis | None = None
+        self._analysis: Analysis | None = None  # of the layout on screen; None: not made since the last change
         self._target = target
         self._arch: str | None = hardware.get_arch(arch).name if arch is not None else None
 
@@ -130,10 +133,7 @@ class ExplorerState:
     @property
     def plans(self) -> Plans:
         """``(smem, tmem)`` as shown: the SMEM plan judged against :attr:`arch`."""
-        smem = self.smem_plan
-        if smem is not None and smem.memory == "smem" and smem.arch != self.arch:
-            smem = dataclasses.replace(smem, arch=self.arch)
-        return smem, self.tmem_plan
+        return self.analysed().plans
 
     @property
     def plan(self) -> LayoutPlan | None:
@@ -145,14 +145,12 @@ class ExplorerState:
     def analysed(self) -> Analysis:
         """The analysis of the layout on screen, made once per change of layout or arch.
 
-        Every capacity, occupancy and lint result the explorer shows comes from here."""
-        smem, tmem = self.plans
-        if self._analysis is None or (self._analysis.smem, self._analysis.tmem, self._analysis.arch) != (
-            smem,
-            tmem,
-            self.arch,
-        ):
-            self._analysis = analyse_pair(smem, tmem, self.arch)
+        Every capacity, occupancy, lint and bank result the explorer shows comes from here."""
+        if self._analysis is None:
+            smem = self.smem_plan
+            if smem is not None and smem.arch != self.arch:
+                smem = dataclasses.replace(smem, arch=self.arch)
+            self._analysis = analyse_pair(smem, self.tmem_plan, self.arch)
         return self._analysis
 
     # -- changes ----------------------------------------------------------------------
@@ -162,8 +160,7 @@ class ExplorerState:
         if self.builder is not None:
             return self.apply(values or {})
         plans = to_plans(self._target)
-        self.smem_plan, self.tmem_plan = plans
-        self._follow_plan_arch(plans)
+        self._show_plans(plans)
         return self._judge(None)
 
     def apply(self, values: dict[str, Any]) -> Outcome:
@@ -181,8 +178,7 @@ class ExplorerState:
             shown = self.smem_plan is not None or self.tmem_plan is not None
             error = self.last_error or "no layout"
             return Outcome(False, f"{error}\nShowing the last layout that built." if shown else error)
-        self.smem_plan, self.tmem_plan = plans
-        self._follow_plan_arch(plans)
+        self._show_plans(plans)
         self._record(args, plans)
         return self._judge(args)
 
@@ -200,6 +196,7 @@ class ExplorerState:
         """The arch picked in the menu: from now on every plan is judged against it."""
         self.arch_pinned = True
         self._arch = hardware.get_arch(name).name
+        self._analysis = None
 
     def capacity_message(self) -> str:
         """The capacity error of the layout on screen, or ``""``."""
@@ -250,12 +247,12 @@ class ExplorerState:
         del self.history[:-MAX_HISTORY]
         return True
 
-    def _follow_plan_arch(self, plans: Plans) -> None:
-        """Until an arch is chosen, show each plan against the arch it was built for."""
-        if self.arch_pinned:
-            return
+    def _show_plans(self, plans: Plans) -> None:
+        """Put ``plans`` on screen; until an arch is chosen, judged against the arch they were built for."""
+        self.smem_plan, self.tmem_plan = plans
+        self._analysis = None
         own = next((p.arch for p in plans if p is not None and p.arch), None)
-        if own is not None:
+        if own is not None and not self.arch_pinned:
             self._arch = hardware.get_arch(own).name
 
 

@@ -81,7 +81,7 @@ class Explorer(widgets.VBox):
         self._panels_timer: asyncio.TimerHandle | None = None
         self.lifetimes: LifetimeView | None = None  # the "Lifetimes" tab, made for the first layout with steps
 
-        first = self.state.start(self._control_values())
+        started = self.state.start(self._control_values())
         self.arch_selector = widgets.Dropdown(
             options=list(hardware.ARCHS),
             value=self.state.arch,
@@ -99,9 +99,10 @@ class Explorer(widgets.VBox):
         self.summary = widgets.HTML()
         # built from the first layout, so the widgets' initial state is complete
         # before any browser sees them; later changes travel as updates
-        first_smem, first_tmem = self.state.plans
-        self._smem_live = LiveFigure(smem_spec(first_smem or _EMPTY_SMEM, self.state.arch), legend=False)
-        self._tmem_live = LiveFigure(tmem_spec(first_tmem or _EMPTY_TMEM), legend=False)
+        first = self.state.analysed()
+        smem_first = smem_spec(first.smem) if first.smem is not None else smem_spec(_EMPTY_SMEM, self.state.arch)
+        self._smem_live = LiveFigure(smem_first, legend=False)
+        self._tmem_live = LiveFigure(tmem_spec(first.tmem or _EMPTY_TMEM), legend=False)
         self.banks = BankView()  # the "Banks" tab: a region's access on the 32 banks, the swizzle toggled live
         self.smem_widget = self._smem_live.widget
         self.tmem_widget = self._tmem_live.widget
@@ -160,7 +161,7 @@ class Explorer(widgets.VBox):
         )
         self.add_class(EXPLORER_CLASS)
 
-        self._show(first)
+        self._show(started)
         for w in self.controls.values():
             w.observe(self._on_control, names="value")
         self.arch_selector.observe(self._on_arch, names="value")
@@ -296,7 +297,8 @@ class Explorer(widgets.VBox):
     # -- drawing -----------------------------------------------------------------
 
     def _render(self) -> None:
-        smem, tmem = self.state.plans
+        analysis = self.state.analysed()
+        smem, tmem = analysis.plans
         self._sync_phase_options()
         sel = self.phase_selector.value
         hl_smem = (sel[1], sel[2]) if sel and sel[0] == "smem" else None
@@ -308,10 +310,10 @@ class Explorer(widgets.VBox):
         # a FigureWidget's ``layout`` is plotly's, so its box is what hides
         self._smem_box.layout.display = None if smem is not None else "none"
         self._tmem_box.layout.display = None if tmem is not None else "none"
-        if smem is not None:
-            self._smem_live.show(smem_spec(smem, self.arch, hl_smem))
-        if tmem is not None:
-            self._tmem_live.show(tmem_spec(tmem, hl_tmem))
+        if analysis.smem is not None:  # the maps read the analysis on screen: nothing is analysed again
+            self._smem_live.show(smem_spec(analysis.smem, None, hl_smem))
+        if analysis.tmem is not None:
+            self._tmem_live.show(tmem_spec(analysis.tmem, hl_tmem))
         self._stale_tabs = set(TABS)
         if not lifetimes_first:
             self._sync_lifetimes(smem, tmem)
@@ -375,7 +377,7 @@ class Explorer(widgets.VBox):
         elif tab == USAGE_TAB:
             self.table.value = tables_html(smem, tmem)
         else:
-            self.banks.show(smem)
+            self.banks.show(self.state.analysed().smem)
         self._stale_tabs.discard(tab)
 
     def _sync_phase_options(self) -> None:

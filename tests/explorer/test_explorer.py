@@ -544,46 +544,37 @@ def test_plan_is_the_layout_on_screen_and_smem_plan_still_works():
     assert ex.plan.arch == "sm_90"
 
 
-def test_one_lint_per_control_change_outside_the_byte_map(monkeypatch):
-    """The explorer analyses the layout once per change (ExplorerState.analysed)
-    and its panels read that. The byte map's spec (smemviz.figures) is counted
-    apart: it still lints on its own until it takes the analysed value."""
-    import smemviz.analysis
-    from smemviz.explorer import _widget
-
-    calls = {"explorer": 0, "byte map": 0}
-    in_map = []
-    lint = smemviz.analysis.lint
-
-    def counted(*args, **kwargs):
-        calls["byte map" if in_map else "explorer"] += 1
-        return lint(*args, **kwargs)
-
-    def spec(*args, **kwargs):
-        in_map.append(True)
-        try:
-            return original_spec(*args, **kwargs)
-        finally:
-            in_map.pop()
-
-    original_spec = _widget.smem_spec
+def test_one_lint_per_control_change(monkeypatch):
+    """The explorer analyses the layout once per change (ExplorerState.analysed);
+    the byte map, the summary and the Banks tab read that analysis."""
+    import smemviz.analysis._analysed
     import smemviz.analysis._lint
 
-    monkeypatch.setattr(smemviz.analysis, "lint", counted)
-    monkeypatch.setattr(smemviz.analysis._lint, "lint", counted)  # however a caller reaches it
-    monkeypatch.setattr(_widget, "smem_spec", spec)
+    calls = {"lint": 0}
+    lint, with_accesses = smemviz.analysis._lint.lint, smemviz.analysis._analysed.lint_with_accesses
+
+    def counting(original):
+        def counted(*args, **kwargs):
+            calls["lint"] += 1
+            return original(*args, **kwargs)
+
+        return counted
+
+    monkeypatch.setattr(smemviz.analysis, "lint", counting(lint))
+    monkeypatch.setattr(smemviz.analysis._lint, "lint", counting(lint))  # however a caller reaches it
+    monkeypatch.setattr(smemviz.analysis._analysed, "lint_with_accesses", counting(with_accesses))
     ex = explore(lambda stages=2: build_gemm_layout(stages)[0], stages=(1, 8))  # SMEM only: one plan
     ex.show_tab("Banks")
-    calls.update(explorer=0)
+    calls.update(lint=0)
     ex.controls["stages"].value = 3
-    assert calls["explorer"] == 1
+    assert calls["lint"] == 1
     total = f"{3 * 32768 + 32768:,} B"
     assert total in ex.smem_widget.layout.title.text and total in ex.summary.value  # both drawn from the change
     ex.show_tab("Usage table")
     ex.show_tab("Tried")
-    assert calls["explorer"] == 1  # opening tabs analyses nothing again
+    assert calls["lint"] == 1  # opening tabs analyses nothing again
     ex.controls["stages"].value = 4
-    assert calls["explorer"] == 2
+    assert calls["lint"] == 2
 
 
 def test_a_run_click_runs_the_controls_on_screen_not_those_the_kernel_has_yet():

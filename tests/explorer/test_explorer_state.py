@@ -9,7 +9,6 @@ import sys
 
 import pytest
 
-import smemviz.analysis
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator
 from smemviz.explorer import ExplorerState
 
@@ -44,7 +43,7 @@ def test_the_state_imports_without_ipywidgets_or_plotly():
         "a.add(smemviz.SmemAllocation('x', 1024, 16))\n"
         "a.compute_layout()\n"
         "s = ExplorerState(a, arch='sm_90')\n"
-        "print(s.start().drawn, s.plan.total, s.analysed().smem_capacity.fits)\n"
+        "print(s.start().drawn, s.plan.total, s.analysed().smem.capacity.fits)\n"
         "print(sorted(m for m in ('ipywidgets', 'plotly', 'anywidget') if sys.modules[m] is not None))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -115,31 +114,36 @@ def test_a_fixed_layout_has_no_builder_history_or_last_fit():
 
 
 def test_one_analysis_per_change(monkeypatch):
-    """Capacity, occupancy and lint are run once per change, however many
-    panels and checks read them."""
-    calls = {"lint": 0, "occupancy": 0}
-    lint, occupancy = smemviz.analysis.lint, smemviz.analysis.occupancy
+    """Each plan on screen is analysed (capacity, occupancy, lint, banks) once per
+    change, however many panels and checks read it."""
+    import smemviz.analysis._analysed
+
+    calls = {"analyse": 0, "lint": 0}
+    analyse, lint = smemviz.analysis.analyse, smemviz.analysis._analysed.lint_with_accesses
+
+    def counted_analyse(*args, **kwargs):
+        calls["analyse"] += 1
+        return analyse(*args, **kwargs)
 
     def counted_lint(*args, **kwargs):
         calls["lint"] += 1
         return lint(*args, **kwargs)
 
-    def counted_occupancy(*args, **kwargs):
-        calls["occupancy"] += 1
-        return occupancy(*args, **kwargs)
-
-    monkeypatch.setattr(smemviz.analysis, "lint", counted_lint)
-    monkeypatch.setattr(smemviz.analysis, "occupancy", counted_occupancy)
-    state = ExplorerState(lambda stages=1: build(stages)[0], arch="sm_100")  # SMEM only: one plan to lint
+    monkeypatch.setattr(smemviz.analysis, "analyse", counted_analyse)
+    monkeypatch.setattr(smemviz.analysis._analysed, "lint_with_accesses", counted_lint)
+    state = ExplorerState(lambda stages=1: build(stages)[0], arch="sm_100")  # SMEM only: one plan
     state.start({"stages": 1})
-    calls.update(lint=0, occupancy=0)
+    calls.update(analyse=0, lint=0)
     state.apply({"stages": 3})
     first = state.analysed()
-    assert state.analysed() is first and state.capacity_message() == ""
-    assert calls == {"lint": 1, "occupancy": 1}
+    assert state.analysed() is first and state.capacity_message() == "" and state.plan is first.smem.plan
+    assert first.smem.plan.total == 3 * 2 * 16384 and first.occupancy is first.smem.occupancy is not None
+    assert calls == {"analyse": 1, "lint": 1}
     state.choose_arch("sm_90")  # a new arch: analysed again, once
     assert state.analysed() is not first and state.analysed() is state.analysed()
-    assert calls == {"lint": 2, "occupancy": 2}
+    assert state.analysed().smem.arch == "sm_90" and calls == {"analyse": 2, "lint": 2}
+    state.apply({"stages": 7})  # the builder raises: nothing new to analyse
+    assert state.analysed().smem.plan.total == 3 * 2 * 16384 and calls == {"analyse": 2, "lint": 2}
 
 
 def test_apply_runs_the_values_it_is_given_not_a_kept_configuration():
