@@ -13,6 +13,7 @@ from ._lint import Finding, Findings, lint
 from ._max_fit import MaxFit, max_fit
 from ._occupancy import Occupancy, occupancy, plan_occupancy
 from ._report import html_report, markdown_report, text_report
+from .ordering import OrderingReport, check_ordering, needed_edges, plan_needs
 from .tma import TmaDescriptorCheck, TmaProblem, check_tma_descriptor
 
 __all__ = [
@@ -34,6 +35,10 @@ __all__ = [
     "html_report",
     "markdown_report",
     "check_tma_descriptor",
+    "check_ordering",
+    "OrderingReport",
+    "needed_edges",
+    "plan_needs",
     "TmaDescriptorCheck",
     "TmaProblem",
 ]

@@ -35,6 +35,7 @@ class _Context:
     arch: hardware.Arch | None
     padding_share: float
     accesses: tuple[AnalysedAccess, ...]  # the plan's declared accesses, analysed once
+    ordering: tuple[Finding, ...]  # the ordering check's findings, when the plan carries a model
 
 
 Rule = Callable[[_Context], list[Finding]]
@@ -237,6 +238,26 @@ def _bank_access(ctx: _Context) -> list[Finding]:
     return unanalysable_findings(ctx.plan, ctx.accesses)
 
 
+def _ordering_rule(rule_id: str) -> Rule:
+    """One of the ordering check's rules: its findings, from the one check of the plan's model."""
+
+    def check(ctx: _Context) -> list[Finding]:
+        return [f for f in ctx.ordering if f.rule == rule_id]
+
+    return check
+
+
+# the ordering check's rules (smemviz.analysis.ordering), run on a plan that carries a model
+ORDERING_RULES = (
+    "unordered-alias",
+    "proxy-fence",
+    "mbarrier-arrive-count",
+    "mbarrier-tx-bytes",
+    "mbarrier-init",
+    "mbarrier-parity",
+    "tmem-lifecycle",
+)
+
 # rule id -> (severity it reports at, the check); the order is the report's order
 RULES: dict[str, tuple[Severity, Rule]] = {
     "capacity": ("error", _capacity),
@@ -249,6 +270,7 @@ RULES: dict[str, tuple[Severity, Rule]] = {
     "padding-share": ("warning", _padding_share),
     "tmem-rounding": ("warning", _tmem_rounding),
     "bank-conflict": ("warning", _bank_conflict),
+    **{rule: ("error", _ordering_rule(rule)) for rule in ORDERING_RULES},
 }
 
 
@@ -282,7 +304,12 @@ def lint_with_accesses(
         raise ValueError(f"unknown lint rule {unknown[0]!r}; rules: {', '.join(RULES)}")
     if not 0 < padding_share <= 1:
         raise ValueError(f"padding_share must be in (0, 1], got {padding_share!r}")
-    ctx = _Context(plan, plan.resolved_arch(arch), padding_share, accesses)
+    ordering: tuple[Finding, ...] = ()
+    if plan.ordering is not None and not set(ORDERING_RULES) <= set(ignore):
+        from .ordering import check_ordering
+
+        ordering = tuple(check_ordering(plan.ordering).findings)
+    ctx = _Context(plan, plan.resolved_arch(arch), padding_share, accesses, ordering)
     found: list[Finding] = []
     for rule_id, (_, check) in RULES.items():
         if rule_id not in ignore:

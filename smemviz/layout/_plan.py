@@ -25,6 +25,8 @@ from .._errors import CapacityError
 from .._names import shown
 from .._units import align_up
 from ._access import SmemAccess
+from .ordering import OrderingModel
+from .ordering import to_dict as ordering_to_dict
 
 if TYPE_CHECKING:
     from ..analysis._diff import PlanDiff
@@ -216,6 +218,7 @@ class LayoutPlan:
     optimal: bool | None = None  # True only when the solver proved it; None without lifetimes
     solver: str | None = None  # what found the layout ("exact", "greedy:size", ...)
     accesses: tuple[SmemAccess, ...] = ()  # how the kernel's warps touch its regions (bank analysis)
+    ordering: OrderingModel | None = None  # the kernel's sync objects and per-role programs (ordering checks)
 
     def __post_init__(self) -> None:
         if self.memory not in ("smem", "tmem"):
@@ -538,6 +541,7 @@ class LayoutPlan:
             **self._lifetime_dict(),
             # written only when there are some, so older readers see no change
             **({"accesses": [a.to_dict() for a in self.accesses]} if self.accesses else {}),
+            **({"ordering": ordering_to_dict(self.ordering)} if self.ordering is not None else {}),
         }
 
     def _lifetime_dict(self) -> dict[str, Any]:

@@ -32,6 +32,8 @@ from ._plan import (
     LayoutPlan,
     Region,
 )
+from .ordering import OrderingModel
+from .ordering import from_dict as ordering_from_dict
 
 __all__ = ["plan_from_dict"]
 
@@ -306,6 +308,18 @@ def _lifetime_fields(d: dict[str, Any], version: Any, regions: tuple[Region, ...
     }
 
 
+def _ordering(value: Any) -> OrderingModel | None:
+    """The optional ``ordering`` model (a captured kernel's sync objects and programs)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _fail("ordering", f"expected an object, got {_brief(value)}")
+    try:
+        return ordering_from_dict(value)
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        raise _fail("ordering", f"not an ordering model: {type(exc).__name__}: {exc}") from None
+
+
 def _accesses(value: Any, memory: str, regions: tuple[Region, ...]) -> tuple[SmemAccess, ...]:
     """The optional ``accesses`` list: every record well-formed and naming a data region."""
     if value is None:
@@ -446,6 +460,7 @@ def plan_from_dict(data: Any) -> LayoutPlan:
         arch=arch,
         source=_str(d.get("source", "smemviz"), "source") or "smemviz",
         accesses=_accesses(d.get("accesses"), memory, regions),
+        ordering=_ordering(d.get("ordering")),
         **_lifetime_fields(d, version, regions),
     )
     struct = plan.source in SELF_SIZED_SOURCES

@@ -11,7 +11,7 @@ import pytest
 
 from smemviz import LayoutPlan, Region, SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator, device, hardware
 from smemviz.analysis import lint, text_report
-from smemviz.analysis._lint import RULES
+from smemviz.analysis._lint import ORDERING_RULES, RULES
 from smemviz.cli import main
 from smemviz.layout import plan_from_dict, plan_from_json
 
@@ -166,7 +166,9 @@ def test_every_rule_cites_a_fact_that_exists():
             name = re.match(r"hardware\.(\w+)", f.fact)
             assert name, f.fact
             assert hasattr(hardware, name.group(1)), f.fact
-    assert seen == set(RULES)
+    # the ordering rules state the mbarrier rule they rest on in words; each is made to fire in
+    # tests/analysis/ordering (test_rules.py) and reaches lint through test_on_the_plan.py
+    assert seen == set(RULES) - set(ORDERING_RULES)
 
 
 def test_findings_come_errors_first_and_ignore_works():

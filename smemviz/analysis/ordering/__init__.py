@@ -11,10 +11,8 @@ needs before the kernel exists.
 A tracer records flat ``(event, Context)`` pairs; ``programs_from_trace`` nests them.
 """
 
-from ._check import check_ordering, trip_cases
-from ._edges import needed_edge
-from ._json import from_dict, to_dict
-from ._model import (
+from ...layout.ordering._json import from_dict, to_dict
+from ...layout.ordering._model import (
     ACCESS_KINDS,
     PIPELINE_KINDS,
     Access,
@@ -42,9 +40,11 @@ from ._model import (
     WaitGroup,
     WarpRole,
 )
+from ...layout.ordering._trace import Context, LoopInfo, contexts, programs_from_trace
+from ._check import check_ordering, trip_cases
+from ._edges import needed_edge
 from ._plan import AliasNeed, PlanNeeds, needed_edges, plan_needs
 from ._result import AliasEdge, OrderingReport
-from ._trace import Context, LoopInfo, contexts, programs_from_trace
 
 __all__ = [
     "ACCESS_KINDS",

@@ -4,8 +4,8 @@ happen not to hang at these trip counts."""
 
 from __future__ import annotations
 
+from ...layout.ordering import _model as m
 from .._finding import Finding
-from . import _model as m
 from ._describe import role_text, who
 from ._result import finding
 from ._run import RoleState, Run, barrier_text

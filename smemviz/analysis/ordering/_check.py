@@ -10,8 +10,8 @@ are not read.
 
 from __future__ import annotations
 
+from ...layout.ordering import _model as m
 from .._finding import SEVERITIES, Finding, Findings
-from . import _model as m
 from ._access_rules import access_findings
 from ._barrier_rules import barrier_findings, init_count_findings
 from ._result import AliasEdge, OrderingReport, finding

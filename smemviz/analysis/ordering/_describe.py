@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import _model as m
+from ...layout.ordering import _model as m
 from ._run import Run
 
 __all__ = ["who", "site_of", "role_text"]

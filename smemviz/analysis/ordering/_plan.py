@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...layout.ordering._model import ACCESS_KINDS
 from ._edges import needed_edge
-from ._model import ACCESS_KINDS
 
 if TYPE_CHECKING:
     from ...layout import LayoutPlan, Region

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import _model as m
+from ...layout.ordering import _model as m
 from ._unroll import BarrierKey, Op
 
 __all__ = ["AccessRec", "BarState", "Run", "RoleState", "run", "TCGEN05_TRACKED", "WRITE_KINDS"]

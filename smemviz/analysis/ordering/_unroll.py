@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from . import _model as m
+from ...layout.ordering import _model as m
 
 __all__ = ["BarrierKey", "Op", "unroll"]
 
