@@ -162,13 +162,17 @@ def capture_options(sub: Any) -> None:
         description="Call FUNCTION from FILE.py (it builds and compiles a CuTe DSL kernel, e.g. "
         "with fake tensors) and capture every allocation it makes through "
         "cutlass.memory's allocators; print the plan or write it to --out.",
-        epilog="Exit status: 0 captured, 1 the kernel raised or cannot be captured, "
-        "2 bad FILE.py:FUNCTION or arguments, 3 export failed.",
+        epilog="Exit status: 0 captured, 1 the kernel raised or cannot be captured, or its layout "
+        "does not fit or breaks a lint rule (docs/lint.md), 2 bad FILE.py:FUNCTION or arguments, 3 export failed.",
     )
     p.add_argument("target", metavar="FILE.py:FUNCTION", help="the function that builds and compiles the kernel")
     p.add_argument("--out", "-o", metavar="OUT", help="write the map: .json .svg .html .png .pdf .md")
     p.add_argument("--arch", type=_arch, help="architecture to judge capacity against (default: $CUTE_DSL_ARCH)")
     p.add_argument("--kernel", help="which kernel, when the function compiles several (part of its symbol)")
+    p.add_argument("--strict", action="store_true", help="exit 1 on lint warnings too")
+    p.add_argument(
+        "--no-lint", action="store_true", help="exit 0 whatever the lint rules find (the findings are still shown)"
+    )
 
 
 def occupancy_options(p: argparse.ArgumentParser) -> None:
@@ -367,14 +371,33 @@ def _cmd_capture(args: argparse.Namespace, out: TextIO) -> int:
         return _fail(f"{args.target}: {exc}", EXIT_DOES_NOT_FIT)
     except Exception as exc:  # the kernel's own error while tracing: shown as it is, no plan
         return _fail(f"{args.target} raised {type(exc).__name__}: {exc}", EXIT_DOES_NOT_FIT)
-    if args.out is None:
-        out.write("\n".join(text_report(p) for p in layouts) + "\n")
-        return EXIT_OK
-    from ._export import export
+    from .analysis import analyse
 
-    written = export(layouts, Path(args.out), arch=args.arch)
-    out.write(f"wrote {written} ({written.stat().st_size:,} bytes)\n")
-    return EXIT_OK
+    judged = [analyse(p, args.arch) for p in layouts]
+    if args.out is None:
+        out.write("\n".join(text_report(an) for an in judged) + "\n")
+    else:
+        from ._export import export
+
+        written = export(layouts, Path(args.out), arch=args.arch)
+        out.write(f"wrote {written} ({written.stat().st_size:,} bytes)\n")
+    return _capture_verdict(args, judged, out, shown_in_report=args.out is None)
+
+
+def _capture_verdict(args: argparse.Namespace, judged: list[Any], out: TextIO, *, shown_in_report: bool) -> int:
+    """Exit 1 when a captured layout breaks a lint rule (over capacity included), as ``check``
+    does: errors always, warnings with ``--strict``, nothing with ``--no-lint``. The findings
+    that fail it go to stderr; the others, when the report above did not show them, to ``out``."""
+    failed = 0
+    for an in judged:
+        for finding in an.findings:
+            bad = not args.no_lint and (finding.severity == "error" or (args.strict and finding.severity == "warning"))
+            failed += bad
+            if bad:
+                sys.stderr.write(f"smemviz: error: {shown(args.target)}: {shown(finding.line())}\n")
+            elif not shown_in_report and finding.severity != "info":
+                out.write(f"{shown(args.target)}: {shown(finding.line())}\n")
+    return EXIT_DOES_NOT_FIT if failed else EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan
     from .banks._access import AnalysedAccess
 
-__all__ = ["Finding", "Findings", "RULES", "lint", "PADDING_SHARE", "PADDING_MIN_BYTES"]
+__all__ = ["Finding", "Findings", "RULES", "lint", "align_fix", "PADDING_SHARE", "PADDING_MIN_BYTES"]
 
 # padding is worth a warning when it is at least this share of the total and this many bytes
 PADDING_SHARE = 0.10
@@ -41,6 +41,21 @@ class _Context:
 Rule = Callable[[_Context], list[Finding]]
 
 
+def align_fix(plan: LayoutPlan, name: str, need: int, field: str | None = None) -> str:
+    """The fix that aligns region ``name`` to ``need`` bytes, in the words of what declared it:
+    smemviz's ``alignment=``, a ``@cute.struct``'s ``Align[..., N]``, or for a kernel captured as
+    compiled the DSL allocator's ``byte_alignment=`` (or ``Align`` when it is a struct field)."""
+    from ..layout._plan import CAPTURE_SOURCE, STRUCT_SOURCE
+
+    if plan.source == STRUCT_SOURCE:
+        how = f"Align[..., {need}] on the field"
+    elif plan.source == CAPTURE_SOURCE:
+        how = f"byte_alignment={need} in its smem.allocate_tensor/allocate_array call, or Align[..., {need}] for a struct field"
+    else:
+        how = f"alignment={need}"
+    return f"align {shown(name)} to {need} ({field + ' or ' if field else ''}{how})"
+
+
 def _swizzle_align(ctx: _Context) -> list[Finding]:
     out = []
     for r in ctx.plan.regions:
@@ -52,7 +67,7 @@ def _swizzle_align(ctx: _Context) -> list[Finding]:
                     "error",
                     (r.name,),
                     f"{shown(r.name)} ({r.swizzle} swizzle) starts at {r.offset:,}, not a multiple of its {atom:,} B swizzle atom",
-                    f"align {shown(r.name)} to {atom} (alignment={atom})",
+                    align_fix(ctx.plan, r.name, atom),
                     f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
                 )
             )
@@ -103,7 +118,7 @@ def _tma_align(ctx: _Context) -> list[Finding]:
                     "error",
                     (r.name,),
                     f"{shown(r.name)} is a TMA destination at offset {r.offset:,}, not {need:,} B aligned",
-                    f"align {shown(r.name)} to {need} (alignment={need})",
+                    align_fix(ctx.plan, r.name, need),
                     f"hardware.TMA_ALIGNMENT = {need}",
                 )
             )
@@ -118,7 +133,7 @@ def _misaligned(ctx: _Context, kind: str, rule: str, what: str, need: int, field
             "error",
             (r.name,),
             f"{what} {shown(r.name)} at offset {r.offset:,} is not {need:,} B aligned",
-            f"align {shown(r.name)} to {need} ({field} or alignment={need})",
+            align_fix(ctx.plan, r.name, need, field),
             f"{fact} = {need}",
         )
         for r in ctx.plan.regions

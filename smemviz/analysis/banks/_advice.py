@@ -17,7 +17,7 @@ from ..._dtypes import cutlass_type_name, dtype_name, dtype_width
 from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, parse_layout
 from ._patterns import AccessAtom, AccessReport, _contiguous_mode, analyze_access
 
-__all__ = ["Advice", "advise"]
+__all__ = ["Advice", "advise", "allocation_line", "no_accesses_message"]
 
 
 @dataclass(frozen=True)
@@ -113,10 +113,7 @@ def advise(
     assert best is not None
     align = SWIZZLE_ALIGNMENT[best_mode]
     dsl = _dsl_layout_line(rows, cols, contiguous, best_mode, dtype if dtype is not None else r.dtype)
-    alloc = (
-        f'SmemAllocation("{region}", {r.size}, alignment={max(align, r.alignment)}, '
-        f'swizzle="{best_mode}"{", dtype=" + repr(r.dtype) if r.dtype else ""})'
-    )
+    alloc = allocation_line(plan, r, max(align, r.alignment), best_mode)
     if best.wavefronts >= current.wavefronts:
         return _keep(current, r.alignment, _why_not(current, row_bytes, legal))
     if best.conflict_free:
@@ -133,6 +130,56 @@ def advise(
         f"{best.wavefronts} wavefronts but leaves {best.n_way}-way conflicts: " + _why_not(best, row_bytes, legal)
     )
     return Advice(region, current, best, best_mode, align, False, dsl, alloc, reason)
+
+
+def allocation_line(plan: Any, r: Any, align: int, mode: str) -> str:
+    """The declaration of region ``r`` on an ``align``-byte boundary with the ``mode`` swizzle,
+    in the words of what declared it: smemviz's ``SmemAllocation``, a ``@cute.struct`` field
+    (``Align[MemRange[...], N]``; the swizzle is the layout's), or for a kernel captured as
+    compiled the DSL allocator's ``byte_alignment=`` (``Align`` for a struct field)."""
+    from ...layout._plan import CAPTURE_SOURCE, STRUCT_SOURCE
+
+    source = getattr(plan, "source", None)
+    if source not in (STRUCT_SOURCE, CAPTURE_SOURCE):
+        dtype = f", dtype={r.dtype!r}" if r.dtype else ""
+        return f'SmemAllocation("{r.name}", {r.size}, alignment={align}, swizzle="{mode}"{dtype})'
+    name = cutlass_type_name(r.dtype) if r.dtype else None
+    element = f"cutlass.{name}" if name else "cutlass.Uint8"
+    count = r.count if name and r.count else r.size
+    field = f"{r.name.rsplit('.', 1)[-1]}: Align[MemRange[{element}, {count}], {align}]"
+    if source == STRUCT_SOURCE:
+        return field
+    return (
+        f"smem.allocate_tensor({element}, <the {mode} layout above>, byte_alignment={align}) (a struct field: {field})"
+    )
+
+
+def no_accesses_message(plan: Any) -> str:
+    """What to say where a plan's bank accesses are wanted and it has none: how to give one,
+    in the words that fit where the plan came from."""
+    from ...layout._plan import CAPTURE_SOURCE, STRUCT_SOURCE
+
+    source = getattr(plan, "source", None)
+    by_hand = (
+        'smemviz.analyze_access(plan, "sC", "stmatrix.x4", layout="(128,32):(32,1)", warps=(8, 1)) '
+        "analyses one access of a region as it lies in this layout"
+    )
+    if source == CAPTURE_SOURCE:
+        return (
+            "Capture does not record how the kernel's warps access shared memory, so this layout has no "
+            f"accesses to draw. {by_hand}; smemviz.advise(...) gives the swizzle that fixes a conflict."
+        )
+    if source == STRUCT_SOURCE:
+        return (
+            "A @cute.struct says nothing of how the warps access its fields, so this layout has no "
+            f"accesses to draw. {by_hand}; smemviz.advise(...) gives the swizzle that fixes a conflict."
+        )
+    return (
+        "This layout declares no accesses. Say how the warps touch a buffer, e.g. "
+        'SmemAllocation("epi_c", ..., access={"instruction": "stmatrix.x4", '
+        '"layout": "(128,32):(32,1)", "warps": (8, 1)}), or an access key in a layout file, '
+        "and this tab draws its banks."
+    )
 
 
 def _keep(
