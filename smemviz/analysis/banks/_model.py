@@ -16,7 +16,7 @@ from ... import hardware
 from ..._limits import int_size, shorten
 from ..._smem_instructions import WARP, WORD, InstructionSpec, lookup
 
-__all__ = ["BankConflicts", "LaneWord", "bank_conflicts", "max_smem_bytes"]
+__all__ = ["BankConflicts", "LaneWord", "bank_conflicts", "conflicts_html", "max_smem_bytes"]
 
 BANKS = hardware.SMEM_BANKS
 
@@ -99,6 +99,15 @@ class BankConflicts:
             first += count
         return tuple(out)
 
+    def summary(self) -> str:
+        """One line: wavefronts against the ideal, ncu's conflicts, and the verdict."""
+        state = "conflict-free" if self.conflict_free else f"{self.n_way}-way, {self.replays} replayed wavefront(s)"
+        return f"{self.instruction}: {self.wavefronts} wavefronts (ideal {self.ideal}), {self.conflicts} conflicts; {state}"
+
+    def _repr_html_(self) -> str:
+        """The notebook's view: the numbers and the 32-bank picture, plain HTML."""
+        return conflicts_html(self)
+
     def grid(self) -> list[list[tuple[int, ...]]]:
         """``grid[w][b]``: the lanes served by bank ``b`` in wavefront ``w``."""
         cells: list[list[list[int]]] = [[[] for _ in range(BANKS)] for _ in range(self.wavefronts)]
@@ -107,6 +116,72 @@ class BankConflicts:
             if lw.lane not in cell:
                 cell.append(lw.lane)
         return [[tuple(c) for c in row] for row in cells]
+
+
+# the notebook view: one hue per lane (a lane's cells read as one), replayed wavefronts in red
+_HTML_CSS = (
+    "<style>.smemviz-bc{overflow-x:auto;max-width:100%}"
+    ".smemviz-bc .g{border-collapse:separate;border-spacing:1px;font-family:monospace;font-size:10px;line-height:14px}"
+    ".smemviz-bc .g td{width:22px;padding:0;text-align:center;background:#f1f3f4}"
+    ".smemviz-bc th{font-weight:normal;color:#546e7a;padding:0 4px;text-align:right}"
+    ".smemviz-bc tr.r th{color:#d62728}.smemviz-bc .n td{padding:0 10px 0 0}"
+    ".smemviz-bc .n span,.smemviz-bc .k{color:#546e7a}.smemviz-bc .k{font-size:11px}"
+    ".smemviz-bc .t{font-size:13px;margin:2px 0 4px 0}</style>"
+)
+
+
+def _lane_colour(lane: int) -> str:
+    return f"hsl({(lane * 360 * 7 // WARP) % 360},70%,{72 if lane % 2 else 58}%)"
+
+
+def conflicts_html(access: object, *, title: str | None = None) -> str:
+    """A :class:`BankConflicts` (or an access report: its worst instruction, under its own
+    summary) as one HTML fragment: a table of the numbers and the grid of 32 banks by
+    wavefronts, each cell numbered with the lane it serves, the wavefronts a conflict adds
+    marked in red. No plotly, no script: what a notebook shows for the value."""
+    from html import escape
+
+    worst = getattr(access, "worst", access)
+    if not isinstance(worst, BankConflicts):
+        raise TypeError(f"expected BankConflicts or an access report, got {type(access).__name__}")
+    head = title if title is not None else getattr(access, "summary", worst.summary)()
+    numbers: list[tuple[str, object]] = [
+        ("wavefronts", worst.wavefronts),
+        ("ideal", worst.ideal),
+        ("conflicts (ncu)", worst.conflicts),
+        ("worst phase", f"{worst.n_way}-way"),
+    ]
+    if worst is not access:  # a report over many instructions: the picture is its worst one
+        numbers = [
+            ("instructions", getattr(access, "instructions", 1)),
+            ("wavefronts", getattr(access, "wavefronts", worst.wavefronts)),
+            ("ideal", getattr(access, "ideal", worst.ideal)),
+            ("worst instruction", f"{worst.wavefronts} wavefronts, {worst.n_way}-way"),
+        ]
+    facts = "".join(f"<td><span>{escape(k)}</span> <b>{escape(str(v))}</b></td>" for k, v in numbers)
+    replay: list[bool] = []
+    for count in worst.phase_wavefronts:
+        replay += [False] + [True] * (count - 1)
+    rows = ["<tr><th></th>" + "".join(f"<th>{b}</th>" for b in range(BANKS)) + "</tr>"]
+    for w, cells in enumerate(worst.grid()):
+        tds = []
+        for lanes in cells:
+            if not lanes:
+                tds.append("<td></td>")
+                continue
+            text = str(lanes[0]) if len(lanes) == 1 else f"{lanes[0]}+"
+            tds.append(
+                f'<td title="lanes {", ".join(map(str, lanes))}" style="background:{_lane_colour(lanes[0])}">{text}</td>'
+            )
+        label = f"w{w} replay" if replay[w] else f"w{w}"
+        tr = '<tr class="r">' if replay[w] else "<tr>"
+        rows.append(f"{tr}<th>{label}</th>{''.join(tds)}</tr>")
+    return (
+        f'{_HTML_CSS}<div class="smemviz-bc"><div class="t">{escape(head)}</div>'
+        f'<table class="n"><tr>{facts}</tr></table><table class="g">{"".join(rows)}</table>'
+        '<div class="k">32 banks across, one row per wavefront; each cell is the lane it serves '
+        "(hover: every lane)</div></div>"
+    )
 
 
 def _words(addr: int, width: int) -> list[tuple[int, int, int]]:
