@@ -159,14 +159,14 @@ def _layout_file(rng: random.Random) -> tuple[str, str]:
 
 def _case_file(rng: random.Random) -> None:
     from smemviz.analysis import lint
-    from smemviz.sources.layout_file import LayoutFileError, parse_layout
+    from smemviz.sources.layout_file import LayoutFileError, parse_layout_text
 
     fmt, text = _layout_file(rng)
     if rng.random() < 0.25:
         _run_cli(rng, fmt, text)
         return
     try:
-        spec = parse_layout(text, format=fmt, source=f"kernel.{fmt}")  # type: ignore[arg-type]
+        spec = parse_layout_text(text, format=fmt, source=f"kernel.{fmt}")  # type: ignore[arg-type]
     except LayoutFileError as exc:
         assert str(exc).startswith(f"kernel.{fmt}")
         raise

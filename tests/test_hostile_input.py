@@ -18,7 +18,7 @@ from smemviz._names import shown
 from smemviz.analysis._report import html_report, markdown_report, text_report
 from smemviz.cli import main
 from smemviz.layout import plan_from_dict, plan_from_json
-from smemviz.sources.layout_file import LayoutFileError, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, parse_layout_text
 
 from .hostile import no_hang
 
@@ -67,12 +67,12 @@ def test_deep_nesting_exits_2_naming_the_file(tmp_path, capsys, name, command):
 def test_deep_nesting_through_the_api_is_a_layout_file_error():
     for name, text in DEEP.items():
         with pytest.raises(LayoutFileError, match="nested more than 32 levels"):
-            parse_layout(text, format="json" if name.endswith(".json") else "toml", source=name)
+            parse_layout_text(text, format="json" if name.endswith(".json") else "toml", source=name)
 
 
 def test_deep_json_reports_the_position_where_it_gets_too_deep():
     with pytest.raises(LayoutFileError) as info:
-        parse_layout('{\n "smem": ' + "[" * 40 + "]" * 40 + "}", format="json")
+        parse_layout_text('{\n "smem": ' + "[" * 40 + "]" * 40 + "}", format="json")
     assert (info.value.line, info.value.column) == (2, 41)
 
 
@@ -131,7 +131,7 @@ def test_layout_files_refuse_unprintable_strings_at_their_key(fmt):
         if fmt == "toml":
             text = _as_toml(doc)
         with pytest.raises(LayoutFileError, match="unprintable character") as info:
-            parse_layout(text, format=fmt)
+            parse_layout_text(text, format=fmt)
         assert info.value.key == key
         assert not RAW_CONTROL.search(str(info.value))
 

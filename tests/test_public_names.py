@@ -238,3 +238,19 @@ def test_experimental_names_live_there_only():
             assert name in smemviz._DEPRECATED and name not in dir(smemviz)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         experimental.nothing  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("module", "old", "new"),
+    [
+        ("smemviz.analysis.banks", "parse_layout", "parse_cute_layout"),
+        ("smemviz.analysis.banks", "Layout", "CuteLayout"),
+        ("smemviz.sources.layout_file", "parse_layout", "parse_layout_text"),
+    ],
+)
+def test_names_that_meant_two_things_are_renamed_and_warn(module, old, new):
+    """ "layout" alone names a memory layout; a CuTe layout and a layout file's text say so."""
+    home = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=new):
+        assert getattr(home, old) is getattr(home, new)
+    assert old not in home.__all__ and new in home.__all__

@@ -12,7 +12,7 @@ import pytest
 
 import smemviz
 from smemviz.layout import plan_from_dict
-from smemviz.sources.layout_file import parse_layout
+from smemviz.sources.layout_file import parse_layout_text
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 HOSTILE = ["</script><script>window.__pwned=1</script>", '<img src=x onerror="window.__pwned=1">']
@@ -29,7 +29,7 @@ def _hostile_spec():
         "smem": [{"name": HOSTILE[0], "size": 4096}, {"name": HOSTILE[1], "size": 2048, "align": 1024}],
         "tmem": [{"name": HOSTILE[1], "columns": 64}],
     }
-    return parse_layout(json.dumps(doc), format="json")
+    return parse_layout_text(json.dumps(doc), format="json")
 
 
 # -- dispatch and arguments ----------------------------------------------------------------

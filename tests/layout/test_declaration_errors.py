@@ -9,7 +9,7 @@ import pytest
 
 import smemviz
 from smemviz import DeclarationError, DeclarationTypeError
-from smemviz.sources.layout_file import LayoutFileError, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, parse_layout_text
 
 
 @pytest.mark.parametrize(
@@ -80,6 +80,6 @@ def test_tmem_ptr_slot_error_names_field():
 )
 def test_layout_file_error_key_comes_from_the_field(entry, key):
     with pytest.raises(LayoutFileError) as info:
-        parse_layout("[[smem]]\n" + entry, format="toml", source="f.toml")
+        parse_layout_text("[[smem]]\n" + entry, format="toml", source="f.toml")
     assert info.value.key == key
     assert info.value.line is not None

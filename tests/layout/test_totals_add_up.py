@@ -18,7 +18,7 @@ import smemviz
 from smemviz import CapacityError, LayoutPlan
 from smemviz.layout import plan_from_dict, plan_from_json
 from smemviz.layout._build import byte_split, covered_bytes
-from smemviz.sources.layout_file import parse_layout
+from smemviz.sources.layout_file import parse_layout_text
 
 from ..hostile import to_toml, valid_documents
 from ..strategies import replay, smem_programs, smemviz_alloc
@@ -71,7 +71,7 @@ def test_a_hand_written_plan_with_padding_between_data_adds_up():
 @settings(max_examples=60)
 @given(valid_documents())
 def test_layout_file_plans_add_up(doc):
-    spec = parse_layout(to_toml(doc), format="toml", source="f.toml")
+    spec = parse_layout_text(to_toml(doc), format="toml", source="f.toml")
     try:
         plans = spec.plans()
     except CapacityError:

@@ -398,9 +398,9 @@ live = 2
 
 
 def test_layout_file_steps_and_live():
-    from smemviz.sources.layout_file import parse_layout
+    from smemviz.sources.layout_file import parse_layout_text
 
-    smem, tmem = parse_layout(LAYOUT).plans()
+    smem, tmem = parse_layout_text(LAYOUT).plans()
     assert smem.steps == ("load", "mma", "epilogue") and smem.optimal
     assert smem.region("epi").offset == smem.region("smem_a").offset == 0
     assert smem.data_total == 131072 + 64 and smem.region("flags").live is None
@@ -425,20 +425,20 @@ def test_layout_file_steps_and_live():
     ],
 )
 def test_layout_file_lifetime_errors(old, new, where, match):
-    from smemviz.sources.layout_file import LayoutFileError, parse_layout
+    from smemviz.sources.layout_file import LayoutFileError, parse_layout_text
 
     assert old in LAYOUT
     with pytest.raises(LayoutFileError, match=match) as info:
-        parse_layout(LAYOUT.replace(old, new, 1))
+        parse_layout_text(LAYOUT.replace(old, new, 1))
     assert where in str(info.value)
 
 
 def test_layout_file_live_with_alias_groups_is_refused():
-    from smemviz.sources.layout_file import LayoutFileError, parse_layout
+    from smemviz.sources.layout_file import LayoutFileError, parse_layout_text
 
     text = LAYOUT + '\n[[smem_alias]]\nphases = [["flags"], ["epi"]]\n'
     with pytest.raises(LayoutFileError, match=r"smem_alias\[0\].phases.*has live= steps"):
-        parse_layout(text)
+        parse_layout_text(text)
 
 
 def test_cli_renders_the_lifetime_map(tmp_path, capsys):

@@ -29,7 +29,7 @@ from smemviz import CapacityError
 from smemviz.analysis._report import markdown_report, text_report
 from smemviz.cli import main
 from smemviz.layout import plan_from_dict
-from smemviz.sources.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout_text
 
 from ..hostile import (
     RAW_CONTROL,
@@ -81,7 +81,7 @@ def check_valid(spec: LayoutSpec) -> None:
 def parse_outcome(text: str, fmt: str, source: str) -> None:
     with no_hang():
         try:
-            spec = parse_layout(text, format=fmt, source=source)  # type: ignore[arg-type]
+            spec = parse_layout_text(text, format=fmt, source=source)  # type: ignore[arg-type]
         except LayoutFileError as exc:
             check_error(exc, source, fmt)
             return
@@ -100,7 +100,7 @@ def test_generated_documents_are_valid_or_one_clean_error(doc, fmt):
 def test_deeply_nested_documents_are_refused(data, fmt):
     text = data.draw(deep_text(fmt))
     with no_hang(), pytest.raises(LayoutFileError, match="nested more than") as info:
-        parse_layout(text, format=fmt, source=f"deep.{fmt}")
+        parse_layout_text(text, format=fmt, source=f"deep.{fmt}")
     check_error(info.value, f"deep.{fmt}", fmt)
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 
 import smemviz
-from smemviz.sources.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, LayoutSpec, load_layout, parse_layout_text
 
 from ..strategies import PipelineConfig, PipelineGroup, Resource, replay, smem_programs, smemviz_alloc
 
@@ -43,8 +43,8 @@ def to_toml(doc: dict) -> str:
 
 def both_formats(doc: dict) -> list[LayoutSpec]:
     return [
-        parse_layout(to_toml(doc), format="toml", source="t.toml"),
-        parse_layout(json.dumps(doc, indent=1), format="json", source="t.json"),
+        parse_layout_text(to_toml(doc), format="toml", source="t.toml"),
+        parse_layout_text(json.dumps(doc, indent=1), format="json", source="t.json"),
     ]
 
 
@@ -130,7 +130,7 @@ def test_json_example_loads_and_fits_hopper():
 
 
 def test_plans_take_an_arch_override_and_keep_over_capacity_layouts():
-    spec = parse_layout('[[smem]]\nname = "big"\nsize = 300000\n')
+    spec = parse_layout_text('[[smem]]\nname = "big"\nsize = 300000\n')
     smem, _ = spec.plans("sm_90a")
     assert smem.arch == "sm_90" and not smem.fits()
     with pytest.raises(smemviz.CapacityError, match="big"):
@@ -138,7 +138,7 @@ def test_plans_take_an_arch_override_and_keep_over_capacity_layouts():
 
 
 def test_tmem_alias_groups_and_columns():
-    spec = parse_layout(
+    spec = parse_layout_text(
         '[[tmem]]\nname = "acc0"\ncolumns = 128\n[[tmem]]\nname = "acc1"\ncolumns = 64\n'
         '[[tmem]]\nname = "sfa"\ncolumns = 32\n'
         '[[tmem_alias]]\nphases = [["acc0"], ["acc1", "sfa"]]\n'
@@ -149,13 +149,13 @@ def test_tmem_alias_groups_and_columns():
 
 
 def test_pipeline_group_barriers_per_stage_form():
-    a = parse_layout('[[pipeline_group]]\nname = "g"\nstages = 3\nbarriers_per_stage = 4\n')
-    b = parse_layout('[[pipeline_group]]\nname = "g"\nstages = 3\nmembers = 3\n')
+    a = parse_layout_text('[[pipeline_group]]\nname = "g"\nstages = 3\nbarriers_per_stage = 4\n')
+    b = parse_layout_text('[[pipeline_group]]\nname = "g"\nstages = 3\nmembers = 3\n')
     assert a.plans()[0].barrier_bytes == b.plans()[0].barrier_bytes == 4 * 3 * 16
 
 
 def test_spec_is_frozen():
-    spec = parse_layout('[[smem]]\nname = "a"\nsize = 4\n')
+    spec = parse_layout_text('[[smem]]\nname = "a"\nsize = 4\n')
     with pytest.raises(AttributeError):
         spec.arch = "sm_90"  # type: ignore[misc]
 
@@ -229,7 +229,7 @@ TOML_ERRORS = [
 @pytest.mark.parametrize("text,key,line,fragment", TOML_ERRORS)
 def test_toml_errors_name_the_key_and_line(text, key, line, fragment):
     with pytest.raises(LayoutFileError) as info:
-        parse_layout(text, format="toml", source="kernel.toml")
+        parse_layout_text(text, format="toml", source="kernel.toml")
     err = info.value
     assert err.key == key
     assert err.line == line
@@ -248,7 +248,7 @@ def test_the_same_errors_in_json_name_the_same_key(text, key, line, fragment):
     doc = _json_of(text)
     body = json.dumps(doc, indent=2)
     with pytest.raises(LayoutFileError) as info:
-        parse_layout(body, format="json", source="kernel.json")
+        parse_layout_text(body, format="json", source="kernel.json")
     err = info.value
     assert err.key == key and fragment in err.message
     # the reported position holds the key named (or the entry that lacks one)
@@ -264,14 +264,14 @@ def test_the_same_errors_in_json_name_the_same_key(text, key, line, fragment):
 
 def test_toml_syntax_error_has_line_and_column():
     with pytest.raises(LayoutFileError) as info:
-        parse_layout('arch = "sm_90a"\n[[smem]]\nname = "a"\nsize = = 4\n', source="k.toml")
+        parse_layout_text('arch = "sm_90a"\n[[smem]]\nname = "a"\nsize = = 4\n', source="k.toml")
     assert (info.value.line, info.value.column) == (4, 8)
     assert "TOML syntax error" in str(info.value)
 
 
 def test_toml_error_at_end_of_file_points_at_the_end():
     with pytest.raises(LayoutFileError) as info:
-        parse_layout('arch = "sm_90a"\nname = ', source="k.toml")
+        parse_layout_text('arch = "sm_90a"\nname = ', source="k.toml")
     assert (info.value.line, info.value.column) == (2, 8)
     assert "end of file" in info.value.message
 
@@ -279,22 +279,22 @@ def test_toml_error_at_end_of_file_points_at_the_end():
 def test_json_syntax_error_has_line_and_column():
     text = '{\n  "smem": [\n    {"name": "a", "size": 4,}\n  ]\n}\n'
     with pytest.raises(LayoutFileError) as info:
-        parse_layout(text, format="json", source="k.json")
+        parse_layout_text(text, format="json", source="k.json")
     assert info.value.line == 3 and info.value.column == 29
     assert str(info.value).startswith("k.json:3:29: JSON syntax error")
 
 
 def test_json_duplicate_keys_are_refused_like_toml():
     with pytest.raises(LayoutFileError) as info:
-        parse_layout('{"arch": "sm_90a",\n "arch": "sm_100a"}', format="json", source="k.json")
+        parse_layout_text('{"arch": "sm_90a",\n "arch": "sm_100a"}', format="json", source="k.json")
     assert str(info.value) == "k.json:2:2: duplicate key 'arch' in one object"
 
 
 def test_json_rejects_nan_and_non_objects():
     with pytest.raises(LayoutFileError, match="NaN"):
-        parse_layout('{"smem": [{"name": "a", "size": NaN}]}', format="json")
+        parse_layout_text('{"smem": [{"name": "a", "size": NaN}]}', format="json")
     with pytest.raises(LayoutFileError, match="expected a table"):
-        parse_layout("[1, 2]", format="json")
+        parse_layout_text("[1, 2]", format="json")
 
 
 def test_load_layout_file_level_errors(tmp_path):
@@ -311,5 +311,5 @@ def test_load_layout_file_level_errors(tmp_path):
 
 def test_names_are_kept_verbatim(tmp_path):
     name = "</script><script>window.__pwned=1</script>"
-    spec = parse_layout(json.dumps({"smem": [{"name": name, "size": 64}]}), format="json")
+    spec = parse_layout_text(json.dumps({"smem": [{"name": name, "size": 64}]}), format="json")
     assert spec.plans()[0].regions[0].name == name

@@ -11,7 +11,7 @@ import tomllib
 
 from smemviz.analysis import lint
 from smemviz.cli import main
-from smemviz.sources.layout_file import LayoutFileError, load_layout, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, load_layout, parse_layout_text
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "epilogue_banks.toml"
 
@@ -33,12 +33,12 @@ def test_the_example_carries_its_accesses_into_the_plan():
 def test_inline_tables_and_json_read_the_same():
     inline = HEAD + 'access = {instruction = "stmatrix.x4", layout = "(128,32):(32,1)", warps = [8, 1]}\n'
     listed = HEAD + 'access = [{instruction = "stmatrix.x4", layout = "(128,32):(32,1)", warps = [8, 1]}]\n'
-    expected = parse_layout(CONFLICTING, format="toml").plans()[0].accesses
+    expected = parse_layout_text(CONFLICTING, format="toml").plans()[0].accesses
     assert len(expected) == 1
     for text in (inline, listed):
-        assert parse_layout(text, format="toml").plans()[0].accesses == expected
+        assert parse_layout_text(text, format="toml").plans()[0].accesses == expected
     body = json.dumps(tomllib.loads(CONFLICTING), indent=2)
-    assert parse_layout(body, format="json").plans()[0].accesses == expected
+    assert parse_layout_text(body, format="json").plans()[0].accesses == expected
 
 
 ERRORS = [
@@ -81,7 +81,7 @@ ERRORS = [
 @pytest.mark.parametrize("tail,key,line,fragment", ERRORS)
 def test_toml_access_errors_name_the_key_and_line(tail, key, line, fragment):
     with pytest.raises(LayoutFileError) as info:
-        parse_layout(HEAD + tail, format="toml", source="k.toml")
+        parse_layout_text(HEAD + tail, format="toml", source="k.toml")
     err = info.value
     assert err.key == key and fragment in err.message
     assert err.line == line and str(err).startswith(f"k.toml:{line}:")
@@ -91,7 +91,7 @@ def test_toml_access_errors_name_the_key_and_line(tail, key, line, fragment):
 def test_json_access_errors_name_the_same_key(tail, key, line, fragment):
     body = json.dumps(tomllib.loads(HEAD + tail), indent=2)
     with pytest.raises(LayoutFileError) as info:
-        parse_layout(body, format="json", source="k.json")
+        parse_layout_text(body, format="json", source="k.json")
     err = info.value
     assert err.key == key and fragment in err.message and err.line is not None
 
@@ -102,7 +102,7 @@ def test_a_stage_the_entry_does_not_hold_is_refused_at_its_key():
         'instruction = "ldmatrix.x4"\nlayout = "(64,64):(64,1)"\nstage = 2\n'
     )
     with pytest.raises(LayoutFileError) as info:
-        parse_layout(text, format="toml", source="k.toml")
+        parse_layout_text(text, format="toml", source="k.toml")
     assert info.value.key == "smem[0].access[0].stage" and info.value.line == 8
     assert "stage 2 does not exist; the allocation holds 2 stage(s)" in info.value.message
 

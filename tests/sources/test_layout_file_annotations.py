@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from smemviz.analysis import lint
-from smemviz.sources.layout_file import LayoutFileError, parse_layout
+from smemviz.sources.layout_file import LayoutFileError, parse_layout_text
 
 DOC = """
 arch = "sm_90a"
@@ -25,7 +25,7 @@ stages = 2
 
 
 def test_annotations_reach_the_plan_and_lint():
-    smem, _ = parse_layout(DOC, format="toml").plans()
+    smem, _ = parse_layout_text(DOC, format="toml").plans()
     a, b = smem.region("a"), smem.region("b")
     assert (a.shape, a.stages, a.swizzle, a.tma, a.count) == ((4, 128, 64), 4, "128B", True, 4 * 128 * 64)
     assert (b.stages, b.swizzle) == (2, "128B")
@@ -45,5 +45,5 @@ def test_annotations_reach_the_plan_and_lint():
 def test_bad_annotations_are_refused_at_their_key(line, key, words):
     doc = f'[[smem]]\nname = "x"\ndtype = "f16"\ncount = 64\n{line}\n'
     with pytest.raises(LayoutFileError, match=words) as info:
-        parse_layout(doc, format="toml", source="k.toml")
+        parse_layout_text(doc, format="toml", source="k.toml")
     assert f"smem[0].{key}" in str(info.value) and "k.toml:5" in str(info.value)

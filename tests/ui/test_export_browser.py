@@ -10,7 +10,7 @@ import re
 import pytest
 
 import smemviz
-from smemviz.sources.layout_file import parse_layout
+from smemviz.sources.layout_file import parse_layout_text
 
 from .explorer_page import painted
 
@@ -37,7 +37,7 @@ def _hostile_spec():
         "pipeline": [{"name": HOSTILE[1], "stages": 2}],
         "tmem": [{"name": n, "columns": 64} for n in HOSTILE[:2]],
     }
-    return parse_layout(json.dumps(doc), format="json")
+    return parse_layout_text(json.dumps(doc), format="json")
 
 
 def _open(browser, html: str) -> dict:

@@ -86,10 +86,10 @@ def test_a_given_figure_is_drawn_as_is(tmp_path, spec):
 def test_hostile_names_stay_text_in_svg(tmp_path):
     import json
 
-    from smemviz.sources.layout_file import parse_layout
+    from smemviz.sources.layout_file import parse_layout_text
 
     name = '<img src=x onerror="alert(1)">'
-    spec = parse_layout(json.dumps({"smem": [{"name": name, "size": 65536}]}), format="json")
+    spec = parse_layout_text(json.dumps({"smem": [{"name": name, "size": 65536}]}), format="json")
     root = ElementTree.parse(smemviz.export(spec, tmp_path / "h.svg")).getroot()
     assert not [e for e in root.iter() if e.tag.endswith("img")]
     assert not [e for e in root.iter() if any(k.lower().startswith("on") for k in e.attrib)]

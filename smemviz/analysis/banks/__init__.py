@@ -23,7 +23,7 @@ from ._access import (
     bank_findings,
 )
 from ._advice import Advice, advise
-from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, Layout, Swizzle, parse_layout, parse_swizzle
+from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, CuteLayout, Swizzle, parse_cute_layout, parse_swizzle
 from ._model import BankConflicts, LaneWord, bank_conflicts
 from ._patterns import (
     AccessAtom,
@@ -54,7 +54,7 @@ __all__ = [
     "INSTRUCTIONS",
     "InstructionSpec",
     "LaneWord",
-    "Layout",
+    "CuteLayout",
     "SWIZZLE_ALIGNMENT",
     "SWIZZLE_MODES",
     "Swizzle",
@@ -66,7 +66,7 @@ __all__ = [
     "cp_async_atom",
     "instruction_names",
     "ldmatrix_atom",
-    "parse_layout",
+    "parse_cute_layout",
     "parse_swizzle",
     "stmatrix_atom",
     "vector_atom",
@@ -76,7 +76,22 @@ __all__ = [
 ]
 
 
+# renamed: old name -> (new name, why); each works for one release and warns
+_RENAMED = {
+    "Layout": ("CuteLayout", "a CuTe layout, not a memory layout"),
+    "parse_layout": ("parse_cute_layout", "a layout file is read by smemviz.sources.layout_file.parse_layout_text"),
+}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        new, why = _RENAMED[name]
+        warnings.warn(
+            f"smemviz.analysis.banks.{name} is deprecated and will be removed in the next release; use {new} ({why})",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[new]
     if name == "AccessSpec":  # the record is the model's: smemviz.SmemAccess
         warnings.warn(
             "smemviz.analysis.banks.AccessSpec is deprecated and will be removed in the next release; "

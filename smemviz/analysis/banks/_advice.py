@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._dtypes import cutlass_type_name, dtype_name, dtype_width
-from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, parse_layout
+from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, parse_cute_layout
 from ._patterns import AccessAtom, AccessReport, _contiguous_mode, analyze_access
 
 __all__ = ["Advice", "advise", "allocation_line", "no_accesses_message"]
@@ -72,7 +72,7 @@ def advise(
     """
     current = analyze_access(plan, region, atom, layout=layout, dtype=dtype, warps=warps, stage=stage, swizzle=swizzle)
     r = plan.region(region)
-    lay = parse_layout(layout if layout is not None else r.layout)
+    lay = parse_cute_layout(layout if layout is not None else r.layout)
     eb = dtype_width(dtype if dtype is not None else r.dtype) // 8
     contiguous = _contiguous_mode(lay)
     rows, cols = lay.extent(1 - contiguous), lay.extent(contiguous)

@@ -20,7 +20,7 @@ from ... import _limits, hardware
 from ..._limits import clip, int_size, shorten
 from ...layout._access import read_layout_text
 
-__all__ = ["Layout", "Swizzle", "SWIZZLE_MODES", "SWIZZLE_ALIGNMENT", "parse_layout", "parse_swizzle"]
+__all__ = ["CuteLayout", "Swizzle", "SWIZZLE_MODES", "SWIZZLE_ALIGNMENT", "parse_cute_layout", "parse_swizzle"]
 
 IntTuple: TypeAlias = "int | tuple[IntTuple, ...]"
 
@@ -122,7 +122,7 @@ def _size(t: IntTuple) -> int:
 
 
 @dataclass(frozen=True)
-class Layout:
+class CuteLayout:
     """A CuTe layout (shape:stride in elements), with the swizzle and offset of a ComposedLayout."""
 
     shape: IntTuple
@@ -180,8 +180,8 @@ class Layout:
                 c //= s
         return total
 
-    def without_swizzle(self) -> Layout:
-        return Layout(self.shape, self.stride, None, self.offset)
+    def without_swizzle(self) -> CuteLayout:
+        return CuteLayout(self.shape, self.stride, None, self.offset)
 
     def byte_offset(self, coord: tuple[int, ...], element_bytes: int) -> int:
         """Byte offset from the tile's start, with an element swizzle applied (a byte one is the caller's)."""
@@ -205,9 +205,9 @@ def _text(t: IntTuple) -> str:
     return str(t) if isinstance(t, int) else "(" + ",".join(_text(x) for x in t) + ")"
 
 
-def parse_layout(layout: object, swizzle_unit: str = "byte") -> Layout:
-    """A :class:`Layout` from text (``"(64,8):(1,64)"``, ``"S<3,4,3> o 0 o (8,64):(64,1)"``), a
-    :class:`Layout`, or a CuTe DSL layout / ComposedLayout (read through its printed form).
+def parse_cute_layout(layout: object, swizzle_unit: str = "byte") -> CuteLayout:
+    """A :class:`CuteLayout` from text (``"(64,8):(1,64)"``, ``"S<3,4,3> o 0 o (8,64):(64,1)"``), a
+    :class:`CuteLayout`, or a CuTe DSL layout / ComposedLayout (read through its printed form).
 
     A swizzle written into a layout (``S<B,M,S> o ...``) is read in ``swizzle_unit``:
     bytes by default, as the CuTe DSL prints a shared-memory ComposedLayout (its
@@ -215,12 +215,12 @@ def parse_layout(layout: object, swizzle_unit: str = "byte") -> Layout:
     byte address of the swizzled smem pointer). Text past the bounds of
     :mod:`smemviz._limits` (length, nesting, integers, swizzle bits) is refused.
     """
-    if isinstance(layout, Layout):
+    if isinstance(layout, CuteLayout):
         return layout
     text = layout if isinstance(layout, str) else str(layout)
     lt = read_layout_text(text)
     swz = None if lt.swizzle is None else Swizzle(*lt.swizzle, swizzle_unit)
-    return Layout(lt.shape, lt.stride, swz, lt.offset)
+    return CuteLayout(lt.shape, lt.stride, swz, lt.offset)
 
 
 def parse_swizzle(swizzle: object) -> Swizzle | None:

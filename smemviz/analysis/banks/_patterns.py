@@ -20,7 +20,7 @@ from ..._dtypes import dtype_name, dtype_width
 from ..._errors import DeclarationError, DeclarationTypeError
 from ..._limits import clip, int_size, shorten
 from ..._smem_instructions import WARP, lookup
-from ._layout import Layout, Swizzle, parse_layout, parse_swizzle
+from ._layout import CuteLayout, Swizzle, parse_cute_layout, parse_swizzle
 from ._model import BankConflicts, bank_conflicts
 
 __all__ = [
@@ -171,7 +171,7 @@ class AccessReport:
         )
 
 
-def _contiguous_mode(layout: Layout) -> int:
+def _contiguous_mode(layout: CuteLayout) -> int:
     strides = [layout.stride] if isinstance(layout.stride, int) else list(layout.stride)
     for mode, st in enumerate(strides):
         first = st
@@ -185,7 +185,7 @@ def _contiguous_mode(layout: Layout) -> int:
 
 
 def tile_addresses(
-    layout: Layout,
+    layout: CuteLayout,
     element_bytes: int,
     base: int,
     swizzle: Swizzle | None,
@@ -214,7 +214,7 @@ def tile_addresses(
     return out
 
 
-def _check_modes(layout: Layout) -> None:
+def _check_modes(layout: CuteLayout) -> None:
     if layout.modes not in (2, 3):
         raise ValueError(
             f"layout {clip(str(layout), 120)} has {layout.modes} top-level modes; the access analysis takes "
@@ -222,7 +222,7 @@ def _check_modes(layout: Layout) -> None:
         )
 
 
-def _check_run(layout: Layout, element_bytes: int, atom: AccessAtom, coords: tuple[int, int]) -> None:
+def _check_run(layout: CuteLayout, element_bytes: int, atom: AccessAtom, coords: tuple[int, int]) -> None:
     """A lane's address covers ``elements_per_lane`` elements: they must be contiguous in the layout."""
     contiguous = _contiguous_mode(layout)
     first = None
@@ -290,7 +290,9 @@ def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the r
             f"'stmatrix.x4', not {type(atom).__name__} {shorten(atom)}",
             field="atom",
         )
-    lay, swz, shown_swizzle = _one_swizzle(region, parse_layout(text), r.swizzle if swizzle == "region" else swizzle)
+    lay, swz, shown_swizzle = _one_swizzle(
+        region, parse_cute_layout(text), r.swizzle if swizzle == "region" else swizzle
+    )
     start = _tile_start(r, lay, eb, stage, base)
     tiles_r, tiles_c = _atom_tiles(region, lay, atom)
     if tiles_r * tiles_c > _limits.MAX_INSTRUCTIONS:
@@ -338,7 +340,7 @@ def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the r
     )
 
 
-def _one_swizzle(region: str, lay: Layout, swz_obj: object) -> tuple[Layout, Swizzle | None, str | None]:
+def _one_swizzle(region: str, lay: CuteLayout, swz_obj: object) -> tuple[CuteLayout, Swizzle | None, str | None]:
     """The tile's layout and the one swizzle on its addresses (given, or carried by the layout),
     and how to name it: a byte swizzle acts on the absolute address, an element one on the layout."""
     if lay.swizzle is not None and swz_obj is not None:
@@ -359,14 +361,14 @@ def _one_swizzle(region: str, lay: Layout, swz_obj: object) -> tuple[Layout, Swi
         swz, lay = lay.swizzle, lay.without_swizzle()
         shown_swizzle = f"S<{swz.bits},{swz.base},{swz.shift}> (bytes)"
     if swz is not None and swz.unit == "element":
-        lay = Layout(lay.shape, lay.stride, swz, lay.offset)
+        lay = CuteLayout(lay.shape, lay.stride, swz, lay.offset)
         swz = None
     elif lay.swizzle is not None:
         shown_swizzle = f"S<{lay.swizzle.bits},{lay.swizzle.base},{lay.swizzle.shift}> (elements)"
     return lay, swz, shown_swizzle
 
 
-def _tile_start(r: Any, lay: Layout, eb: int, stage: int, base: int | None) -> int:
+def _tile_start(r: Any, lay: CuteLayout, eb: int, stage: int, base: int | None) -> int:
     """The byte address the tile of ``stage`` starts at (``base`` overrides it), checked to fit its stage."""
     staged_layout = lay.modes == 3
     stages = lay.extent(2) if staged_layout else (r.stages or 1)
@@ -384,7 +386,7 @@ def _tile_start(r: Any, lay: Layout, eb: int, stage: int, base: int | None) -> i
     return r.offset if staged_layout else r.offset + stage * stage_bytes
 
 
-def _atom_tiles(region: str, lay: Layout, atom: AccessAtom) -> tuple[int, int]:
+def _atom_tiles(region: str, lay: CuteLayout, atom: AccessAtom) -> tuple[int, int]:
     """How many atom tiles the tile holds, down and across (it must hold a whole number)."""
     _check_modes(lay)
     contiguous = _contiguous_mode(lay)

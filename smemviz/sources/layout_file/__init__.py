@@ -56,8 +56,11 @@ checked against the schema and the core allocators' own rules).
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from ._error import LayoutFileError
-from ._read import load_layout, parse_layout
+from ._read import load_layout, parse_layout_text
 from ._schema import SCHEMA_VERSION, LayoutSpec, PipelineEntry, PipelineGroupEntry, SmemEntry, TmemEntry
 
 __all__ = [
@@ -68,6 +71,18 @@ __all__ = [
     "PipelineEntry",
     "PipelineGroupEntry",
     "load_layout",
-    "parse_layout",
+    "parse_layout_text",
     "SCHEMA_VERSION",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "parse_layout":  # renamed: "layout" alone also names a CuTe layout and a memory layout
+        warnings.warn(
+            "smemviz.sources.layout_file.parse_layout is deprecated and will be removed in the next release; "
+            "use parse_layout_text (a CuTe layout is read by smemviz.analysis.banks.parse_cute_layout)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return parse_layout_text
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["load_layout", "parse_layout", "FileFormat"]
+__all__ = ["load_layout", "parse_layout_text", "FileFormat"]
 
 FileFormat = Literal["toml", "json"]
 
@@ -39,10 +39,10 @@ def load_layout(path: str | Path) -> LayoutSpec:
         before = raw[: exc.start].decode("utf-8", "replace")
         line, col = line_col(before, len(before))
         raise LayoutFileError(f"not UTF-8 text ({exc.reason})", source=str(p), line=line, column=col) from None
-    return parse_layout(text, format=fmt, source=str(p))
+    return parse_layout_text(text, format=fmt, source=str(p))
 
 
-def parse_layout(text: str, *, format: FileFormat = "toml", source: str = "<string>") -> LayoutSpec:
+def parse_layout_text(text: str, *, format: FileFormat = "toml", source: str = "<string>") -> LayoutSpec:
     """Parse layout-file text; ``source`` names it in error messages."""
     locate: Locator
     if format == "toml":

@@ -18,9 +18,9 @@ def _trace():
         c_dtype, cutlass.tensor_utils.LayoutEnum.ROW_MAJOR, _REQUEST["epi_tile"], _REQUEST["epi_stages"]
     )
     _SEEN["epi"] = str(epi)
-    from smemviz.analysis.banks import parse_layout
+    from smemviz.analysis.banks import parse_cute_layout
 
-    _SEEN["parsed_object"] = str(parse_layout(cute.slice_(epi, (None, None, 0))))  # the DSL object itself
+    _SEEN["parsed_object"] = str(parse_cute_layout(cute.slice_(epi, (None, None, 0))))  # the DSL object itself
     kind = getattr(cute.nvgpu.warpgroup.SmemLayoutAtomKind, _REQUEST["atom_kind"])
     atom = cute.nvgpu.warpgroup.make_smem_layout_atom(kind, _REQUEST["atom_dtype"])
     _SEEN["advised"] = str(cute.tile_to_shape(atom, _REQUEST["atom_shape"], (0, 1)))

@@ -13,11 +13,11 @@ from smemviz._errors import DeclarationError, DeclarationTypeError
 from smemviz._limits import MAX_INSTRUCTIONS, MAX_PLAN_INSTRUCTIONS, MAX_WARPS, shorten
 from smemviz.analysis import lint
 from smemviz.analysis.banks import (
-    Layout,
+    CuteLayout,
     Swizzle,
     analyze_access,
     bank_conflicts,
-    parse_layout,
+    parse_cute_layout,
     stmatrix_atom,
     vector_atom,
 )
@@ -209,12 +209,12 @@ def test_deep_layouts_are_refused_at_16_levels_by_the_public_functions(plan):
     with pytest.raises(ValueError, match="nests more than 16 levels"):
         analyze_access(plan, "c", stmatrix_atom(), layout=f"({deep}):(32,1)")
     with pytest.raises(ValueError, match="nests more than 16 levels"):
-        parse_layout(f"({deep}):(32,1)")
+        parse_cute_layout(f"({deep}):(32,1)")
     shape: object = 128
     for _ in range(3000):
         shape = (shape,)
     with pytest.raises(ValueError, match="nests more than 16 levels"):
-        Layout(shape, shape)  # type: ignore[arg-type]
+        CuteLayout(shape, shape)  # type: ignore[arg-type]
     three_thousand = "(" * 3000 + "1" + ")" * 3000
     with pytest.raises(ValueError, match="characters"):
         analyze_access(plan, "c", stmatrix_atom(), layout=f"{three_thousand}:{three_thousand}")

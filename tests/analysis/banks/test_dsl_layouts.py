@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("cutlass")
 pytest.importorskip("cutlass.cute")
 
-from smemviz.analysis.banks import advise, analyze_access, parse_layout, stmatrix_atom  # noqa: E402
+from smemviz.analysis.banks import advise, analyze_access, parse_cute_layout, stmatrix_atom  # noqa: E402
 from smemviz.kernel.gemm import GemmConfig, gemm_layout  # noqa: E402
 
 pytestmark = pytest.mark.cutlass
@@ -24,7 +24,7 @@ def test_gemm_epilogue_from_the_dsl_layout():
     plan = gemm_layout(cfg).plan
     region = plan.region("gemm.c_staging")
     seen = dsl_layouts(cutlass.BFloat16, cfg.epi_tile, cfg.epi_stages, "K_SW64", cutlass.BFloat16, cfg.epi_tile)
-    epi = parse_layout(seen["epi"])
+    epi = parse_cute_layout(seen["epi"])
     assert seen["epi"].startswith("S<2,4,3>")  # 32 bf16 columns: 64-byte rows, the 64B mode
     # notebook 06 shows this text as recorded, so that it runs without the DSL
     assert seen["epi"] == "S<2,4,3> o 0 o ((8,16),(32,1),(1,2)):((32,256),(1,0),(0,4096))"
@@ -44,6 +44,6 @@ def test_gemm_epilogue_from_the_dsl_layout():
     adv = advise(plan, "gemm.c_staging", atom, layout=plain, dtype="bf16", warps=warps, swizzle=None)
     assert adv.fixes and adv.swizzle == "64B" and adv.alignment == 512
     assert "SmemLayoutAtomKind.K_SW64, cutlass.BFloat16), (128, 32)" in adv.dsl_line
-    advised = parse_layout(seen["advised"])  # what the advice's line builds in the DSL
+    advised = parse_cute_layout(seen["advised"])  # what the advice's line builds in the DSL
     rep = analyze_access(plan, "gemm.c_staging", atom, layout=advised, dtype="bf16", warps=warps)
     assert rep.conflict_free and rep.wavefronts == adv.best.wavefronts

@@ -43,9 +43,9 @@ def test_instructions_cover_the_tile_once(tile):
     assume(cols % atom.cols == 0 and rows % atom.rows == 0)
     rep = analyze_access(plan, "t", atom, layout=layout, swizzle=mode, warps=warps)
     # recompute every instruction's addresses and check the bytes they move
-    from smemviz.analysis.banks import parse_layout, parse_swizzle
+    from smemviz.analysis.banks import parse_cute_layout, parse_swizzle
 
-    lay, swz = parse_layout(layout), parse_swizzle(mode)
+    lay, swz = parse_cute_layout(layout), parse_swizzle(mode)
     seen: list[int] = []
     width = 16 if atom_kind in ("ldmatrix", "stmatrix", "v4") else 8
     for ti in range(rows // atom.rows):

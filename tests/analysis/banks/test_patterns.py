@@ -11,7 +11,7 @@ from smemviz.analysis.banks import (
     analyze_access,
     cp_async_atom,
     ldmatrix_atom,
-    parse_layout,
+    parse_cute_layout,
     stmatrix_atom,
     vector_atom,
 )
@@ -29,15 +29,15 @@ def _plan(pad: int = 128, c_align: int = 128):
 
 
 def test_layout_parsing_and_evaluation():
-    lay = parse_layout("((8,8),(8,4)):((64,1),(8,512))")
+    lay = parse_cute_layout("((8,8),(8,4)):((64,1),(8,512))")
     assert lay.modes == 2 and lay.extent(0) == 64 and lay.extent(1) == 32
     # coordinate 9 of mode 0 = (1, 1) in (8, 8): 1*64 + 1*1; coordinate 10 of mode 1 = (2, 1): 2*8 + 1*512
     assert lay(9, 10) == 64 + 1 + 16 + 512
-    composed = parse_layout("S<3,4,3> o 0 o (8,64):(64,1)")
+    composed = parse_cute_layout("S<3,4,3> o 0 o (8,64):(64,1)")
     assert composed.swizzle == Swizzle(3, 4, 3, "byte") and str(composed).startswith("S<3,4,3>")
     for bad in ["(8,64)", "(8,64):(64)", "(8,64):(64,1", "8:1:1", "(0,4):(1,0)"]:
         with pytest.raises(ValueError):
-            parse_layout(bad)
+            parse_cute_layout(bad)
 
 
 def test_swizzle_values():
@@ -64,7 +64,7 @@ def test_stmatrix_epilogue_conflicts_unswizzled_and_not_swizzled():
         plan,
         "c",
         stmatrix_atom(4),
-        layout=parse_layout("S<3,3,3> o 0 o " + ROWMAJOR, "element"),
+        layout=parse_cute_layout("S<3,3,3> o 0 o " + ROWMAJOR, "element"),
         swizzle=None,
         warps=(4, 1),
     )

@@ -91,7 +91,7 @@ def test_the_kernels_tiled_copy_issues_the_predicted_stores(mode):
     # the epilogue's lane addresses, read from the kernel's own TiledCopy, through the bank model,
     # give exactly the per-stage totals predicted from the plan's access (stmatrix.x4, warps (8, 1))
     pytest.importorskip("cutlass.cute")
-    from smemviz.analysis.banks import bank_conflicts, parse_layout, parse_swizzle, stmatrix_atom
+    from smemviz.analysis.banks import bank_conflicts, parse_cute_layout, parse_swizzle, stmatrix_atom
     from smemviz.kernel.gemm import epilogue_reports, gemm_layout
 
     from .dsl_epilogue_lanes import epilogue_lane_rows
@@ -100,7 +100,7 @@ def test_the_kernels_tiled_copy_issues_the_predicted_stores(mode):
     lanes = epilogue_lane_rows(config)
     copies = sorted({(i, j) for _, i, j in lanes})
     region = gemm_layout(config).plan.region("gemm.c_staging")
-    layout = parse_layout(config.c_staging_layout)
+    layout = parse_cute_layout(config.c_staging_layout)
     swizzle = parse_swizzle(config.c_swizzle_mode)
     atom = stmatrix_atom(4)
     for stage, predicted in enumerate(epilogue_reports(config)):
