@@ -40,9 +40,27 @@ def start_lab(
     settings = home / "JUPYTERLAB_SETTINGS_DIR" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True, exist_ok=True)
     (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    # a free port now; if another process (a parallel test worker's JupyterLab) takes it
+    # first, this one exits (no retries on a neighbouring port, which would leave the
+    # status check below talking to the other one) and a new port is tried
+    for _attempt in range(3):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        try:
+            return _start_lab_on(port, notebook_dir, env, log, timeout_s)
+        except _PortTaken:
+            continue
+    raise RuntimeError("JupyterLab did not start: no free port")
+
+
+class _PortTaken(Exception):
+    pass
+
+
+def _start_lab_on(
+    port: int, notebook_dir: Path, env: dict[str, str], log: IO[bytes] | None, timeout_s: float
+) -> tuple[subprocess.Popen, str]:
     out = log if log is not None else subprocess.DEVNULL
     proc = subprocess.Popen(
         [
@@ -51,6 +69,7 @@ def start_lab(
             "jupyterlab",
             "--no-browser",
             f"--port={port}",
+            "--ServerApp.port_retries=0",
             "--ServerApp.ip=127.0.0.1",
             "--IdentityProvider.token=",
             "--ServerApp.password=",
@@ -72,10 +91,17 @@ def start_lab(
             urllib.request.urlopen(f"{url}/api/status", timeout=2)
             return proc, url
         except OSError:
+            if proc.poll() is not None and _port_in_use(port):
+                raise _PortTaken from None
             if proc.poll() is not None or time.monotonic() > deadline:
                 stop_lab(proc)
                 raise RuntimeError("JupyterLab did not start") from None
             time.sleep(0.3)
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def stop_lab(proc: subprocess.Popen) -> None:
