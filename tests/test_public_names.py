@@ -246,6 +246,7 @@ def test_experimental_names_live_there_only():
         ("smemviz.analysis.banks", "parse_layout", "parse_cute_layout"),
         ("smemviz.analysis.banks", "Layout", "CuteLayout"),
         ("smemviz.sources.layout_file", "parse_layout", "parse_layout_text"),
+        ("smemviz.analysis.banks", "analyze_declared", "analyse_declared"),
     ],
 )
 def test_names_that_meant_two_things_are_renamed_and_warn(module, old, new):

@@ -18,7 +18,7 @@ import ipywidgets as widgets
 
 from .._names import shown
 from ..analysis._analysed import Analysed
-from ..analysis.banks._access import advise_declared, analyze_declared
+from ..analysis.banks._access import advise_declared, analyse_declared
 from ..analysis.banks._advice import Advice
 from ..analysis.banks._patterns import AccessReport
 from ..analysis.banks._plan_tables import bank_html
@@ -186,7 +186,7 @@ class BankView(widgets.VBox):
         found = self._kept.get(key) if plan is self.plan else None
         if found is None:
             try:
-                found = analyze_declared(plan, acc, swizzle=None if swizzle == DECLARED else swizzle)
+                found = analyse_declared(plan, acc, swizzle=None if swizzle == DECLARED else swizzle)
             except (TypeError, ValueError, KeyError) as exc:
                 found = str(exc).strip("\"'")
             if plan is self.plan:

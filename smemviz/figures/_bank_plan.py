@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis._analysed import Analysed
-from ..analysis.banks._access import analyse_accesses, analyze_declared
+from ..analysis.banks._access import analyse_accesses, analyse_declared
 from ..analysis.banks._tables import conflict_strip
 from ._bank_conflicts import bank_conflict_figure, conflict_strip_figure
 from ._smem import _smem_plan
@@ -24,7 +24,7 @@ def access_bank_figure(obj: Any, access: int | str = 0, *, swizzle: str | None =
     """
     plan = _smem_plan(obj)
     acc = _pick(plan, access)
-    return bank_conflict_figure(analyze_declared(plan, acc, swizzle=swizzle))
+    return bank_conflict_figure(analyse_declared(plan, acc, swizzle=swizzle))
 
 
 def _pick(plan: Any, access: int | str) -> Any:

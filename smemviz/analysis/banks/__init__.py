@@ -5,7 +5,7 @@ with Nsight Compute on an H200); ``analyze_access`` derives a CTA's accesses of 
 plan region from its tile layout, swizzle and access atom; ``advise`` finds the
 swizzle and alignment that remove the conflicts. The accesses a plan carries
 (``plan.accesses``, declared with ``SmemAllocation(..., access=...)``) are analysed
-by ``analyze_declared`` / ``analyse_plan``, and lint's ``bank-conflict`` rule reports them.
+by ``analyse_declared`` / ``analyse_plan``, and lint's ``bank-conflict`` rule reports them.
 ``wgmma_reads`` gives WGMMA's descriptor-driven operand reads (measured conflict-free in
 every canonical layout).
 """
@@ -18,8 +18,8 @@ from ._access import (
     AnalysedAccess,
     access_from_dict,
     advise_declared,
+    analyse_declared,
     analyse_plan,
-    analyze_declared,
     bank_findings,
 )
 from ._advice import Advice, advise
@@ -49,7 +49,7 @@ __all__ = [
     "AnalysedAccess",
     "advise_declared",
     "analyse_plan",
-    "analyze_declared",
+    "analyse_declared",
     "BankConflicts",
     "INSTRUCTIONS",
     "InstructionSpec",
@@ -80,6 +80,7 @@ __all__ = [
 _RENAMED = {
     "Layout": ("CuteLayout", "a CuTe layout, not a memory layout"),
     "parse_layout": ("parse_cute_layout", "a layout file is read by smemviz.sources.layout_file.parse_layout_text"),
+    "analyze_declared": ("analyse_declared", "one spelling beside analyse_plan"),
 }
 
 

@@ -21,7 +21,7 @@ __all__ = [
     "AccessSpec",
     "access_from_dict",
     "access_atom",
-    "analyze_declared",
+    "analyse_declared",
     "advise_declared",
     "bank_findings",
     "conflict_findings",
@@ -60,7 +60,7 @@ def access_atom(acc: SmemAccess, element_bytes: int) -> AccessAtom:
     return instruction_atom(acc.instruction, element_bytes, acc.threads)
 
 
-def analyze_declared(plan: Any, acc: SmemAccess, *, swizzle: object = None) -> AccessReport:
+def analyse_declared(plan: Any, acc: SmemAccess, *, swizzle: object = None) -> AccessReport:
     """The report of one record on ``plan`` (``swizzle`` overrides the record's: what-if)."""
     dtype, eb = _element_bytes(plan, acc)
     swz = acc.swizzle if swizzle is None else swizzle
@@ -130,7 +130,7 @@ def _analyse(plan: Any) -> tuple[AnalysedAccess, ...]:
             out.append(AnalysedAccess(acc, None, None, why))
             continue
         try:
-            rep = analyze_declared(plan, acc)
+            rep = analyse_declared(plan, acc)
             adv = None if rep.conflict_free else advise_declared(plan, acc)
         except (TypeError, ValueError, KeyError) as exc:
             out.append(AnalysedAccess(acc, None, None, str(exc).strip("\"'")))
@@ -164,7 +164,7 @@ def bank_findings(plan: Any, accesses: Iterable[SmemAccess]) -> tuple[Finding, .
     the analysis refuses)."""
     out = []
     for acc in accesses:
-        rep = analyze_declared(plan, acc)
+        rep = analyse_declared(plan, acc)
         if not rep.conflict_free:
             out.append(_finding(acc, rep, advise_declared(plan, acc)))
     return tuple(out)

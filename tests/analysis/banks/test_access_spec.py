@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from smemviz import SmemAllocation, SmemAllocator
-from smemviz.analysis.banks._access import access_from_dict, analyze_declared, bank_findings
+from smemviz.analysis.banks._access import access_from_dict, analyse_declared, bank_findings
 
 
 def _plan():
@@ -44,7 +44,7 @@ def test_vector_access_with_threads():
             "warps": [4, 1],
         }
     )
-    rep = analyze_declared(plan, acc)
+    rep = analyse_declared(plan, acc)
     assert rep.conflict_free and rep.instructions == 32
 
 

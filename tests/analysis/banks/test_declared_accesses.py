@@ -6,7 +6,7 @@ from __future__ import annotations
 from smemviz import SmemAllocation, SmemAllocator
 from smemviz.analysis import lint
 from smemviz.analysis.banks import INSTRUCTIONS, analyze_access, stmatrix_atom
-from smemviz.analysis.banks._access import analyse_plan, analyze_declared
+from smemviz.analysis.banks._access import analyse_declared, analyse_plan
 from smemviz.layout._access import canonical_instruction, instruction_spellings
 
 
@@ -47,11 +47,11 @@ def _plan():
 def test_a_record_reports_what_the_fields_given_by_hand_do():
     plan = _plan()
     by_hand = analyze_access(plan, "epi_c", stmatrix_atom(4), layout="(128,32):(32,1)", warps=(8, 1))
-    assert analyze_declared(plan, plan.accesses[0]) == by_hand
+    assert analyse_declared(plan, plan.accesses[0]) == by_hand
     assert by_hand.n_way == 4 and by_hand.wavefronts == 256 and by_hand.ideal == 64
-    swizzled = analyze_declared(plan, plan.accesses[1])
+    swizzled = analyse_declared(plan, plan.accesses[1])
     assert swizzled.swizzle == "64B" and swizzled.wavefronts < by_hand.wavefronts
-    assert analyze_declared(plan, plan.accesses[0], swizzle="64B") == swizzled
+    assert analyse_declared(plan, plan.accesses[0], swizzle="64B") == swizzled
 
 
 def test_analyse_plan_keeps_what_it_cannot_analyse_with_its_reason():
