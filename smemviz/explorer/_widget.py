@@ -37,6 +37,7 @@ from ._lifetimes import LifetimeView, both_solved, lifetime_plan
 from ._panels import TABLE_CSS, key_html, message_html, summary_html, tables_html
 from ._state import ExplorerState, Outcome, is_builder
 from ._sync import LiveFigure
+from ._tabs import NamedTabs
 
 __all__ = ["Explorer", "explore", "TABS"]
 
@@ -75,7 +76,6 @@ class Explorer(widgets.VBox):
             raise TypeError(f"controls {sorted(controls)} need a builder function; got a {type(target).__name__}")
         self.state = ExplorerState(target, arch=arch, fixed=fixed)
         self._busy = False
-        self._stale_tabs: set[str] = set(TABS)
         self._initial_values: dict[str, Any] = {k: w.value for k, w in self.controls.items()}
         self._batch = False  # several controls set at once (reset): one rebuild at the end
         self._panels_timer: asyncio.TimerHandle | None = None
@@ -109,14 +109,14 @@ class Explorer(widgets.VBox):
         self.bank_widget = self.banks.grid  # the bank picture (HTML)
         self.table = widgets.HTML()
         self.history_table = widgets.HTML()
-        self._tab_widgets: dict[str, Any] = {
+        pages: dict[str, Any] = {
             USAGE_TAB: widgets.Box([self.table], layout=widgets.Layout(width="100%")),
             BANKS_TAB: self.banks,
         }
         if self.state.builder is not None:
-            self._tab_widgets[TRIED_TAB] = widgets.Box([self.history_table], layout=widgets.Layout(width="100%"))
-        self.details = widgets.Tab(list(self._tab_widgets.values()))
-        self._set_tabs(list(self._tab_widgets))
+            pages[TRIED_TAB] = widgets.Box([self.history_table], layout=widgets.Layout(width="100%"))
+        self._tabs = NamedTabs(pages)
+        self.details = self._tabs.widget
         self.reset_button = widgets.Button(
             description="reset", tooltip="put every control back where it started", layout=widgets.Layout(width="70px")
         )
@@ -215,19 +215,16 @@ class Explorer(widgets.VBox):
     @property
     def tab_names(self) -> tuple[str, ...]:
         """The tabs offered now, in order (a subset of :data:`TABS`)."""
-        return tuple(self._tab_order)
+        return self._tabs.names
 
     @property
     def open_tab(self) -> str | None:
         """The name of the tab open now."""
-        index = self.details.selected_index
-        return self._tab_order[index] if index is not None and index < len(self._tab_order) else None
+        return self._tabs.open
 
     def show_tab(self, name: str) -> None:
         """Open the tab called ``name`` ("Usage table", "Banks", "Tried", "Lifetimes")."""
-        if name not in self._tab_order:
-            raise ValueError(f"no {name!r} tab here; this explorer has {', '.join(map(repr, self._tab_order))}")
-        self.details.selected_index = self._tab_order.index(name)
+        self._tabs.show(name)
 
     def __smemviz_layout__(self, arch: str | None = None) -> LayoutPair:
         """The layout on screen, so ``smemviz.export(explorer, path)`` writes what is shown."""
@@ -236,7 +233,7 @@ class Explorer(widgets.VBox):
     def show_lifetimes(self, step: int | str | None = None) -> None:
         """Open the Lifetimes tab (a layout solved from lifetimes has one) and
         choose ``step`` (a name or an index) when given."""
-        if self.lifetimes is None or LIFETIMES_TAB not in self._tab_order:
+        if self.lifetimes is None or LIFETIMES_TAB not in self._tabs.names:
             raise ValueError("this layout was not solved from lifetimes (steps= and live=): it has no Lifetimes tab")
         self.show_tab(LIFETIMES_TAB)
         if step is not None:
@@ -271,7 +268,7 @@ class Explorer(widgets.VBox):
     def _show(self, outcome: Outcome) -> None:
         """Bring the widgets up to the state after a change: the maps (unless a
         builder error kept the last layout), the Tried tab and the message area."""
-        self._stale_tabs.add(TRIED_TAB)
+        self._tabs.stale.add(TRIED_TAB)
         self._follow_state_arch()
         if outcome.drawn:
             self._render()
@@ -287,12 +284,6 @@ class Explorer(widgets.VBox):
                 self.arch_selector.value = self.state.arch
             finally:
                 self._busy = False
-
-    def _set_tabs(self, names: list[str]) -> None:
-        self._tab_order = list(names)
-        self.details.children = tuple(self._tab_widgets[n] for n in names)
-        for i, name in enumerate(names):
-            self.details.set_title(i, name)
 
     # -- drawing -----------------------------------------------------------------
 
@@ -314,7 +305,7 @@ class Explorer(widgets.VBox):
             self._smem_live.show(smem_spec(analysis.smem, None, hl_smem))
         if analysis.tmem is not None:
             self._tmem_live.show(tmem_spec(analysis.tmem, hl_tmem))
-        self._stale_tabs = set(TABS)
+        self._tabs.stale = set(TABS)
         if not lifetimes_first:
             self._sync_lifetimes(smem, tmem)
         self._schedule_panels()
@@ -324,10 +315,7 @@ class Explorer(widgets.VBox):
         while it is open, redraw it with the maps (not after them, as the text panels)."""
         plan = lifetime_plan(smem, tmem, self.lifetimes.memory if self.lifetimes is not None else "smem")
         if plan is None:
-            if LIFETIMES_TAB in self._tab_order:
-                if self.open_tab == LIFETIMES_TAB:
-                    self.details.selected_index = 0
-                self._set_tabs([n for n in self._tab_order if n != LIFETIMES_TAB])
+            self._tabs.withdraw(LIFETIMES_TAB)
             return
         allocator = self.state.declared.get(plan.memory)
         if self.lifetimes is None:
@@ -335,15 +323,13 @@ class Explorer(widgets.VBox):
             self.lifetimes.on_memory = lambda: self._sync_lifetimes(*self.state.plans)
             if self._fitter is not None and self._fitter.width >= MIN_WIDTH:
                 self.lifetimes.set_width(int(self._fitter.width) - WIDGET_MARGIN - TAB_INSET)
-            self._tab_widgets[LIFETIMES_TAB] = self.lifetimes
         self.lifetimes.offer_memories(both_solved(smem, tmem))
-        if LIFETIMES_TAB not in self._tab_order:
-            self._set_tabs([*self._tab_order, LIFETIMES_TAB])
+        self._tabs.offer(LIFETIMES_TAB, self.lifetimes)
         if self.open_tab == LIFETIMES_TAB:
             self.lifetimes.show(plan, self.arch, allocator)
-            self._stale_tabs.discard(LIFETIMES_TAB)
+            self._tabs.stale.discard(LIFETIMES_TAB)
         else:
-            self._stale_tabs.add(LIFETIMES_TAB)
+            self._tabs.stale.add(LIFETIMES_TAB)
 
     def _schedule_panels(self) -> None:
         """Update the text panels now, or after the maps where a kernel's loop runs."""
@@ -365,7 +351,7 @@ class Explorer(widgets.VBox):
     def _refresh_details(self) -> None:
         """Redraw the open tab if it is stale; the hidden ones wait until opened."""
         tab = self.open_tab
-        if tab is None or tab not in self._stale_tabs:
+        if tab is None or tab not in self._tabs.stale:
             return
         smem, tmem = self.state.plans
         if tab == LIFETIMES_TAB:
@@ -378,7 +364,7 @@ class Explorer(widgets.VBox):
             self.table.value = tables_html(smem, tmem)
         else:
             self.banks.show(self.state.analysed().smem)
-        self._stale_tabs.discard(tab)
+        self._tabs.stale.discard(tab)
 
     def _sync_phase_options(self) -> None:
         options: list[tuple[str, Any]] = [(ALL_PHASES, None)]
