@@ -212,7 +212,7 @@ def test_compare_layouts_draws_each_layout_of_the_same_declarations():
     lv = ex.lifetimes
     assert lv._totals is None  # nothing solved until asked
     lv.compare_toggle.value = True
-    expected = smemviz.compare_layouts(build(2))
+    expected = smemviz.experimental.compare_layouts(build(2))
     assert list(lv.layout_choice.options) == [AS_BUILT, *expected]
     bars = lv._totals.widget.data[0]
     assert list(bars.y) == list(expected) and list(bars.x) == [p.data_total for p in expected.values()]
@@ -228,7 +228,9 @@ def test_compare_layouts_draws_each_layout_of_the_same_declarations():
     assert rectangles(lv.map_widget)["epi"][0][1] == expected["optimal"].region("epi").offset
     # a new layout from the controls is compared again
     ex.controls["stages"].value = 3
-    assert list(lv._totals.widget.data[0].x) == [p.data_total for p in smemviz.compare_layouts(build(3)).values()]
+    assert list(lv._totals.widget.data[0].x) == [
+        p.data_total for p in smemviz.experimental.compare_layouts(build(3)).values()
+    ]
     lv.compare_toggle.value = False
     assert lv.layout_choice.value == AS_BUILT and lv._compare_box.layout.display == "none"
     assert rectangles(lv.map_widget)["epi"][0][1] == ex.smem_plan.region("epi").offset
@@ -246,7 +248,7 @@ def test_hand_written_groups_are_compared_over_the_solver_steps():
     lv.compare_toggle.value = True
     assert list(lv.layout_choice.options) == [AS_BUILT, "hand-written", "greedy", "optimal"]
     lv.layout_choice.value = "hand-written"
-    hand = smemviz.compare_layouts(s)["hand-written"]
+    hand = smemviz.experimental.compare_layouts(s)["hand-written"]
     drawn = with_lifetimes_of(hand, s.plan)
     assert drawn.steps == s.plan.steps and drawn.region("epi").live == s.plan.region("epi").live
     assert rectangles(lv.map_widget)["a"] == [(0, hand.region("a").offset, 64 * KIB)]
@@ -362,7 +364,9 @@ def test_the_comparison_is_solved_once_per_set_of_declarations(monkeypatch):
     from smemviz.explorer import _lifetimes
 
     calls = []
-    monkeypatch.setattr(_lifetimes, "compare_layouts", lambda a: calls.append(a) or smemviz.compare_layouts(a))
+    monkeypatch.setattr(
+        _lifetimes, "compare_layouts", lambda a: calls.append(a) or smemviz.experimental.compare_layouts(a)
+    )
     ex = explorer()
     lv = ex.lifetimes
     lv.compare_toggle.value = True
