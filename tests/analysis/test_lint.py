@@ -247,23 +247,25 @@ def test_cli_check_exit_codes(tmp_path, capsys):
 def test_explorer_summary_lists_findings_and_occupancy():
     pytest.importorskip("ipywidgets")
     from smemviz.explorer._panels import summary_html
+    from smemviz.explorer._state import analyse_pair
 
     bad = smem(SmemAllocation("f", 128, 128), SmemAllocation("sA", 8192, 128, swizzle="128B"))
-    html = summary_html(bad, None)
+    html = summary_html(analyse_pair(bad, None, "sm_90"))
     assert "smemviz-finding smemviz-error" in html and "swizzle-align" in html
     assert "occupancy sm_90: 24 CTAs/SM" in html
     clean = smem(SmemAllocation("sA", 8192, 1024, swizzle="128B"))
-    assert "smemviz-finding" not in summary_html(clean, None)
+    assert "smemviz-finding" not in summary_html(analyse_pair(clean, None, "sm_90"))
 
 
 def test_explorer_summary_lists_at_most_a_screenful():
     pytest.importorskip("ipywidgets")
     from smemviz.explorer._panels import MAX_FINDINGS, summary_html
+    from smemviz.explorer._state import analyse_pair
 
     many = [SmemAllocation(f"s{i}", 384, 128, swizzle="128B") for i in range(2 * MAX_FINDINGS)]
     plan = smem(*many)
     assert len(lint(plan).errors) > MAX_FINDINGS
-    html = summary_html(plan, None)
+    html = summary_html(analyse_pair(plan, None, "sm_90"))
     assert html.count("smemviz-finding smemviz-error") == MAX_FINDINGS
     assert f"and {len(lint(plan)) - MAX_FINDINGS} more" in html
 
