@@ -9,6 +9,7 @@ fails when the committed files and this script disagree.
 
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -17,7 +18,18 @@ import nbformat
 
 HERE = Path(__file__).resolve().parent
 
-KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+# what JupyterLab writes on save with the project's kernel (ipykernel's python3), so that
+# running a notebook and saving it leaves the file as committed; the kernel's Python
+# version, the one machine-specific field, the save hook drops (scripts/jupyter_server_config.py)
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+}
 
 
 def _recorded_sweep() -> str:
@@ -46,7 +58,7 @@ def code(text: str) -> nbformat.NotebookNode:
 
 def notebook(cells: list[nbformat.NotebookNode]) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
-    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": json.loads(json.dumps(LANGUAGE_INFO))}
     # stable ids keep regenerated files byte-identical
     for i, cell in enumerate(cells):
         cell["id"] = f"cell-{i:02d}"
@@ -535,7 +547,11 @@ def epilogue_finds_its_place() -> list[nbformat.NotebookNode]:
         """),
         code("smemviz.experimental.lifetime_figure(plan)"),
         md("The byte map of one step, and the three layouts of the same declarations side by side:"),
-        code('smemviz.smem_figure(plan.at_step("epilogue"))'),
+        code("""
+        from smemviz.figures import step_figure
+
+        step_figure(plan, "epilogue")  # what is live then; the buffers not live are shown as such, not as padding
+        """),
         code("""
         from smemviz.figures import comparison_figure
 

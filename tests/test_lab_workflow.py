@@ -31,9 +31,9 @@ def _notebook_with_output() -> dict:
     return json.loads(nbformat.writes(nb))
 
 
-@pytest.mark.filterwarnings("ignore:Overriding existing pre_save_hook")  # traitlets sets the hook twice
 def test_saving_under_notebooks_strips_outputs_and_elsewhere_keeps_them(tmp_path):
-    """The config file as Jupyter reads it, and the contents manager JupyterLab uses by default."""
+    """The config file as Jupyter reads it, and the contents manager it gives the server
+    (JupyterLab's default one, with the hook)."""
     import asyncio
 
     from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
@@ -41,7 +41,8 @@ def test_saving_under_notebooks_strips_outputs_and_elsewhere_keeps_them(tmp_path
 
     config = PyFileConfigLoader("jupyter_server_config.py", path=str(ROOT / "scripts")).load_config()
     (tmp_path / "notebooks").mkdir()
-    manager = AsyncLargeFileManager(root_dir=str(tmp_path), config=config)
+    assert issubclass(config.ServerApp.contents_manager_class, AsyncLargeFileManager)
+    manager = config.ServerApp.contents_manager_class(root_dir=str(tmp_path), config=config)
     for path in ("notebooks/a.ipynb", "scratch.ipynb"):
         asyncio.run(manager.save({"type": "notebook", "format": "json", "content": _notebook_with_output()}, path))
     stripped = json.loads((tmp_path / "notebooks" / "a.ipynb").read_text())
