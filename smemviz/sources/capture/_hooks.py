@@ -6,7 +6,9 @@ of them reach) gives the ``cute.memref.alloca`` the compiler will place and the
 alignment and partition it was given; a struct field's ``get_tensor`` gives the
 layout and swizzle it is viewed with; ``cutlass.memory.TmemAllocator`` and
 ``TmemBufferPool`` give the TMEM columns. ``cutlass.utils``' deprecated
-allocators are subclasses and are covered by the same wrappers.
+allocators are subclasses and are covered by the same wrappers. The calls the
+ordering record needs (pipelines, copies, fences, barriers) are wrapped too
+(see ``_ordering_hooks``).
 
 The methods are replaced on their classes while at least one capture is open
 (a lock and a count), and restored when the last one closes, even on error.
@@ -361,6 +363,8 @@ def _targets() -> list[tuple[type, str, Callable[[Callable[..., Any]], Callable[
     from cutlass.cute import struct
     from cutlass.memory import smem, tmem
 
+    from ._ordering_hooks import ordering_targets  # the ordering model's package imports the analysis floor
+
     alloc = smem.SmemAllocator
     return [
         (alloc, "allocate", lambda f: _alloc_wrapper(f, "allocate")),
@@ -371,6 +375,7 @@ def _targets() -> list[tuple[type, str, Callable[[Callable[..., Any]], Callable[
         (tmem.TmemAllocator, "allocate", _tmem_allocate_wrapper),
         (tmem.TmemAllocator, "reserve", _tmem_reserve_wrapper),
         (tmem.TmemBufferPool, "allocate", _pool_allocate_wrapper),
+        *ordering_targets(),
     ]
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import hardware
 from ..._dtypes import dtype_name
@@ -38,6 +38,10 @@ from ._experimental import experimental_dsl, experimental_refusal
 from ._hooks import Pending, PendingTmem
 from ._records import CapturedAllocation, CapturedTmem
 
+if TYPE_CHECKING:
+    from ...layout.ordering import OrderingModel
+    from ._ordering_hooks import OrderingTrace
+
 __all__ = ["Capture", "CaptureError", "KernelCapture", "capture"]
 
 
@@ -58,6 +62,8 @@ class KernelCapture:
     total_from: str = ""  # where ``total`` comes from: the compiler's layout, or the launch's own smem=
     # one line per alias group made of an if's exclusive arms (SMEM groups first, then TMEM): why it is safe
     branches: tuple[str, ...] = ()
+    # the kernel's pipelines, syncs and accesses per warp role, as traced (check it with check_captured)
+    ordering: OrderingModel | None = None
 
 
 class Capture(_hooks.Recorder):
@@ -68,6 +74,7 @@ class Capture(_hooks.Recorder):
         self._pending: list[tuple[Pending, Any]] = []
         self._fields: dict[int, tuple[Pending, str]] = {}
         self._tmem: list[PendingTmem] = []
+        self.ordering_trace = _new_trace()  # what the ordering wrappers record, read after each trace
         self._pools: dict[int, int] = {}
         self._kernels: dict[str, KernelCapture] = {}
         self._refused: dict[str, str] = {}
@@ -117,6 +124,7 @@ class Capture(_hooks.Recorder):
         self._pending.clear()
         self._fields.clear()
         self._tmem.clear()
+        self.ordering_trace.clear()
 
     # -- what the wrappers call --------------------------------------------------------
 
@@ -184,6 +192,7 @@ class Capture(_hooks.Recorder):
         """A trace of the DSL's experimental front end: its kernels' buffers are refused, by kernel."""
         self._pending, self._tmem = [], []
         self._fields.clear()
+        self.ordering_trace = _new_trace()
         try:
             buffers = experimental_buffers(module)
             for site in walk_allocas(module):
@@ -201,6 +210,7 @@ class Capture(_hooks.Recorder):
         pending, self._pending = self._pending, []
         tmem, self._tmem = self._tmem, []
         self._fields.clear()
+        trace, self.ordering_trace = self.ordering_trace, _new_trace()
         sites = walk_allocas(module)
         smem_sites = [s for s in sites if s.smem]
         kernels = sorted({s.kernel for s in smem_sites if s.kernel} | {t.kernel for t in tmem if t.kernel})
@@ -242,6 +252,31 @@ class Capture(_hooks.Recorder):
                 )
             except CaptureError as e:
                 self._refused[kernel] = str(e)
+                continue
+            self._kernels[kernel] = self._with_ordering(self._kernels[kernel], trace, module, smem_sites, result)
+
+    def _with_ordering(
+        self, kc: KernelCapture, trace: OrderingTrace, module: Any, sites: list[Any], result: Any
+    ) -> KernelCapture:
+        """The kernel's capture with its ordering model; a model that cannot be built is
+        a recording failure (the kernel itself compiled unchanged)."""
+        placed = [(s.op, result.offsets.get(s.index)) for s in sites if s.kernel == kc.kernel and result is not None]
+
+        def alloca_offset(op: Any) -> int | None:
+            return next((off for candidate, off in placed if candidate == op), None)
+
+        def region_at(byte: int) -> str | None:
+            return next((r.name for r in kc.plan.regions if r.offset <= byte < r.offset + max(r.size, 1)), None)
+
+        from ._ordering import build_ordering
+
+        arch = self._arch or self._traced_arch
+        try:
+            model = build_ordering(trace, module, kc.kernel, alloca_offset, region_at, arch)
+        except Exception as e:
+            self._failures.append(f"kernel {kc.kernel!r}: reading its ordering failed: {type(e).__name__}: {e}")
+            return kc
+        return replace(kc, ordering=model, plan=replace(kc.plan, ordering=model))
 
     def _kernel(  # noqa: PLR0913 - what one trace gives each of its kernels
         self,
@@ -385,6 +420,12 @@ class Capture(_hooks.Recorder):
             return "<smemviz capture (open)>"
         kinds = ", ".join(f"{k}: {v.total} B" for k, v in self._kernels.items()) or "nothing"
         return f"<smemviz capture of {kinds}>"
+
+
+def _new_trace() -> OrderingTrace:
+    from ._ordering_hooks import OrderingTrace  # imported late: the ordering package imports the analysis floor
+
+    return OrderingTrace()
 
 
 def _compile_arch(dsl: Any) -> str | None:

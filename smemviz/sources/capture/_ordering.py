@@ -1,0 +1,454 @@
+"""From what one trace recorded to the kernel's :class:`OrderingModel`.
+
+Warp roles are the traced ``if`` conditions on the thread index, evaluated for
+every thread of the block: each event runs on the threads its branches admit,
+and the warps split into roles wherever two events' warps differ. Events every
+warp runs before the first role branch form the prologue; after the roles join,
+every role runs them. Loops are the ``scf.for`` ops around an event: a constant
+trip count is kept; loops whose count is the same run-time value share one id,
+and a loop starting later than its siblings (a peeled first iteration) has its
+first iterations written out so that they all run the same count. Each access is
+placed on the tensor view it was taken from (a struct field's ``get_tensor`` or a
+``make_tensor`` over SMEM / TMEM) and on a stage: a constant slice picks that
+stage, one indexed at run time takes the stage of the pipeline state the role
+waited on last. Whatever cannot be read is kept as a note, and the check turns
+each into an ``info`` finding: nothing unread is taken as ordered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ...analysis._finding import Findings
+from ...analysis.ordering import OrderingReport, check_ordering
+from ...analysis.ordering._result import finding
+from ...layout.ordering import Context, LoopInfo, programs_from_trace
+from ...layout.ordering import _model as m
+from ._ordering_hooks import OrderingTrace, RawEvent, RegionView
+from ._ordering_ir import (
+    block_dim,
+    condition_threads,
+    defining_op,
+    loop_bounds,
+    plain_values,
+    pointer_offset,
+    raw_value,
+)
+
+__all__ = ["UNREAD", "build_ordering", "check_captured"]
+
+UNREAD = "unread"  # the meta key of each note on what the trace could not read
+# copies in which each thread moves its own part of the tensor (a tiled copy's partition)
+PARTITIONED = ("ld", "st", "ldmatrix", "stmatrix", "cp_async", "tcgen05_ld", "tcgen05_st")
+WARP = 32
+
+
+@dataclass(frozen=True)
+class _Role:
+    role: m.WarpRole
+    threads: frozenset[int]
+
+
+def build_ordering(
+    trace: OrderingTrace,
+    module: Any,
+    kernel: str,
+    alloca_offset: Callable[[Any], int | None],
+    regions_at: Callable[[int], str | None],
+    arch: str | None,
+) -> m.OrderingModel:
+    """The ordering model of ``kernel`` from the events ``trace`` recorded for it.
+    ``alloca_offset`` gives an allocation's byte offset; ``regions_at`` the captured
+    region holding a byte (for naming a pipeline's barrier storage)."""
+    return _Builder(trace, module, kernel, alloca_offset, regions_at, arch).model()
+
+
+class _Builder:
+    def __init__(  # noqa: PLR0913 - what one kernel's model is built from
+        self,
+        trace: OrderingTrace,
+        module: Any,
+        kernel: str,
+        alloca_offset: Callable[[Any], int | None],
+        regions_at: Callable[[int], str | None],
+        arch: str | None,
+    ) -> None:
+        self.trace = trace
+        self.kernel = kernel
+        self.alloca_offset = alloca_offset
+        self.regions_at = regions_at
+        self.arch = arch
+        self.notes: list[str] = list(trace.notes)
+        self.events = [e for e in trace.events if e.kernel == kernel]
+        self.threads = _kernel_threads(module, kernel)
+        self.cond_cache: list[tuple[Any, frozenset[int] | None]] = []
+        self.loop_ops: list[Any] = []
+        self.spans: dict[str, m.RegionSpan] = {}
+
+    # -- threads and roles ---------------------------------------------------------------
+
+    def cond(self, op: Any) -> frozenset[int] | None:
+        for seen, threads in self.cond_cache:
+            if seen == op:
+                return threads
+        threads = condition_threads(op, self.threads)
+        self.cond_cache.append((op, threads))
+        return threads
+
+    def event_threads(self, raw: RawEvent) -> frozenset[int]:
+        out = frozenset(range(self.threads))
+        for op, arm in raw.ctx.ifs:
+            held = self.cond(op)
+            if held is None:
+                continue  # not a condition on the thread: both arms may run on any thread
+            out &= held if arm == 0 else frozenset(range(self.threads)) - held
+        return out
+
+    def roles(self, warp_sets: list[frozenset[int]]) -> list[_Role]:
+        warps = range(-(-self.threads // WARP))
+        signature: dict[int, tuple[bool, ...]] = {w: tuple(w in s for s in warp_sets) for w in warps}
+        runs: list[list[int]] = []
+        for w in warps:
+            if runs and signature[runs[-1][-1]] == signature[w] and runs[-1][-1] == w - 1:
+                runs[-1].append(w)
+            else:
+                runs.append([w])
+        out = []
+        for run in runs:
+            if not any(signature[run[0]]):
+                continue  # warps that run nothing the trace recorded
+            first, n = run[0], len(run)
+            name = f"warp {first}" if n == 1 else f"warps {first}-{first + n - 1}"
+            threads = frozenset(t for t in range(first * WARP, (first + n) * WARP) if t < self.threads)
+            out.append(_Role(m.WarpRole(name, first, n), threads))
+        return out
+
+    # -- loops ------------------------------------------------------------------------------
+
+    def loop_infos(self, raw: RawEvent) -> tuple[LoopInfo, ...]:
+        infos = []
+        for op in raw.ctx.loops:
+            index = next((i for i, seen in enumerate(self.loop_ops) if seen == op), None)
+            if index is None:
+                self.loop_ops.append(op)
+                index = len(self.loop_ops) - 1
+            bounds = loop_bounds(op)
+            infos.append(LoopInfo(f"#{index}", bounds.trips))
+        return tuple(infos)
+
+    def loop_plan(self) -> dict[str, tuple[str, int]]:
+        """Loop uid -> (shared id, iterations written out in front) for run-time counts."""
+        groups: list[tuple[Any, list[tuple[int, int]]]] = []  # (upper value, [(uid, lower)])
+        plan: dict[str, tuple[str, int]] = {}
+        for i, op in enumerate(self.loop_ops):
+            b = loop_bounds(op)
+            if b.trips is not None:
+                continue
+            if b.step != 1 or b.lower is None or b.upper_value is None:
+                plan[f"#{i}"] = (f"loop{i}", 0)
+                self.notes.append(f"loop #{i}: its trip count is not a run-time bound from a constant start by step 1")
+                continue
+            for upper, members in groups:
+                if upper == b.upper_value:
+                    members.append((i, b.lower))
+                    break
+            else:
+                groups.append((b.upper_value, [(i, b.lower)]))
+        for g, (_, members) in enumerate(groups):
+            base = max(lower for _, lower in members)
+            for i, lower in members:
+                plan[f"#{i}"] = (f"k{g}" if len(groups) > 1 else "k", base - lower)
+        return plan
+
+    # -- accesses -----------------------------------------------------------------------------
+
+    def place(self, raw: RawEvent, last_wait: dict[tuple[tuple[Any, int], ...], tuple[str, str]]) -> m.Event | None:
+        assert raw.access is not None and isinstance(raw.event, m.Access)
+        a = raw.access
+        found = _region_of(a.value, self.trace.regions)
+        site = raw.event.site
+        if found is None:
+            self.notes.append(
+                f"{a.kind} at {site}: the {a.memory.upper()} it reaches is no tensor view capture saw made"
+            )
+            return None
+        view, coord = found
+        span = self.span(view)
+        if span is None:
+            self.notes.append(f"{a.kind} at {site}: where {view.name!r} lies in {a.memory.upper()} is not constant")
+            return None
+        stage: int | str | None = None
+        state = ""
+        if span.stages > 1:
+            last = _last_coord(coord)
+            if last is not None and last != "?":
+                stage = int(last)
+            elif a.barrier is not None:
+                stage = a.barrier
+                state = self.trace.states[a.barrier_state][0] if a.barrier_state in self.trace.states else ""
+            else:
+                held = _innermost(last_wait, raw.ctx.ifs)
+                if held is None:
+                    self.notes.append(f"{a.kind} at {site}: which stage of {view.name!r} it reaches is not read")
+                else:
+                    stage, state = held
+        return m.Access(
+            kind=a.kind,
+            region=span.name,
+            site=site,
+            stage=stage,
+            state=state,
+            bytes=a.bytes if a.kind == "tma_load" else None,
+            barrier=a.barrier,
+            multicast=a.multicast,
+        )
+
+    def span(self, view: RegionView) -> m.RegionSpan | None:
+        if view.name in self.spans:
+            return self.spans[view.name]
+        if view.alloca is None or view.size is None:
+            return None
+        base = self.alloca_offset(view.alloca)
+        if base is None:
+            return None
+        start = base + (view.offset or 0)
+        stages = view.stages if view.stages > 1 and view.size % view.stages == 0 else 1
+        span = m.RegionSpan(view.name, view.memory, start, view.size, stages)  # type: ignore[arg-type]
+        self.spans[view.name] = span
+        return span
+
+    # -- the model ------------------------------------------------------------------------------
+
+    def pipelines(self) -> tuple[m.Pipeline, ...]:
+        out = []
+        for spec, _obj, (storage, _partners) in self.trace.pipelines.values():
+            if not any(isinstance(e.event, m.Init) and e.event.pipeline == spec.name for e in self.events):
+                if not any(isinstance(e.event, m.PipelineOp) and e.event.pipeline == spec.name for e in self.events):
+                    continue
+            region = None
+            ptr = getattr(storage, "value", storage)
+            placed = pointer_offset(ptr) if ptr is not None else None
+            if placed is not None:
+                base = self.alloca_offset(placed[0])
+                region = self.regions_at(base + placed[1]) if base is not None else None
+            out.append(replace(spec, barrier_region=region))
+        return tuple(out)
+
+    def model(self) -> m.OrderingModel:
+        if not self.threads:
+            self.notes.append("the block size is not stated in the kernel, so warp roles are not read")
+            self.threads = WARP
+        pipelines = self.pipelines()
+        partners = {spec.name: p for spec, _, (_, p) in self.trace.pipelines.values()}
+        per_event = [(raw, self.event_threads(raw)) for raw in self.events]
+        per_event = [(raw, t) for raw, t in per_event if t]  # under a branch no thread takes
+        everyone = frozenset(range(self.threads))
+        warp_sets = [frozenset(t // WARP for t in threads) for _, threads in per_event]
+        roles = self.roles(list(dict.fromkeys(warp_sets)))
+        first_split = next((i for i, (_, t) in enumerate(per_event) if t != everyone), len(per_event))
+        states = self.state_pipelines()
+        prologue: list[m.Event] = []
+        records: list[tuple[m.Event, Context]] = []
+        last_wait: dict[tuple[tuple[Any, int], ...], tuple[str, str]] = {}
+        for i, (raw, threads) in enumerate(per_event):
+            if raw.unread:
+                self.notes.append(raw.unread)
+                continue
+            events = self.resolve(raw, states, last_wait)
+            if not events:
+                continue
+            loops = self.loop_infos(raw)
+            if i < first_split:
+                prologue += events
+                continue
+            for role in roles:
+                mine = threads & role.threads
+                if not mine:
+                    continue
+                for e in events:
+                    e = self.arrivals(e, raw.scale, mine, partners)
+                    e = self.share(e, mine, threads)
+                    records.append((e, Context(e.site, role.role, loops)))
+        programs = self.peel(programs_from_trace(records))
+        used = {e.pipeline for e, _ in records if isinstance(e, m.PipelineOp)} | {
+            e.pipeline for e in prologue if isinstance(e, m.Init)
+        }
+        return m.OrderingModel(
+            self.kernel,
+            pipelines=tuple(p for p in pipelines if p.name in used),
+            barriers=tuple(self.trace.named.values()),
+            regions=tuple(self.spans.values()),
+            programs=programs,
+            prologue=tuple(prologue),
+            arch=self.arch,
+            meta=tuple((UNREAD, n) for n in dict.fromkeys(self.notes)),
+        )
+
+    def state_pipelines(self) -> dict[int, list[tuple[str, str]]]:
+        """Each PipelineState object -> the (pipeline, side) pairs it is used with."""
+        out: dict[int, list[tuple[str, str]]] = {}
+        for raw in self.events:
+            e = raw.event
+            if isinstance(e, m.PipelineOp) and e.op != "advance" and raw.state is not None:
+                side = "producer" if e.op.startswith("producer") else "consumer"
+                pair = (e.pipeline, side)
+                if pair not in out.setdefault(raw.state, []):
+                    out[raw.state].append(pair)
+        return out
+
+    def resolve(
+        self,
+        raw: RawEvent,
+        states: dict[int, list[tuple[str, str]]],
+        last_wait: dict[tuple[tuple[Any, int], ...], tuple[str, str]],
+    ) -> list[m.Event]:
+        e = raw.event
+        if e is None:
+            return []
+        if isinstance(e, m.Access):
+            placed = self.place(raw, last_wait)
+            return [placed] if placed is not None else []
+        if isinstance(e, m.PipelineOp) and e.op == "advance":
+            pairs = states.get(raw.state, []) if raw.state is not None else []
+            return [m.PipelineOp(op=f"{side}_advance", pipeline=p, site=e.site, state=e.state) for p, side in pairs]
+        if isinstance(e, m.PipelineOp) and e.op in ("consumer_wait", "producer_acquire"):
+            last_wait[raw.ctx.ifs] = (e.pipeline, e.state)
+        if isinstance(e, m.Init) and any(
+            p.name == e.pipeline and p.kind == "tma_store" for p, _, _ in self.trace.pipelines.values()
+        ):
+            return []  # PipelineTmaStore has no barriers to initialise
+        return [e]
+
+    def arrivals(self, e: m.Event, scale: str, threads: frozenset[int], partners: dict[str, int]) -> m.Event:
+        if not isinstance(e, m.PipelineOp) or not scale:
+            return e
+        warps = len({t // WARP for t in threads})
+        n = {"threads": len(threads), "warps": warps, "partners": warps * partners.get(e.pipeline, 1)}[scale]
+        return replace(e, arrivals=n)
+
+    def share(self, e: m.Event, mine: frozenset[int], threads: frozenset[int]) -> m.Event:
+        """A copy every thread makes on its own part of a slot, run by several roles: each
+        role's part, the slot split among the threads in order (no two threads' parts meet)."""
+        if not isinstance(e, m.Access) or e.kind not in PARTITIONED or mine == threads:
+            return e
+        span = self.spans.get(e.region)
+        if span is None:
+            return e
+        whole = span.slot if e.stage is not None else span.size
+        before = sum(1 for t in threads if t < min(mine))
+        return replace(e, offset=whole * before // len(threads), bytes=whole * len(mine) // len(threads))
+
+    def peel(self, programs: tuple[m.RoleProgram, ...]) -> tuple[m.RoleProgram, ...]:
+        plan = self.loop_plan()
+
+        def walk(steps: tuple[m.Step, ...]) -> tuple[m.Step, ...]:
+            out: list[m.Step] = []
+            for s in steps:
+                if not isinstance(s, m.Loop):
+                    out.append(s)
+                    continue
+                body = walk(s.body)
+                if s.trips is not None or s.id not in plan:
+                    out.append(m.Loop(s.id, s.trips, body))
+                    continue
+                shared, ahead = plan[s.id]
+                for _ in range(ahead):
+                    out += list(body)
+                out.append(m.Loop(shared, None, body))
+            return tuple(out)
+
+        return tuple(replace(p, body=walk(p.body)) for p in programs)
+
+
+def _kernel_threads(module: Any, kernel: str) -> int:
+    from ._compiled import _ops
+
+    for op in _ops(module.operation):
+        if op.name in ("cuda.kernel", "gpu.func", "func.func") and "sym_name" in op.attributes:
+            attr = op.attributes["sym_name"]
+            if str(getattr(attr, "value", attr)).strip('"') == kernel:
+                return block_dim(op) or 0
+    return 0
+
+
+def _innermost(
+    last_wait: dict[tuple[tuple[Any, int], ...], tuple[str, str]], ifs: tuple[tuple[Any, int], ...]
+) -> tuple[str, str] | None:
+    """The last wait or acquire traced under the same branches, or around them."""
+    for n in range(len(ifs), -1, -1):
+        found = last_wait.get(ifs[:n])
+        if found is not None:
+            return found
+    return None
+
+
+_COORD = re.compile(r'coord<"(.*)">')
+
+
+def _last_coord(coord: str | None) -> str | None:
+    """The last top-level component of a slice's coordinate, e.g. ``"(_,_,0,?)"`` -> ``"?"``."""
+    if coord is None:
+        return None
+    m_ = _COORD.search(coord)
+    text = m_.group(1) if m_ else coord
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1]
+    depth, last = 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            last = i + 1
+    tail = text[last:].strip()
+    if tail == "?" or re.fullmatch(r"\?\{.*\}", tail):
+        return "?"
+    return tail if tail.isdigit() else None
+
+
+def _region_of(value: Any, views: list[RegionView]) -> tuple[RegionView, str | None] | None:
+    """The view an accessed tensor comes from, and the coordinate of the slice nearest the access."""
+    if value is None:
+        return None
+    with plain_values():
+        return _walk_to_view(value, views)
+
+
+def _walk_to_view(value: Any, views: list[RegionView]) -> tuple[RegionView, str | None] | None:
+    stack = [raw_value(value)]
+    coord: str | None = None
+    seen = 0
+    while stack and seen < 400:
+        v = stack.pop()
+        seen += 1
+        for view in views:
+            if view.value == v:
+                return view, coord
+        op = defining_op(v)
+        if op is None:
+            continue
+        if op.name == "cute.slice" and coord is None and len(op.operands) > 1:
+            coord = str(op.operands[1].type)
+        stack += [raw_value(o) for o in reversed(list(op.operands))]
+    return None
+
+
+def check_captured(model: m.OrderingModel) -> OrderingReport:
+    """``check_ordering`` on a captured model, with one ``info`` finding per thing the
+    trace could not read (kept in the model's meta as ``unread``)."""
+    report = check_ordering(model)
+    notes = [text for key, text in model.meta if key == UNREAD]
+    if not notes:
+        return report
+    extra = tuple(
+        finding("unordered-alias", "info", (), f"ordering not read by capture: {text}", "record it in the model")
+        for text in notes
+    )
+    items = report.findings.items
+    errors = tuple(f for f in items if f.severity == "error")
+    rest = tuple(f for f in items if f.severity != "error")
+    return replace(report, findings=Findings(errors + rest + extra, report.findings.arch))

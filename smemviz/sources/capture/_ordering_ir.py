@@ -1,0 +1,345 @@
+"""What the traced IR says about an ordering event: its branches, its loops, its pointer.
+
+An event is recorded while the DSL traces, at the insertion point its ops go to.
+The ``scf.if`` ops around that point are the branches it sits under (warp roles
+are ``if`` conditions on the thread index); the ``scf.for`` ops are its loops. A
+condition is read by evaluating it for each thread of the block (thread index in,
+``elect.sync`` true on lane 0); a condition on anything else is not a role split.
+Pointers are followed back to the allocation through the ops that only move or
+recast them, adding constant offsets. Only the MLIR bindings shipped with the DSL
+are used, and the module is only read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "LoopBounds",
+    "TraceContext",
+    "block_dim",
+    "condition_threads",
+    "defining_op",
+    "raw_value",
+    "loop_bounds",
+    "plain_values",
+    "pointer_offset",
+    "trace_context",
+]
+
+_KERNEL_OPS = ("cuda.kernel", "gpu.func", "func.func", "llvm.func")
+_WIDTHS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+@dataclass(frozen=True)
+class TraceContext:
+    """Where an op is being inserted: the ``(if op, arm)`` pairs and ``for`` ops around it, outermost first."""
+
+    ifs: tuple[tuple[Any, int], ...]
+    loops: tuple[Any, ...]
+
+
+def trace_context() -> TraceContext:
+    """The branches and loops around the op the trace inserts next."""
+    from cutlass._mlir import ir
+
+    block = ir.InsertionPoint.current.block  # type: ignore[attr-defined]  # set while tracing
+    ifs: list[tuple[Any, int]] = []
+    loops: list[Any] = []
+    while block is not None:
+        owner = block.owner
+        if owner is None:
+            break
+        owner = getattr(owner, "operation", owner)
+        if owner.name in _KERNEL_OPS:
+            break
+        if owner.name == "scf.if":
+            arm = next(i for i, region in enumerate(owner.regions) if any(b == block for b in region.blocks))
+            ifs.append((owner, arm))
+        elif owner.name in ("scf.for", "scf.while"):
+            loops.append(owner)
+        block = owner.block
+    return TraceContext(tuple(reversed(ifs)), tuple(reversed(loops)))
+
+
+@contextlib.contextmanager
+def plain_values() -> Iterator[None]:
+    """While walking the IR, operands come back as plain ``ir.Value``s: the DSL's own
+    wrapper for a tensor value emits a ``cute.get_iter`` when it is made, and reading
+    the kernel must add nothing to it. The DSL's wrappers are put back afterwards."""
+    from cutlass._mlir import ir
+    from cutlass._mlir.dialects import cute as cute_ir
+    from cutlass._mlir.dialects import cute_nvgpu as nvgpu_ir
+    from cutlass.cute.tensor import _Tensor
+
+    ids = [
+        cute_ir.MemRefType.get_static_typeid(),  # type: ignore[attr-defined]
+        cute_ir.CoordTensorType.get_static_typeid(),  # type: ignore[attr-defined]
+        nvgpu_ir.SmemDescViewType.get_static_typeid(),  # type: ignore[attr-defined]
+    ]
+    for typeid in ids:
+        ir.register_value_caster(typeid, replace=True)(_plain)
+    try:
+        yield
+    finally:
+        for typeid in ids:
+            ir.register_value_caster(typeid, replace=True)(_Tensor)
+
+
+def _plain(value: Any) -> Any:
+    return value
+
+
+def raw_value(value: Any) -> Any:
+    """The ``ir.Value`` itself: the DSL hands some values out wrapped (a tensor, a pointer)."""
+    inner = getattr(value, "value", None)
+    return inner if inner is not None and hasattr(inner, "owner") else value
+
+
+def defining_op(value: Any) -> Any:
+    """The op defining ``value``, or None (a block argument, or not an IR value)."""
+    try:
+        owner = raw_value(value).owner
+    except Exception:
+        return None
+    op = getattr(owner, "operation", owner)
+    return op if getattr(op, "name", None) is not None else None
+
+
+# -- conditions -----------------------------------------------------------------------------
+
+
+def _int_attr(op: Any) -> int | None:
+    try:
+        attr = op.attributes["value"]
+    except (KeyError, Exception):
+        return None
+    text = str(attr)
+    if text in ("true", "false"):
+        return int(text == "true")
+    m = re.match(r"(-?\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+_CMP = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "slt": lambda a, b: a < b,
+    "sle": lambda a, b: a <= b,
+    "sgt": lambda a, b: a > b,
+    "sge": lambda a, b: a >= b,
+    "ult": lambda a, b: a < b,
+    "ule": lambda a, b: a <= b,
+    "ugt": lambda a, b: a > b,
+    "uge": lambda a, b: a >= b,
+}
+_BIN: dict[str, Callable[[int, int], int]] = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    "arith.divsi": lambda a, b: int(a / b) if b else 0,
+    "arith.divui": lambda a, b: a // b if b else 0,
+    "arith.floordivsi": lambda a, b: a // b if b else 0,
+    "arith.remsi": lambda a, b: a - b * int(a / b) if b else 0,
+    "arith.remui": lambda a, b: a % b if b else 0,
+    "arith.andi": lambda a, b: a & b,
+    "arith.ori": lambda a, b: a | b,
+    "arith.xori": lambda a, b: a ^ b,
+    "arith.shli": lambda a, b: a << b,
+    "arith.shrui": lambda a, b: a >> b,
+    "arith.shrsi": lambda a, b: a >> b,
+    "arith.maxsi": max,
+    "arith.minsi": min,
+    "arith.maxui": max,
+    "arith.minui": min,
+}
+_PASS = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "cute_nvgpu.arch.make_warp_uniform")
+
+
+class _Unknown(Exception):
+    """The value depends on something other than the thread index."""
+
+
+def _eval(value: Any, tid: int, threads: int, depth: int = 0) -> int:
+    if depth > 64:
+        raise _Unknown
+    op = defining_op(value)
+    name = getattr(op, "name", None)
+    if name is None:
+        raise _Unknown
+    if name == "nvvm.read.ptx.sreg.tid.x":
+        return tid
+    if name in ("nvvm.read.ptx.sreg.tid.y", "nvvm.read.ptx.sreg.tid.z"):
+        return 0
+    if name == "nvvm.read.ptx.sreg.ntid.x":
+        return threads
+    if name in ("nvvm.read.ptx.sreg.ntid.y", "nvvm.read.ptx.sreg.ntid.z"):
+        return 1
+    if name == "nvvm.read.ptx.sreg.laneid":
+        return tid % 32
+    if name == "nvvm.elect.sync" or name.endswith("elect_one") or name.endswith("elect.sync"):
+        return int(tid % 32 == 0)
+    if name == "arith.constant":
+        v = _int_attr(op)
+        if v is None:
+            raise _Unknown
+        return v
+    if name in _PASS:
+        return _eval(op.operands[0], tid, threads, depth + 1)
+    if name in _BIN:
+        return _BIN[name](
+            _eval(op.operands[0], tid, threads, depth + 1), _eval(op.operands[1], tid, threads, depth + 1)
+        )
+    if name == "arith.cmpi":
+        pred = str(op.attributes["predicate"])
+        key = _predicate_name(pred)
+        a = _eval(op.operands[0], tid, threads, depth + 1)
+        b = _eval(op.operands[1], tid, threads, depth + 1)
+        return int(_CMP[key](a, b))
+    if name == "arith.select":
+        c = _eval(op.operands[0], tid, threads, depth + 1)
+        return _eval(op.operands[1 if c else 2], tid, threads, depth + 1)
+    raise _Unknown
+
+
+_PRED_CODES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+
+
+def _predicate_name(text: str) -> str:
+    m = re.match(r"(\d+)", text)
+    if m:
+        return _PRED_CODES[int(m.group(1))]
+    for key in _CMP:
+        if key in text:
+            return key
+    raise _Unknown
+
+
+def condition_threads(if_op: Any, threads: int) -> frozenset[int] | None:
+    """The threads of a ``threads``-thread block for which ``if_op``'s condition holds,
+    or None when it depends on anything but the thread index."""
+    try:
+        cond = if_op.operands[0]
+        return frozenset(t for t in range(threads) if _eval(cond, t, threads))
+    except _Unknown:
+        return None
+    except Exception:
+        return None
+
+
+def block_dim(kernel_op: Any) -> int | None:
+    """The block size a kernel is compiled for (``nvvm.reqntid``), if stated."""
+    for key in ("nvvm.reqntid",):
+        try:
+            text = str(kernel_op.attributes[key])
+        except (KeyError, Exception):
+            continue
+        nums = [int(n) for n in re.findall(r"\d+", text.split(":", 1)[-1])]
+        if nums:
+            total = 1
+            for n in nums[:3]:
+                total *= n
+            return total
+    return None
+
+
+# -- loops ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoopBounds:
+    """A loop's bounds: each a constant, or (for the upper bound) the value it is read from."""
+
+    lower: int | None
+    upper: int | None
+    step: int | None
+    upper_value: Any = None
+
+    @property
+    def trips(self) -> int | None:
+        if self.lower is None or self.upper is None or not self.step:
+            return None
+        return max(0, -(-(self.upper - self.lower) // self.step))
+
+
+def _const(value: Any) -> int | None:
+    op = defining_op(value)
+    if getattr(op, "name", None) in _PASS:
+        return _const(op.operands[0])
+    if getattr(op, "name", None) == "arith.constant":
+        return _int_attr(op)
+    return None
+
+
+def loop_bounds(loop_op: Any) -> LoopBounds:
+    if loop_op.name != "scf.for":
+        return LoopBounds(None, None, None)
+    lb, ub, step = loop_op.operands[0], loop_op.operands[1], loop_op.operands[2]
+    return LoopBounds(_const(lb), _const(ub), _const(step), ub)
+
+
+# -- pointers ---------------------------------------------------------------------------------
+
+
+def _elem_bytes(type_text: str) -> int | None:
+    m = re.search(r"ptr<([a-z0-9]+)", type_text)
+    if m is None:
+        return None
+    width = _WIDTHS.get(m.group(1))
+    if width is None:
+        m2 = re.match(r"[a-z]+(\d+)", m.group(1))
+        width = int(m2.group(1)) if m2 else None
+    return max(1, width // 8) if width else None
+
+
+def pointer_offset(value: Any) -> tuple[Any, int] | None:
+    """``(alloca op, constant byte offset)`` of an SMEM pointer value, when it is the
+    allocation's start moved by constants only; None otherwise."""
+    with plain_values():
+        return _pointer_offset(value)
+
+
+def _pointer_offset(value: Any) -> tuple[Any, int] | None:
+    total = 0
+    for _ in range(64):
+        op = defining_op(value)
+        name = getattr(op, "name", None)
+        if name is None:
+            return None
+        if name == "cute.memref.alloca":
+            return op, total
+        if name == "llvm.getelementptr":
+            try:
+                raw = str(op.attributes["rawConstantIndices"])  # e.g. "array<i32: 65536>"
+                idx = [int(i) for i in re.findall(r"-?\d+", raw.split(":", 1)[-1])]
+                elem = str(op.attributes["elem_type"])
+            except (KeyError, Exception):
+                return None
+            if len(op.operands) != 1 or len(idx) != 1:
+                return None
+            total += idx[0] * (_WIDTHS.get(elem, 8) // 8)
+        elif name == "cute.add_offset":
+            m = re.search(r'int_tuple<"(-?\d+)">', str(op.operands[1].type))
+            size = _elem_bytes(str(op.operands[0].type))
+            if m is None or size is None:
+                return None
+            total += int(m.group(1)) * size
+        elif name not in (
+            "cute.recast_iter",
+            "cute.inttoptr",
+            "cute.ptrtoint",
+            "cute.assume",
+            "llvm.ptrtoint",
+            "llvm.inttoptr",
+            "builtin.unrealized_conversion_cast",
+            "cute.get_iter",
+            "cute.make_view",
+            "cute.make_ptr",
+        ):
+            return None
+        value = op.operands[0]
+    return None
