@@ -1,4 +1,6 @@
-"""An HTML page: heading, usage tables and the interactive figure.
+"""An HTML page: heading, usage tables and the interactive figure; for a
+layout solved from lifetimes, its lifetime map under it (the tables say when
+each region is live, the map shows it).
 
 plotly.js is inlined by default, so the page opens offline (about 4.8 MB);
 ``plotlyjs="cdn"`` references plotly's CDN copy instead, for a page of a few
@@ -52,6 +54,24 @@ def _csp(fragment: str) -> str:
     )
 
 
+def _lifetime_maps(analysed: AnalysedPair, figure: Any) -> list[tuple[str, Any]]:
+    """(heading, lifetime map) for each plan solved from lifetimes, none where
+    ``figure`` already is a lifetime map (the explorer's Lifetimes tab exports its own)."""
+    from ..figures._lifetime import LIFETIME_TRACES, lifetime_spec
+
+    names = tuple(getattr(t, "name", None) for t in getattr(figure, "data", ()))
+    if names == LIFETIME_TRACES:
+        return []
+    return [
+        (
+            f"{a.plan.memory.upper()} lifetimes: when each region is live",
+            lifetime_spec(a.plan, a.capacity.arch).to_figure(),
+        )
+        for a in analysed.analysed
+        if a.plan.steps
+    ]
+
+
 def to_html(
     pair: LayoutPair | AnalysedPair,
     figure: Any,
@@ -63,7 +83,9 @@ def to_html(
 ) -> str:
     """The page as text. ``figure`` is a plotly figure (built by the caller);
     ``plotlyjs`` is ``"inline"`` (offline) or ``"cdn"`` (small, needs the network);
-    ``extra`` are (heading, figure) drawn under it (the bank pictures of a plan's accesses)."""
+    ``extra`` are (heading, figure) drawn under it (the bank pictures of a plan's accesses).
+    A plan solved from lifetimes gets its lifetime map under the figure, unless
+    ``figure`` is that map already."""
     import plotly.io as pio
 
     analysed = analyse_pair(pair)
@@ -80,7 +102,7 @@ def to_html(
         div_id="smemviz-figure",
         config={"displaylogo": False, "responsive": True},
     )
-    for i, (heading_text, extra_figure) in enumerate(extra):
+    for i, (heading_text, extra_figure) in enumerate([*_lifetime_maps(analysed, figure), *extra]):
         fragment += f'\n<h2 class="smemviz-extra">{escape(shown(heading_text))}</h2>\n' + pio.to_html(
             extra_figure,
             full_html=False,

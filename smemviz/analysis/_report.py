@@ -25,6 +25,9 @@ __all__ = [
     "REGION_COLUMNS",
     "region_columns",
     "region_cells",
+    "table_columns",
+    "region_rows",
+    "live_steps",
     "lifetime_summary",
 ]
 
@@ -45,19 +48,47 @@ _KIND_WORD = {"data": "", "barrier": "mbarriers", "tmem_ptr": "TMEM ptr"}
 
 
 SOURCE_COLUMN = ("declared at", False)  # shown when a region knows its kernel's source line (a captured kernel)
+# shown for a layout solved from lifetimes: the steps each region is live in, so two
+# regions at the same offset read as sharing bytes at different times, not as a mistake
+LIVE_COLUMN = ("live", False)
+EVERY_STEP = "every step"
 
 
 def region_columns(plan: LayoutPlan) -> tuple[tuple[str, bool], ...]:
-    """The table's columns for ``plan``: :data:`REGION_COLUMNS`, and where its regions were
-    read from a kernel, the line that declares each one."""
+    """The columns of a table whose rows are built one by one with
+    ``region_cells(r, with_source)``: :data:`REGION_COLUMNS`, and where its regions
+    were read from a kernel, the line that declares each one. The whole table,
+    with when each region is live, is :func:`table_columns` with :func:`region_rows`."""
     return REGION_COLUMNS + ((SOURCE_COLUMN,) if any(r.source for r in plan.regions) else ())
 
 
-def region_cells(r: Region, with_source: bool = False) -> tuple[str, ...]:
-    """One region's row of the table, raw text (escape it for HTML/Markdown)."""
+def table_columns(plan: LayoutPlan) -> tuple[tuple[str, bool], ...]:
+    """The region table's columns for ``plan``, as every view shows it:
+    :data:`REGION_COLUMNS`; for a layout solved from lifetimes, the steps each
+    region is live in; where its regions were read from a kernel, the line that
+    declares each one. :func:`region_rows` gives the rows to match."""
+    return (
+        REGION_COLUMNS
+        + ((LIVE_COLUMN,) if plan.steps else ())
+        + ((SOURCE_COLUMN,) if any(r.source for r in plan.regions) else ())
+    )
+
+
+def live_steps(r: Region, steps: Sequence[str]) -> str:
+    """The steps ``r`` is live in, by name (``load, mma``); :data:`EVERY_STEP` for a
+    region live throughout (barriers, the TMEM-pointer slot)."""
+    if r.live is None or len(r.live) == len(steps):
+        return EVERY_STEP
+    return ", ".join(shown(steps[k]) for k in r.live)
+
+
+def region_cells(r: Region, with_source: bool = False, steps: Sequence[str] | None = None) -> tuple[str, ...]:
+    """One region's row of the table, raw text (escape it for HTML/Markdown): with
+    ``steps`` (the plan's, when solved from lifetimes) the steps it is live in, with
+    ``with_source`` the line that declares it. :func:`region_rows` decides both from the plan."""
     where = "" if r.group is None else f"G{r.group + 1}·P{(r.phase or 0) + 1}"
     typed = f"{shown(r.dtype)} × {r.count:,}" if r.dtype else ""
-    cells = (
+    cells: tuple[str, ...] = (
         shown(r.name),
         _KIND_WORD.get(r.kind, r.kind),
         f"{r.offset:,}",
@@ -69,7 +100,16 @@ def region_cells(r: Region, with_source: bool = False) -> tuple[str, ...]:
         where,
         typed,
     )
+    if steps:
+        cells += (live_steps(r, steps),)
     return cells + ((shown(r.source or ""),) if with_source else ())
+
+
+def region_rows(plan: LayoutPlan, regions: Sequence[Region] | None = None) -> list[tuple[str, ...]]:
+    """The rows of ``regions`` (default: all of ``plan``'s), one cell per column of
+    :func:`table_columns` ``(plan)``."""
+    sourced = any(r.source for r in plan.regions)
+    return [region_cells(r, sourced, plan.steps) for r in (plan.regions if regions is None else regions)]
 
 
 def summary_parts(plan: LayoutPlan) -> list[str]:
@@ -142,12 +182,17 @@ def _text_rows(plan: LayoutPlan) -> tuple[list[str], str]:
     labels = [shown(r.name) + (" *" if r.aliased else "") + _KIND_MARK[r.kind] for r in plan.regions]
     w = max([28, *map(len, labels)])  # the seed's 28, wider when a name needs it
     align_head = f"  {'Align':>5}" if with_align else ""
-    hdr = f"  {'Name':<{w}} {'Size':>9}{align_head}  {'Offset':>9}  {'End':>9}"
+    # a layout solved from lifetimes: when each region is live, so regions at one offset read as taking turns
+    lives = [live_steps(r, plan.steps) for r in plan.regions] if plan.steps else []
+    live_w = max([4, *map(len, lives)])
+    live_head = f"  {'Live':<{live_w}}" if lives else ""
+    hdr = f"  {'Name':<{w}} {'Size':>9}{align_head}  {'Offset':>9}  {'End':>9}{live_head}"
     rule = f"  {'─' * (len(hdr) - 2)}"
-    rows = [hdr, rule]
-    for label, r in zip(labels, plan.regions):
+    rows = [hdr.rstrip(), rule]
+    for k, (label, r) in enumerate(zip(labels, plan.regions)):
         align = f"  {r.alignment:>5,}" if with_align else ""
-        rows.append(f"  {label:<{w}} {r.size:>9,}{align}  {r.offset:>9,}  {r.end:>9,}")
+        live = f"  {lives[k]}" if lives else ""
+        rows.append(f"  {label:<{w}} {r.size:>9,}{align}  {r.offset:>9,}  {r.end:>9,}{live}")
     return rows, rule
 
 
@@ -220,8 +265,7 @@ def markdown_report(plan: LayoutPlan | Analysed) -> str:
         return escape(shown(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
     title = "SMEM layout" if plan.memory == "smem" else "TMEM layout"
-    columns = region_columns(plan)
-    sourced = len(columns) > len(REGION_COLUMNS)
+    columns = table_columns(plan)
     heads = [h if h != "size" else f"size ({unit})" for h, _ in columns]
     out = [
         f"### {title}",
@@ -229,8 +273,8 @@ def markdown_report(plan: LayoutPlan | Analysed) -> str:
         "| " + " | ".join(heads) + " |",
         "|" + "|".join("---:" if right else "---" for _, right in columns) + "|",
     ]
-    for r in plan.regions:
-        out.append("| " + " | ".join(cell(c) for c in region_cells(r, sourced)) + " |")
+    for row in region_rows(plan):
+        out.append("| " + " | ".join(cell(c) for c in row) + " |")
     out += ["", _summary(an), ""]
     if plan.accesses:
         out += _banks().bank_markdown(an)
@@ -254,17 +298,13 @@ def html_report(plan: LayoutPlan | Analysed) -> str:
     an = _analysed(plan)
     plan = an.plan
     unit = plan.unit
-    columns = region_columns(plan)
-    sourced = len(columns) > len(REGION_COLUMNS)
+    columns = table_columns(plan)
     align = ["right" if right else "left" for _, right in columns]
     rows = [
         "<tr>"
-        + "".join(
-            f"<td style='text-align:{a};white-space:nowrap'>{escape(c)}</td>"
-            for c, a in zip(region_cells(r, sourced), align)
-        )
+        + "".join(f"<td style='text-align:{a};white-space:nowrap'>{escape(c)}</td>" for c, a in zip(row, align))
         + "</tr>"
-        for r in plan.regions
+        for row in region_rows(plan)
     ]
     heads = "".join(
         f"<th style='text-align:{a}'>{escape(h if h != 'size' else f'size ({unit})')}</th>"

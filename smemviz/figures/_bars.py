@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..analysis._lint import Finding
     from ..layout._plan import LayoutPlan, Region
 
-__all__ = ["region_traces", "TRACE_NAMES", "widened", "spread"]
+__all__ = ["region_traces", "TRACE_NAMES", "widened", "spread", "marker_xs", "moved_markers"]
 
 # trace order; the explorer and the tests rely on it
 TRACE_NAMES = (
@@ -32,15 +32,17 @@ TRACE_NAMES = (
     "group labels",
     "stages",
     "findings",
+    "leaders",
 )
 FINDING_COLORS = {"error": "#c62828", "warning": "#ef6c00", "info": "#546e7a"}
 
 DIM_STANDALONE = 0.35
 DIM_OTHER_PHASE = 0.15
 MARKER_Y = -0.13  # band units: barrier markers sit just under the band,
-SLOT_Y = -0.3  # the TMEM-pointer slot's marker under them (they are often neighbours)
+SLOT_Y = -0.32  # the TMEM-pointer slot's marker under them (they are often neighbours): a row of its own
 MARKER_PX = 15  # big enough to find and hover: a few bytes are otherwise invisible
 LABEL_Y = 1.1  # group labels just above the band
+AXIS_END = 1.01  # the maps' address axes run to this share of their span
 # Every data bar is drawn at least this share of the axis wide, so a 32 B
 # region next to 64 KiB ones stays visible and hoverable; the hover and the
 # subtitle say it is not to scale. Markers (barriers, the TMEM-pointer slot)
@@ -48,6 +50,13 @@ LABEL_Y = 1.1  # group labels just above the band
 MIN_BAR_FRACTION = 0.0035  # 3 px on a 900 px map, 1.5 px at 400 px
 MARKER_GAP = 0.045  # 18 px on a 400 px map
 MARKER_FAN = 0.25  # the widest a cluster of markers spreads, as a share of the axis
+# A marker drawn further than this share of the axis from its bytes (spread apart
+# from its neighbours, or kept off the plot's edge, where it would be cut in half)
+# gets a leader line from it to its bytes at the band's lower edge; its hover and
+# the map's subtitle say that markers were moved.
+MARKER_MOVED = 0.004  # under 4 px on a notebook-wide map
+LEADER_COLOR = "#78909c"
+MOVED = "<br><i>marker drawn apart from its neighbours: the line leads to its bytes</i>"
 NOT_TO_SCALE = "<br><i>drawn wider than its size (not to scale)</i>"
 
 # A label is drawn only on a bar that can hold it on a notebook-wide plot;
@@ -77,18 +86,24 @@ def widened(plan: LayoutPlan, span: float | None = None) -> int:
     return sum(1 for r in plan.regions if r.kind == "data" and 0 < r.size < least)
 
 
-def spread(xs: list[float], gap: float, limit: float) -> list[float]:
+def spread(xs: list[float], gap: float, limit: float, lo: float | None = None, hi: float | None = None) -> list[float]:
     """Marker positions at least ``gap`` apart, in the same order, each cluster
     centred on where its members really are, so neighbouring markers never
     hide one another. A cluster that would spread over more than ``limit``
-    gets a smaller gap (``limit / (members - 1)``)."""
+    gets a smaller gap (``limit / (members - 1)``). With ``lo``/``hi``, a
+    cluster that would reach past either is moved inside (where it fits)."""
     order = sorted(range(len(xs)), key=lambda i: xs[i])
     clusters: list[tuple[list[int], float, float]] = []  # (members, first position, step)
 
     def placed(members: list[int]) -> tuple[list[int], float, float]:
         step = gap if len(members) < 2 else min(gap, limit / (len(members) - 1))
         middle = sum(xs[i] for i in members) / len(members)
-        return members, middle - step * (len(members) - 1) / 2, step
+        first = middle - step * (len(members) - 1) / 2
+        if hi is not None:
+            first = min(first, hi - step * (len(members) - 1))
+        if lo is not None:
+            first = max(first, lo)
+        return members, first, step
 
     for i in order:
         clusters.append(placed([i]))
@@ -255,15 +270,19 @@ def region_traces(
         "showlegend": True,
     }
     small = barriers + slots
+    at = [r.offset + r.size / 2 for r in small]  # where each really is
+    drawn = marker_xs(small, span)
+    rows = [(MARKER_Y if r.kind == "barrier" else SLOT_Y) * scale for r in small]
+    moved = [abs(x - a) > MARKER_MOVED * span for x, a in zip(drawn, at)]
     markers = {
         "type": "scatter",
         "mode": "markers",
         "name": "barrier / TMEM ptr",
         "meta": "small",
-        "x": _marker_xs(small, span),
-        "customdata": [r.offset + r.size / 2 for r in small],  # where each really is (the live map's zoom)
-        "y": [(MARKER_Y if r.kind == "barrier" else SLOT_Y) * scale for r in small],
-        "hovertext": [region_hover(r, plan) for r in small],
+        "x": drawn,
+        "customdata": at,  # the live map's zoom puts them back over their bytes
+        "y": rows,
+        "hovertext": [region_hover(r, plan) + (MOVED if m else "") for r, m in zip(small, moved)],
         "hovertemplate": "%{hovertext}<extra></extra>",
         "marker": {
             "symbol": ["triangle-up" if r.kind == "barrier" else "diamond" for r in small],
@@ -315,7 +334,45 @@ def region_traces(
         labels,
         _stage_marks(standalone + aliased, plan, scale, where),
         _finding_marks(plan, findings, scale),
+        _leaders(drawn, at, rows, moved),
     ]
+
+
+def _leaders(drawn: list[float], at: list[float], rows: list[float], moved: list[bool]) -> dict[str, Any]:
+    """A thin line from each marker drawn away from its bytes to those bytes, at
+    the band's lower edge: a spread marker still points at where it is.
+    ``customdata`` holds the x of each point over the marker's own bytes, where
+    a zoomed map draws the markers."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    true_xs: list[float | None] = []
+    for x, a, y, m in zip(drawn, at, rows, moved):
+        if m:
+            xs += [x, a, None]
+            ys += [y, 0.0, None]
+            true_xs += [a, a, None]
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": "marker leaders",
+        "meta": "leaders",
+        "x": xs,
+        "y": ys,
+        "customdata": true_xs,
+        "line": {"color": LEADER_COLOR, "width": 1},
+        "hoverinfo": "skip",
+        "showlegend": False,
+        "cliponaxis": True,
+    }
+
+
+def moved_markers(plan: LayoutPlan, span: float | None = None) -> int:
+    """How many barrier and TMEM-pointer markers are drawn away from their bytes
+    (each with a leader line to them)."""
+    span = float(plan.total if span is None else span)
+    small = [r for r in plan.regions if r.kind == "barrier"] + [r for r in plan.regions if r.kind == "tmem_ptr"]
+    at = [r.offset + r.size / 2 for r in small]
+    return sum(abs(x - a) > MARKER_MOVED * span for x, a in zip(marker_xs(small, span), at))
 
 
 def _finding_marks(plan: LayoutPlan, findings: Iterable[Finding], scale: float) -> dict[str, Any]:
@@ -352,9 +409,14 @@ def _finding_marks(plan: LayoutPlan, findings: Iterable[Finding], scale: float) 
     }
 
 
+STAGE_TICK_AT = 0.32  # stage ticks this share of a lane's height above and below its middle,
+STAGE_TICK_PX = 10  # short enough to leave the middle, where the bar's label is, clear
+
+
 def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, where: dict[str, Lane]) -> dict[str, Any]:
-    """A tick where each stage after the first begins, inside every buffer that
-    declares its stages; hovering one says which stage starts there."""
+    """Two short ticks where each stage after the first begins, one near the top of
+    the buffer's lane and one near its foot, inside every buffer that declares its
+    stages (the middle is left to the label); hovering one says which stage starts there."""
     xs: list[float] = []
     ys: list[float] = []
     hovers: list[str] = []
@@ -363,15 +425,18 @@ def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, where: d
         if n < 2 or r.size % n:
             continue
         per_stage = r.size // n
-        y = (where[r.name].center if r.name in where else 0.5) * scale
+        lane = where.get(r.name)
+        middle, height = (lane.center, lane.height) if lane is not None else (0.5, 1.0)
         for k in range(1, n):
             at = r.offset + k * per_stage
-            xs.append(at)
-            ys.append(y)
-            hovers.append(
+            hover = (
                 f"<b>{plain(r.name)}</b><br>stage {k + 1} of {n} starts at {at:,} (0x{at:x})"
                 f"<br>{fmt_units(per_stage, plan.unit)} per stage"
             )
+            for side in (1, -1):
+                xs.append(at)
+                ys.append((middle + side * STAGE_TICK_AT * height) * scale)
+                hovers.append(hover)
     return {
         "type": "scatter",
         "mode": "markers",
@@ -381,16 +446,35 @@ def _stage_marks(regions: list[Region], plan: LayoutPlan, scale: float, where: d
         "y": ys,
         "hovertext": hovers,
         "hovertemplate": "%{hovertext}<extra></extra>",
-        "marker": {"symbol": "line-ns", "size": 22, "line": {"width": 1.5, "color": "rgba(255,255,255,0.9)"}},
+        "marker": {
+            "symbol": "line-ns",
+            "size": STAGE_TICK_PX,
+            "line": {"width": 1.5, "color": "rgba(255,255,255,0.9)"},
+        },
         "showlegend": False,
         "cliponaxis": True,
     }
 
 
-def _marker_xs(small: list[Region], span: float) -> list[float]:
-    """Barrier and slot markers, spread apart along the axis together: their
-    rows are close, so hover finds each one only if none sits over another."""
-    return spread([r.offset + r.size / 2 for r in small], MARKER_GAP * span, MARKER_FAN * span)
+def marker_xs(small: list[Region], span: float) -> list[float]:
+    """Barrier and slot markers, each row (barriers, the TMEM-pointer slot) spread
+    apart along the axis on its own: hover finds each one only if none sits over
+    another, and the rows are far enough apart that a barrier and the slot
+    never do, so the slot (usually one) stays over its bytes."""
+    edge = MARKER_GAP * span / 2  # off the plot's edges: a marker there would be cut in half
+    out = [0.0] * len(small)
+    for kind in ("barrier", "tmem_ptr"):
+        row = [i for i, r in enumerate(small) if r.kind == kind]
+        xs = spread(
+            [small[i].offset + small[i].size / 2 for i in row],
+            MARKER_GAP * span,
+            MARKER_FAN * span,
+            lo=edge,
+            hi=AXIS_END * span - edge,
+        )
+        for i, x in zip(row, xs):
+            out[i] = x
+    return out
 
 
 def _group_hovers(plan: LayoutPlan) -> list[str]:

@@ -10,7 +10,16 @@ from ._smem import smem_spec
 from ._spec import FigureSpec, require_plotly
 from ._tmem import tmem_spec
 
-__all__ = ["layout_figure"]
+__all__ = ["layout_figure", "lift_titles"]
+
+# Each map's own title is lifted clear of the row its capacity (or tcgen05.alloc)
+# label takes just above the plot, so neither prints over the other.
+TITLE_LIFT_PX = 22
+
+
+def lift_titles(annotations: Any) -> list:
+    """make_subplots' subplot titles, left-aligned and lifted over the label row."""
+    return [a.update(x=0, xanchor="left", yshift=TITLE_LIFT_PX) for a in annotations]
 
 
 def _moved(spec: FigureSpec, row: int) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any], list, list]:
@@ -53,10 +62,10 @@ def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None
     if smem_plan is not None:
         smem = smem_plan if isinstance(smem_plan, Analysed) else as_plan(smem_plan, arch=arch)
         spec = smem_spec(smem, arch)
-        parts.append((spec, spec.layout["title"]["text"]))
+        parts.append((spec, spec.meta["short_title"]))
     if tmem_plan is not None:
         spec = tmem_spec(tmem_plan if isinstance(tmem_plan, Analysed) else as_plan(tmem_plan))
-        parts.append((spec, spec.layout["title"]["text"]))
+        parts.append((spec, spec.meta["short_title"]))
     if not parts:
         raise ValueError("layout_figure needs an SMEM plan, a TMEM plan or both; got neither")
     require_plotly()
@@ -64,9 +73,7 @@ def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None
 
     fig = make_subplots(rows=len(parts), cols=1, subplot_titles=[t for _, t in parts], vertical_spacing=0.22)
     shapes: list = []
-    annotations: list = [
-        a.update(x=0, xanchor="left") for a in fig.layout.annotations
-    ]  # titles left, capacity notes right
+    annotations: list = lift_titles(fig.layout.annotations)  # titles left and over the capacity notes
     for row, (spec, _) in enumerate(parts, start=1):
         traces, xaxis, yaxis, sh, an = _moved(spec, row)
         fig.add_traces(traces)
@@ -81,7 +88,8 @@ def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None
         annotations=annotations,
         barmode="overlay",
         height=300 * len(parts) + 80,
-        margin={"l": 60, "r": 20, "t": 60, "b": 90},
+        # room for a title of the figure's own (notebooks set one), centred in the top margin
+        margin={"l": 60, "r": 20, "t": 78 + TITLE_LIFT_PX, "b": 90},
         font=base["font"],
         plot_bgcolor="white",
         paper_bgcolor="white",

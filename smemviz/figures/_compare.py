@@ -7,7 +7,7 @@ from typing import Any
 
 from ..analysis._diff import diff_plans
 from ..sources._inputs import as_plan
-from ._combined import _moved
+from ._combined import TITLE_LIFT_PX, _moved, lift_titles
 from ._smem import smem_spec
 from ._spec import require_plotly
 from ._style import plain
@@ -47,13 +47,13 @@ def compare_figure(before: Any, after: Any, arch: Any = None, labels: tuple[str,
     require_plotly()
     from plotly.subplots import make_subplots
 
-    # short: the capacity label sits at the right end of the same line
+    # short, and lifted over the row of the capacity label
     titles = [
         f"{plain(label)}: {plan.total:,} B ({spec.meta['capacity'].percent:.1f}%)"
         for label, plan, spec in zip(labels, (old, new), specs)
     ]
     fig = make_subplots(rows=2, cols=1, subplot_titles=titles, vertical_spacing=0.2, shared_xaxes=False)
-    annotations: list = [a.update(x=0, xanchor="left") for a in fig.layout.annotations]
+    annotations: list = lift_titles(fig.layout.annotations)
     shapes: list = []
     marks = (
         {r.name for r in diff.removed},
@@ -86,7 +86,7 @@ def compare_figure(before: Any, after: Any, arch: Any = None, labels: tuple[str,
         barmode="overlay",
         height=620,
         showlegend=False,
-        margin={"l": 30, "r": 20, "t": 90, "b": 50},
+        margin={"l": 30, "r": 20, "t": 90 + TITLE_LIFT_PX, "b": 50},
         font=base["font"],
         plot_bgcolor="white",
         paper_bgcolor="white",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..analysis._report import live_steps
 from ._style import fmt_units, plain
 
 if TYPE_CHECKING:
@@ -24,8 +25,9 @@ def region_label(region: Region) -> str:
 
 def region_hover(region: Region, plan: LayoutPlan) -> str:
     """Name, offset (decimal and hex), size, end, alignment, padding before,
-    dtype x count, group and phase (1-based), and for a region read from a
-    kernel its layout and source line, one per line."""
+    dtype x count, group and phase (1-based), for a layout solved from
+    lifetimes the steps it is live in, and for a region read from a kernel
+    its layout and source line, one per line."""
     r = region
     typed = f"<br>{plain(r.dtype)} × {r.count:,}" if r.dtype else ""
     if r.shape is not None:
@@ -33,12 +35,14 @@ def region_hover(region: Region, plan: LayoutPlan) -> str:
     if r.stages:
         typed += f"<br>{r.stages} stages of {fmt_units(r.size // r.stages, plan.unit)}"
     alias = f"<br>alias group {r.group + 1}, phase {(r.phase or 0) + 1}" if r.group is not None else ""
+    if plan.steps:  # regions at one offset take turns: say when this one holds the bytes
+        alias += f"<br>live: {plain(live_steps(r, plan.steps))}"
     if r.layout is not None:  # read from a kernel: its CuTe layout and the line that declares it
         alias += f"<br>layout {plain(r.layout)}"
     if r.source is not None:
         alias += f"<br>declared at {plain(r.source)}"
     if plan.memory == "smem":
-        size = f"{r.size:,} B ({r.size / 1024:.4g} KiB)" if r.size >= 1024 else f"{r.size:,} B"
+        size = fmt_units(r.size, "B")  # KiB written as every other figure and table writes it
         return (
             f"<b>{plain(r.name)}</b>{_KIND_LINE[r.kind]}<br>offset {r.offset:,} (0x{r.offset:x})"
             f"<br>size {size}<br>end {r.end:,} (0x{r.end:x})<br>alignment {r.alignment:,} B"

@@ -35,9 +35,15 @@ STEP_WIDTH = 0.92  # a bar's width in one step; a run of steps first..last is la
 # map's height it would be under 9 px and hidden anyway, and each label is
 # text the browser measures on every redraw
 LABEL_MIN_FRACTION = 0.04
-# regions drawn at least this share of the address axis tall (about 3 px on the
-# map's 260 px of addresses), said in their hover and in the subtitle
-MIN_HEIGHT_FRACTION = 0.012
+# Regions drawn at least this share of the address axis tall (about 10 px on the
+# map's 260 px of addresses: a band the pointer finds), said in their hover and
+# in the subtitle. Tiny regions live at a common step are stacked, each drawn
+# from where the one below it ends (never one over another), so a bias vector
+# and the barriers after it are two bars; a stack taller than STACK_FRACTION
+# of the axis draws its members thinner, down to MIN_HEIGHT_FLOOR (3 px).
+MIN_HEIGHT_FRACTION = 0.04
+MIN_HEIGHT_FLOOR = 0.012
+STACK_FRACTION = 0.25
 NOT_TO_SCALE = "<br><i>drawn taller than its size (not to scale)</i>"
 
 
@@ -103,6 +109,37 @@ def _gaps(plan: LayoutPlan) -> list[tuple[int, int, int, int]]:
     return sorted(out)
 
 
+def tiny_bands(plan: LayoutPlan, span: float) -> dict[str, tuple[float, float]]:
+    """Where each region under :data:`MIN_HEIGHT_FRACTION` of ``span`` is drawn on the
+    address axis: ``(base, height)`` by name. In address order, each starts at its own
+    offset or where the last tiny region live at a common step is drawn to end, if
+    that is higher: stacked, never one over another. A stack of more than
+    :data:`STACK_FRACTION` of ``span`` draws each member thinner (not under
+    :data:`MIN_HEIGHT_FLOOR`)."""
+    n = len(plan.steps)
+    least = MIN_HEIGHT_FRACTION * span
+    tiny = sorted((r for r in plan.regions if 0 < r.size < least), key=lambda r: (r.offset, r.index))
+
+    def stacked(height: float) -> tuple[dict[str, tuple[float, float]], int]:
+        out: dict[str, tuple[float, float]] = {}
+        tops: list[tuple[float, int, int]] = []  # (drawn end, live-step mask, members in its stack)
+        deepest = 0
+        for r in tiny:
+            mask = sum(1 << k for k in _live_steps(r, n))
+            below = [(top, depth) for top, m, depth in tops if m & mask and top > r.offset]
+            base = max([r.offset, *(top for top, _ in below)])
+            depth = 1 + max((d for _, d in below), default=0)
+            deepest = max(deepest, depth)
+            out[r.name] = (base, max(float(r.size), height))
+            tops.append((base + out[r.name][1], mask, depth))
+        return out, deepest
+
+    bands, deepest = stacked(least)
+    if deepest * least > STACK_FRACTION * span:
+        bands, _ = stacked(max(MIN_HEIGHT_FLOOR * span, STACK_FRACTION * span / deepest))
+    return bands
+
+
 def _level(y: float, text: str, color: str, side: str, dash: str | None = None) -> tuple[dict, dict]:
     """A level across the whole plot (the peak, the limit) and its label at the ``side`` end."""
     style: dict[str, Any] = {"color": color, "width": 2}
@@ -141,9 +178,10 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
     color_of = region_colors([r.name for r in data])
     # one bar per run of steps a region is live in
     xs, widths, bases, heights, colors, hovers, texts = [], [], [], [], [], [], []
-    least = MIN_HEIGHT_FRACTION * span  # a 512 B bias among 64 KiB buffers stays a visible, hoverable bar
+    # a 512 B bias among 64 KiB buffers stays a visible, hoverable bar, apart from the barriers after it
+    tiny = tiny_bands(plan, span)
     widened_count = 0
-    for r in sorted(plan.regions, key=lambda r: r.size < least):  # tiny ones last: drawn over their neighbours
+    for r in sorted(plan.regions, key=lambda r: r.name in tiny):  # tiny ones last: drawn over their neighbours
         if not r.size:
             continue
         live_names = ", ".join(plain(plan.steps[k]) for k in _live_steps(r, n))
@@ -154,15 +192,15 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
             f"<br>end {r.end:,}, alignment {r.alignment:,}<br>live: {live_names}{shared}"
         )
         color = KIND_COLORS[r.kind] if r.kind != "data" else color_of[r.name]
-        tiny = r.size < least
-        if tiny:
+        base, height = tiny.get(r.name, (r.offset, r.size))
+        if r.name in tiny:
             hover += NOT_TO_SCALE
             widened_count += 1
         for first, last in _runs(_live_steps(r, n)):
             xs.append((first + last) / 2)
             widths.append(last - first + STEP_WIDTH)
-            bases.append(r.offset)
-            heights.append(max(r.size, least))
+            bases.append(base)
+            heights.append(height)
             colors.append(color)
             hovers.append(hover)
             texts.append(plain(r.name) if r.size >= LABEL_MIN_FRACTION * span else "")
@@ -254,6 +292,11 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
         for k in bound_steps
     ]
     line, label = _level(peak, plain(peak_text), "#263238", "right")
+    # under the bars: tiny regions drawn at the top of what is live stay in sight
+    # over it, and the label sits above any that are drawn past the peak
+    line["layer"] = "below"
+    top = max([peak, *(b + h for b, h in tiny.values())])
+    label["y"] = top
     shapes.append(line)
     annotations: list[dict[str, Any]] = [label]
     if cap.limit > 0:
@@ -292,7 +335,7 @@ def lifetime_spec(plan: LayoutPlan, arch: Any = None) -> FigureSpec:
         "xaxis": {**ticks, "range": [-0.5, n - 0.5], "anchor": "y", "showgrid": False, "zeroline": False},
         "yaxis": {
             "domain": list(MAP_DOMAIN),
-            "range": [0, span * 1.06],
+            "range": [0, max(span, top) * 1.06],
             "title": {"text": f"address ({unit})"},
             "gridcolor": "#eceff1",
             "zeroline": False,

@@ -6,11 +6,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._units import kib_label
 from ..analysis._analysed import Analysed, analyse
 from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
 from ._bank_strip import strip_shapes
-from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
+from ._bars import (
+    AXIS_END,
+    LABEL_Y,
+    MARKER_GAP,
+    MIN_BAR_FRACTION,
+    SLOT_Y,
+    marker_xs,
+    moved_markers,
+    region_traces,
+    widened,
+)
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
 
@@ -54,6 +65,12 @@ def smem_spec(
         )
     else:
         title = f"SMEM layout: {fmt_units(cap.used, 'B')}; {cap.arch} has no SMEM"
+    # for a map drawn beside or under another (layout_figure, compare_figure): no KiB asides
+    short = (
+        f"SMEM {cap.used:,} B of {cap.limit:,} B on {cap.arch} ({cap.percent:.1f}%)"
+        if cap.arch is not None and cap.limit
+        else f"SMEM {cap.used:,} B" + (" (no arch given)" if cap.arch is None else f"; {cap.arch} has no SMEM")
+    )
     subtitle = _subtitle(plan, span)
     shapes = [
         {  # the capacity line
@@ -96,13 +113,13 @@ def smem_spec(
     if cap.arch is None:  # nothing to draw a limit line for
         shapes, annotations = [], []
     else:
-        _mark_next_occupancy(an.occupancy, shapes, annotations)
+        _mark_next_occupancy(an.occupancy, shapes, annotations, plan, span)
     shapes += strip_shapes(plan, an.bank_reports)  # the conflict strip, where the plan carries accesses
     layout: dict[str, Any] = {
         **map_layout(title, subtitle, margin_left=30, color=None if cap.fits else KIND_COLORS["capacity"]),
         "xaxis": {
             "title": {"text": "SMEM address (ticks in KiB)"},
-            "range": [0, span * 1.01],
+            "range": [0, span * AXIS_END],
             "tickvals": tickvals,
             "ticktext": ticktext,
             "showgrid": True,
@@ -123,18 +140,19 @@ def smem_spec(
         # for the live map when zoomed: its ticks (bytes and hex) and the minimum bar width
         "meta": {"smemviz_unit": "B", "smemviz_min_bar": MIN_BAR_FRACTION},
     }
-    short = f"SMEM {_kib(cap.used)} of {_kib(cap.limit)} · {cap.arch} · {cap.percent:.0f}%" + (
+    narrow_title = f"SMEM {kib_label(cap.used)} of {kib_label(cap.limit)} · {cap.arch} · {cap.percent:.0f}%" + (
         " · OVER" if not cap.fits else ""
     )
     meta: dict[str, Any] = {
         "capacity": cap,
         "span": span,
+        "short_title": short,
         "narrow": {
-            "title.text": short,
+            "title.text": narrow_title,
             "title.subtitle.text": f"{len(plan.regions)} regions"
             + (f" · {widened(plan, span)} not to scale" if widened(plan, span) else ""),
             "annotations[0].text": f"{cap.arch} {cap.percent:.0f}%"
-            + (f", +{_kib(cap.overshoot)}" if not cap.fits else ""),
+            + (f", +{kib_label(cap.overshoot)}" if not cap.fits else ""),
         },
     }
     if cap.arch is None:  # no capacity line or label to shorten
@@ -142,13 +160,21 @@ def smem_spec(
     elif len(annotations) > 1:  # the occupancy label, short
         occ = an.occupancy
         if occ is not None and occ.next_smem_per_cta is not None:
-            meta["narrow"]["annotations[1].text"] = f"{occ.ctas + 1} CTAs: {_kib(occ.next_smem_per_cta)}"
+            meta["narrow"]["annotations[1].text"] = f"{occ.ctas + 1} CTAs: {kib_label(occ.next_smem_per_cta)}"
     findings = an.beyond_capacity  # capacity has its own line
     return FigureSpec(region_traces(plan, 1.0, highlight, span, findings, colors), layout, meta)
 
 
-def _mark_next_occupancy(occ: Occupancy | None, shapes: list, annotations: list) -> None:
-    """A dotted line where the layout would have to end for one more CTA per SM."""
+OCCUPANCY_CHAR_PX = 6.5  # a character of the occupancy label (11 px)
+OCCUPANCY_PLOT_PX = 520  # the narrowest map its full text is drawn on (560 px wide, as side by side)
+
+
+def _mark_next_occupancy(occ: Occupancy | None, shapes: list, annotations: list, plan: LayoutPlan, span: float) -> None:
+    """A dotted line where the layout would have to end for one more CTA per SM,
+    labelled at the foot of the plot, under the band: above it sit the alias
+    group labels and the capacity label, under the axis the tick labels. The
+    label reads leftwards from its line, or rightwards where a barrier or
+    TMEM-pointer marker is in the way on that side."""
     if occ is None or occ.ctas == 0 or occ.next_smem_per_cta is None:
         return
     x = occ.next_smem_per_cta
@@ -164,26 +190,29 @@ def _mark_next_occupancy(occ: Occupancy | None, shapes: list, annotations: list)
             "line": {"color": KIND_COLORS["occupancy"], "width": 1, "dash": "dot"},
         }
     )
-    # inside the plot, at the top beside the line: under the axis it would sit on the tick labels
+    text = f"{occ.ctas + 1} CTAs/SM: <= {fmt_units(x, 'B')}"
+    reach = (len(text) * OCCUPANCY_CHAR_PX + 6) * span * AXIS_END / OCCUPANCY_PLOT_PX
+    half = MARKER_GAP * span / 2  # half a marker and a little
+    small = [r for r in plan.regions if r.kind in ("barrier", "tmem_ptr")]
+    # each marker and its leader: from where it is drawn to its bytes
+    spans = [(min(d, r.offset) - half, max(d, r.offset + r.size) + half) for r, d in zip(small, marker_xs(small, span))]
+    left_blocked = x - reach < 0 or any(a < x and b > x - reach for a, b in spans)
+    right = left_blocked and not any(a < x + reach and b > x for a, b in spans)
     annotations.append(
         {
             "xref": "x",
             "yref": "y domain",
             "x": x,
-            "y": 1.0,
-            "yanchor": "top",
-            "xanchor": "left",
-            "xshift": 3,
+            "y": 0.0,
+            "yanchor": "bottom",
+            "xanchor": "left" if right else "right",
+            "xshift": 3 if right else -3,
             "showarrow": False,
             "font": {"color": KIND_COLORS["occupancy"], "size": 11},
             "bgcolor": "rgba(255,255,255,0.8)",
-            "text": f"{occ.ctas + 1} CTAs/SM: <= {fmt_units(x, 'B')}",
+            "text": text,
         }
     )
-
-
-def _kib(nbytes: int) -> str:
-    return f"{nbytes / 1024:.1f} KiB" if nbytes % 1024 else f"{nbytes // 1024} KiB"
 
 
 def _subtitle(plan: LayoutPlan, span: float) -> str:
@@ -191,6 +220,12 @@ def _subtitle(plan: LayoutPlan, span: float) -> str:
     tiny = widened(plan, span)
     if tiny:
         parts.append(f"{tiny} tiny {'region' if tiny == 1 else 'regions'} drawn wider (not to scale)")
+    moved = moved_markers(plan, span)
+    if moved:
+        parts.append(
+            f"{moved} {'marker' if moved == 1 else 'markers'} drawn apart from {'its' if moved == 1 else 'their'} "
+            "bytes (a line leads to them)"
+        )
     return " · ".join(parts)
 
 

@@ -75,7 +75,13 @@ def _holes_trace(trace: dict[str, Any], plan: LayoutPlan, step: int, unit: str, 
         "marker": {
             **padding_marker,
             "color": [KIND_COLORS["padding"] if pad else NOT_LIVE_COLOR for _, _, pad in holes],
-            "pattern": {**padding_marker["pattern"], "shape": ["/" if pad else "" for _, _, pad in holes]},
+            # the hatching's background one colour: left out, plotly takes the colour
+            # array above for it and logs "Invalid color specifier" for every bar
+            "pattern": {
+                **padding_marker["pattern"],
+                "shape": ["/" if pad else "" for _, _, pad in holes],
+                "bgcolor": KIND_COLORS["padding"],
+            },
         },
     }
 

@@ -10,7 +10,7 @@ from .. import hardware
 from ..analysis._analysed import Analysed, analyse
 from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
-from ._bars import LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
+from ._bars import AXIS_END, LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
 
@@ -105,7 +105,7 @@ def tmem_spec(
         "height": TMEM_HEIGHT_PX,
         "xaxis": {
             "title": {"text": "TMEM column"},
-            "range": [0, span * 1.01],
+            "range": [0, span * AXIS_END],
             "tickvals": list(range(0, span + 1, 32 if span <= 512 else 64)),
             "showgrid": True,
             "gridcolor": "#eceff1",
@@ -125,6 +125,7 @@ def tmem_spec(
         "annotations": annotations,
         "meta": {"smemviz_unit": "cols", "smemviz_min_bar": MIN_BAR_FRACTION},
     }
+    short = f"TMEM {used:,} of {columns} columns ({100.0 * used / columns:.1f}%) · {state}"
     narrow = {
         "title.text": f"TMEM {used:,}/{columns} cols" + (f" · alloc {alloc}" if alloc else " · OVER" if over else ""),
         "title.subtitle.text": f"{len(plan.regions)} allocations",
@@ -133,7 +134,7 @@ def tmem_spec(
     return FigureSpec(
         region_traces(plan, float(LANES), highlight, span, findings, colors),
         layout,
-        {"alloc_columns": alloc, "span": span, "narrow": narrow},
+        {"alloc_columns": alloc, "span": span, "narrow": narrow, "short_title": short},
     )
 
 

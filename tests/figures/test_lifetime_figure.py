@@ -246,3 +246,89 @@ def test_long_lists_of_names_are_cut_short():
     assert some_names(["a", "b"]) == "a, b"
     assert some_names([f"b{k}" for k in range(9)]) == "b0, b1, b2, b3, b4, b5 and 3 more"
     assert some_names(["esc\x1b"]) == "esc\\x1b"
+
+
+# -- issue 30, point 3: tiny regions each visible and hoverable on their own ------------------
+
+
+def notebook_02_lifetimes():
+    """Notebook 02's lifetime section: A and B while loading and multiplying, C in the
+    epilogue, a 512 B bias from the MMA on, the mainloop's barriers throughout."""
+
+    class Mainloop:
+        name = "mainloop"
+        pipeline_group = None
+
+        class pipeline_config:
+            num_stages = 5
+            barrier_ptr = None
+
+        def get_smem_requirements(self):
+            return [
+                SmemAllocation("smem_a", dtype="bf16", count=5 * 128 * 64, alignment=1024),
+                SmemAllocation("smem_b", dtype="bf16", count=5 * 128 * 64, alignment=1024),
+            ]
+
+    s = SmemAllocator(arch="sm_90a", steps=("load", "mma", "epilogue"))
+    s.add_resource(Mainloop(), live=range(0, 2))
+    s.add(SmemAllocation("epi_c", dtype="bf16", count=128 * 128, alignment=1024), live="epilogue")
+    s.add(SmemAllocation("bias", dtype="f32", count=128, alignment=16), live={"mma", "epilogue"})
+    s.add(SmemAllocation("sched", 16, alignment=16), live={"mma"})
+    s.compute_layout()
+    return s.plan
+
+
+def _bands(spec) -> dict[str, list[tuple[float, float, float, float]]]:
+    """(first step, last step, base, top) of every rectangle, by region name."""
+    rects = spec.traces[0]
+    out: dict[str, list[tuple[float, float, float, float]]] = {}
+    for h, x, w, base, y in zip(rects["hovertext"], rects["x"], rects["width"], rects["base"], rects["y"]):
+        name = re.match(r"<b>(.*?)</b>", h).group(1)
+        out.setdefault(name, []).append((x - w / 2, x + w / 2, base, base + y))
+    return out
+
+
+def test_tiny_regions_are_drawn_apart_tall_enough_to_hover_and_over_the_peak_line():
+    from smemviz.figures._lifetime import MIN_HEIGHT_FRACTION
+
+    plan = notebook_02_lifetimes()
+    spec = lifetime_spec(plan)
+    axis = spec.layout["yaxis"]["range"][1]
+    px = 260 / axis  # the map's ~260 px of addresses
+    bands = _bands(spec)
+    tiny = ["bias", "sched", "mainloop.barriers"]
+    assert f"{len(tiny)} tiny regions drawn taller" in spec.layout["title"]["subtitle"]["text"]
+    for name in tiny:
+        for _, _, base, top in bands[name]:
+            assert (top - base) * px >= 9, name  # a band the pointer finds, not 3 px
+            assert base >= plan.region(name).offset  # drawn from its bytes up, never below them
+        assert MIN_HEIGHT_FRACTION * 0.9 <= (bands[name][0][3] - bands[name][0][2]) / axis
+    # no two tiny regions live at a common step are drawn over each other
+    rects = [(name, r) for name in tiny for r in bands[name]]
+    for i, (a, (x0, x1, b0, t0)) in enumerate(rects):
+        for b, (y0, y1, b1, t1) in rects[i + 1 :]:
+            if min(x1, y1) > max(x0, y0):  # they share a step
+                assert min(t0, t1) <= max(b0, b1), (a, b)
+    # the peak line is drawn under the bars, and its label above the tallest of them
+    peak = next(sh for sh in spec.layout["shapes"] if sh["type"] == "line" and sh["y0"] == plan.data_total)
+    assert peak["layer"] == "below"
+    top = max(t for name in tiny for *_, t in bands[name])
+    assert spec.layout["annotations"][0]["y"] == top
+    assert spec.layout["yaxis"]["range"][1] >= top
+
+
+def test_a_long_stack_of_tiny_regions_is_drawn_thinner_not_taller_than_a_quarter_of_the_axis():
+    from smemviz.figures._lifetime import MIN_HEIGHT_FLOOR, STACK_FRACTION
+
+    s = SmemAllocator(arch="sm_90a", steps=2)
+    s.add(SmemAllocation("tile", 128 * KIB, alignment=1024), live=0)
+    for k in range(20):
+        s.add(SmemAllocation(f"flag{k}", 16, alignment=16), live={0, 1})
+    s.compute_layout()
+    spec = lifetime_spec(s.plan)
+    bands = _bands(spec)
+    span = max(s.plan.data_total, s.plan.capacity("sm_90a").limit)
+    flags = sorted(bands[f"flag{k}"][0] for k in range(20))
+    assert all(b[2] >= a[3] - 1e-6 for a, b in zip(flags, flags[1:]))  # stacked, none over another
+    assert flags[-1][3] - flags[0][2] <= STACK_FRACTION * span + 1e-6
+    assert min(b[3] - b[2] for b in flags) >= MIN_HEIGHT_FLOOR * span - 1e-6

@@ -1,7 +1,9 @@
 """Every figure smemviz draws, drawn by plotly.js in Chromium, logs no
 "Invalid color specifier" warning (issue 23, point 11: 54-60 of them per
 explorer notebook came from the barrier and TMEM-pointer bars, whose hatching
-took its background from the marker's colour array)."""
+took its background from the marker's colour array; issue 30, point 12: the
+same from a step map's padding / not-live bars, wherever a step left bytes
+that are someone else's)."""
 
 from __future__ import annotations
 
@@ -61,6 +63,8 @@ def figures() -> dict:
         "bank": bank_spec(s.plan),
         "lifetimes": lifetime_spec(life.plan),
         "step": step_map_spec(life.plan, 2, "sm_90a"),
+        # at the first step the bias' bytes are not live: a bar of the padding / not-live trace
+        "step with bytes not live": step_map_spec(life.plan, 0, "sm_90a"),
         "totals": comparison_spec({"a": life.plan, "b": one.plan}),
     }
     out = {name: spec.to_figure() for name, spec in specs.items()}
