@@ -29,13 +29,16 @@ from ...layout.ordering import Context, LoopInfo, programs_from_trace
 from ...layout.ordering import _model as m
 from ._ordering_hooks import OrderingTrace, RawEvent, RegionView
 from ._ordering_ir import (
+    Condition,
     block_dim,
     condition_threads,
+    const_value,
     defining_op,
     loop_bounds,
     plain_values,
     pointer_offset,
     raw_value,
+    same_value,
 )
 
 __all__ = ["UNREAD", "build_ordering", "check_captured"]
@@ -84,13 +87,13 @@ class _Builder:
         self.notes: list[str] = list(trace.notes)
         self.events = [e for e in trace.events if e.kernel == kernel]
         self.threads = _kernel_threads(module, kernel)
-        self.cond_cache: list[tuple[Any, frozenset[int] | None]] = []
+        self.cond_cache: list[tuple[Any, Condition | None]] = []
         self.loop_ops: list[Any] = []
         self.spans: dict[str, m.RegionSpan] = {}
 
     # -- threads and roles ---------------------------------------------------------------
 
-    def cond(self, op: Any) -> frozenset[int] | None:
+    def cond(self, op: Any) -> Condition | None:
         for seen, threads in self.cond_cache:
             if seen == op:
                 return threads
@@ -104,7 +107,14 @@ class _Builder:
             held = self.cond(op)
             if held is None:
                 continue  # not a condition on the thread: both arms may run on any thread
-            out &= held if arm == 0 else frozenset(range(self.threads)) - held
+            out &= held.arm(arm)
+            if held.partial and raw.event is not None and not isinstance(raw.event, m.PipelineOp | m.Init):
+                pass
+            elif held.partial and raw.event is not None:
+                self.notes.append(
+                    f"{_what(raw.event)} at {raw.event.site} runs under a branch on values known only at run "
+                    "time as well as the thread index; it is taken as run on every pass"
+                )
         return out
 
     def roles(self, warp_sets: list[frozenset[int]]) -> list[_Role]:
@@ -152,7 +162,7 @@ class _Builder:
                 self.notes.append(f"loop #{i}: its trip count is not a run-time bound from a constant start by step 1")
                 continue
             for upper, members in groups:
-                if upper == b.upper_value:
+                if same_value(upper, b.upper_value):
                     members.append((i, b.lower))
                     break
             else:
@@ -165,17 +175,17 @@ class _Builder:
 
     # -- accesses -----------------------------------------------------------------------------
 
-    def place(self, raw: RawEvent, last_wait: dict[tuple[tuple[Any, int], ...], tuple[str, str]]) -> m.Event | None:
+    def place(self, raw: RawEvent, states: dict[int, list[tuple[str, str]]]) -> m.Event | None:
         assert raw.access is not None and isinstance(raw.event, m.Access)
         a = raw.access
-        found = _region_of(a.value, self.trace.regions)
         site = raw.event.site
+        found = _region_of(a.value, self.trace.regions, self.trace.indices)
         if found is None:
             self.notes.append(
                 f"{a.kind} at {site}: the {a.memory.upper()} it reaches is no tensor view capture saw made"
             )
             return None
-        view, coord = found
+        view, coord, by_state = found
         span = self.span(view)
         if span is None:
             self.notes.append(f"{a.kind} at {site}: where {view.name!r} lies in {a.memory.upper()} is not constant")
@@ -189,12 +199,17 @@ class _Builder:
             elif a.barrier is not None:
                 stage = a.barrier
                 state = self.trace.states[a.barrier_state][0] if a.barrier_state in self.trace.states else ""
+            elif isinstance(by_state, int) and 0 <= by_state < span.stages:
+                stage = by_state
+            elif isinstance(by_state, str) and states.get(int(by_state)):
+                key = int(by_state)
+                stage = states[key][0][0]
+                state = self.trace.states[key][0]
             else:
-                held = _innermost(last_wait, raw.ctx.ifs)
-                if held is None:
-                    self.notes.append(f"{a.kind} at {site}: which stage of {view.name!r} it reaches is not read")
-                else:
-                    stage, state = held
+                self.notes.append(
+                    f"{a.kind} at {site}: the stage of {view.name!r} it reaches ({coord}) is a run-time index not taken "
+                    "from a pipeline state, so it is taken as the whole region"
+                )
         return m.Access(
             kind=a.kind,
             region=span.name,
@@ -252,12 +267,11 @@ class _Builder:
         states = self.state_pipelines()
         prologue: list[m.Event] = []
         records: list[tuple[m.Event, Context]] = []
-        last_wait: dict[tuple[tuple[Any, int], ...], tuple[str, str]] = {}
         for i, (raw, threads) in enumerate(per_event):
             if raw.unread:
                 self.notes.append(raw.unread)
                 continue
-            events = self.resolve(raw, states, last_wait)
+            events = self.resolve(raw, states)
             if not events:
                 continue
             loops = self.loop_infos(raw)
@@ -303,19 +317,16 @@ class _Builder:
         self,
         raw: RawEvent,
         states: dict[int, list[tuple[str, str]]],
-        last_wait: dict[tuple[tuple[Any, int], ...], tuple[str, str]],
     ) -> list[m.Event]:
         e = raw.event
         if e is None:
             return []
         if isinstance(e, m.Access):
-            placed = self.place(raw, last_wait)
+            placed = self.place(raw, states)
             return [placed] if placed is not None else []
         if isinstance(e, m.PipelineOp) and e.op == "advance":
             pairs = states.get(raw.state, []) if raw.state is not None else []
             return [m.PipelineOp(op=f"{side}_advance", pipeline=p, site=e.site, state=e.state) for p, side in pairs]
-        if isinstance(e, m.PipelineOp) and e.op in ("consumer_wait", "producer_acquire"):
-            last_wait[raw.ctx.ifs] = (e.pipeline, e.state)
         if isinstance(e, m.Init) and any(
             p.name == e.pipeline and p.kind == "tma_store" for p, _, _ in self.trace.pipelines.values()
         ):
@@ -363,6 +374,10 @@ class _Builder:
         return tuple(replace(p, body=walk(p.body)) for p in programs)
 
 
+def _what(e: m.Event) -> str:
+    return e.op if isinstance(e, m.PipelineOp) else type(e).__name__
+
+
 def _kernel_threads(module: Any, kernel: str) -> int:
     from ._compiled import _ops
 
@@ -372,17 +387,6 @@ def _kernel_threads(module: Any, kernel: str) -> int:
             if str(getattr(attr, "value", attr)).strip('"') == kernel:
                 return block_dim(op) or 0
     return 0
-
-
-def _innermost(
-    last_wait: dict[tuple[tuple[Any, int], ...], tuple[str, str]], ifs: tuple[tuple[Any, int], ...]
-) -> tuple[str, str] | None:
-    """The last wait or acquire traced under the same branches, or around them."""
-    for n in range(len(ifs), -1, -1):
-        found = last_wait.get(ifs[:n])
-        if found is not None:
-            return found
-    return None
 
 
 _COORD = re.compile(r'coord<"(.*)">')
@@ -410,29 +414,60 @@ def _last_coord(coord: str | None) -> str | None:
     return tail if tail.isdigit() else None
 
 
-def _region_of(value: Any, views: list[RegionView]) -> tuple[RegionView, str | None] | None:
-    """The view an accessed tensor comes from, and the coordinate of the slice nearest the access."""
+def _region_of(
+    value: Any, views: list[RegionView], indices: list[tuple[Any, int | None]]
+) -> tuple[RegionView, str | None, int | str | None] | None:
+    """The view an accessed tensor comes from, the coordinate of the slice nearest the
+    access, and the pipeline state whose index that slice takes (if it takes one)."""
     if value is None:
         return None
     with plain_values():
-        return _walk_to_view(value, views)
+        found = _walk_to_view(value, views)
+        if found is None:
+            return None
+        view, coord, slice_op = found
+        return view, coord, _state_of(slice_op, indices) if slice_op is not None else None
 
 
-def _walk_to_view(value: Any, views: list[RegionView]) -> tuple[RegionView, str | None] | None:
+def _state_of(slice_op: Any, indices: list[tuple[Any, int | None]]) -> int | str | None:
+    """What the last run-time component of a slice's coordinate is: a constant (the stage
+    itself), the ``index`` of a pipeline state (its key, as a string), or None (not read)."""
+    coord = defining_op(slice_op.operands[1]) if len(slice_op.operands) > 1 else None
+    if coord is None or not len(coord.operands):
+        return None
+    last = raw_value(coord.operands[len(coord.operands) - 1])
+    fixed = const_value(last)
+    if fixed is not None:
+        return fixed
+    stack = [(last, 0)]
+    while stack:
+        v, depth = stack.pop()
+        for value, key in indices:
+            if key is not None and same_value(value, v):
+                return str(key)
+        op = defining_op(v)
+        if op is None or depth >= 6:
+            continue
+        stack += [(raw_value(o), depth + 1) for o in op.operands]
+    return None
+
+
+def _walk_to_view(value: Any, views: list[RegionView]) -> tuple[RegionView, str | None, Any] | None:
     stack = [raw_value(value)]
     coord: str | None = None
+    slice_op: Any = None
     seen = 0
     while stack and seen < 400:
         v = stack.pop()
         seen += 1
         for view in views:
-            if view.value == v:
-                return view, coord
+            if same_value(view.value, v):
+                return view, coord, slice_op
         op = defining_op(v)
         if op is None:
             continue
         if op.name == "cute.slice" and coord is None and len(op.operands) > 1:
-            coord = str(op.operands[1].type)
+            coord, slice_op = str(op.operands[1].type), op
         stack += [raw_value(o) for o in reversed(list(op.operands))]
     return None
 

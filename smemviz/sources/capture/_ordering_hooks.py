@@ -98,6 +98,7 @@ class OrderingTrace:
     regions: list[RegionView] = field(default_factory=list)
     named: dict[str, m.NamedBarrier] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    indices: list[tuple[Any, int | None]] = field(default_factory=list)  # (a state's index value, its state key)
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -340,12 +341,11 @@ def _note_op(
         t.barrier_keep.append((result, sid))
         return
     if op in UNREAD_OPS:
-        _add(t, None, unread=f"{op} on {spec.name!r} at {site} (a try-wait's outcome is known only at run time)")
-        return
+        return  # a test that orders nothing; the wait that takes its token does
+
     if spec.kind == "tma_async" and op == "producer_commit":
         return  # a no-op: the TMA's completion fills the stage
-    if op == "consumer_wait" and len(args) > 1 and args[1] is not None:
-        _add(t, None, unread=f"consumer_wait on {spec.name!r} at {site} takes a try-wait token")
+    # a wait given a try-wait's token skips only when that phase already completed: it orders as a wait
     _add(t, m.PipelineOp(op=op, pipeline=spec.name, site=site, state=name), scale=_scale(spec.kind, op), state=sid)
 
 
@@ -364,6 +364,25 @@ def _state_init_wrapper(orig: Any) -> Any:
                 t.notes.append(f"a PipelineState: {type(e).__name__}: {e}")
 
     return wrapper
+
+
+def _index_wrapper(orig: Any) -> Any:
+    """``PipelineState.index``: the value it gives is remembered, so a slice indexed by it
+    is known to take that state's stage."""
+    getter = orig.fget
+
+    @functools.wraps(getter)
+    def get(self: Any) -> Any:
+        result = getter(self)
+        for t in _traces() if not _INSIDE.get() else ():
+            try:
+                _, key = _state_name(t, self)
+                t.indices.append((raw_value(result), key))
+            except Exception as e:  # never let recording break the kernel
+                t.notes.append(f"a PipelineState.index: {type(e).__name__}: {e}")
+        return result
+
+    return property(get, orig.fset, orig.fdel, orig.__doc__)
 
 
 def _variable_of(obj: Any) -> str | None:
@@ -722,6 +741,7 @@ def ordering_targets() -> list[tuple[Any, str, Callable[[Any], Any]]]:
                 out.append((cls, op, _op_wrapper(op)))
     out.append((helpers.PipelineState, "__init__", _state_init_wrapper))
     out.append((helpers.PipelineState, "advance", _advance_wrapper))
+    out.append((helpers.PipelineState, "index", _index_wrapper))
     out.append((cute, "make_tensor", _make_tensor_wrapper))
     out.append((struct._MemRangeData, "get_tensor", _guarded(_get_tensor_record)))
     out.append((cute, "copy", _guarded(_record_copy)))

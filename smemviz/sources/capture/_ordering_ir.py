@@ -19,12 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "Condition",
     "LoopBounds",
     "TraceContext",
     "block_dim",
     "condition_threads",
+    "const_value",
     "defining_op",
     "raw_value",
+    "same_value",
     "loop_bounds",
     "plain_values",
     "pointer_offset",
@@ -100,6 +103,17 @@ def raw_value(value: Any) -> Any:
     return inner if inner is not None and hasattr(inner, "owner") else value
 
 
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two values are one SSA value. The IR's own comparison is used: the DSL's
+    integer values overload ``==`` to emit a compare into the kernel."""
+    from cutlass._mlir import ir
+
+    a, b = raw_value(a), raw_value(b)
+    if not isinstance(a, ir.Value) or not isinstance(b, ir.Value):  # type: ignore[attr-defined]
+        return a is b
+    return bool(ir.Value.__eq__(a, b))  # type: ignore[attr-defined]
+
+
 def defining_op(value: Any) -> Any:
     """The op defining ``value``, or None (a block argument, or not an IR value)."""
     try:
@@ -164,7 +178,7 @@ class _Unknown(Exception):
     """The value depends on something other than the thread index."""
 
 
-def _eval(value: Any, tid: int, threads: int, depth: int = 0) -> int:
+def _eval(value: Any, tid: int, threads: int, depth: int = 0) -> int:  # noqa: C901 - one branch per op kind
     if depth > 64:
         raise _Unknown
     op = defining_op(value)
@@ -190,6 +204,16 @@ def _eval(value: Any, tid: int, threads: int, depth: int = 0) -> int:
         return v
     if name in _PASS:
         return _eval(op.operands[0], tid, threads, depth + 1)
+    if name in ("arith.andi", "arith.ori"):
+        sides = [_maybe(o, tid, threads, depth + 1) for o in op.operands[:2]]
+        boolean = str(op.results[0].type) == "i1"
+        if boolean and name == "arith.andi" and 0 in sides:
+            return 0  # false whatever the other side is
+        if boolean and name == "arith.ori" and 1 in sides:
+            return 1
+        if None in sides:
+            raise _Unknown
+        return _BIN[name](sides[0], sides[1])  # type: ignore[arg-type]
     if name in _BIN:
         return _BIN[name](
             _eval(op.operands[0], tid, threads, depth + 1), _eval(op.operands[1], tid, threads, depth + 1)
@@ -206,6 +230,13 @@ def _eval(value: Any, tid: int, threads: int, depth: int = 0) -> int:
     raise _Unknown
 
 
+def _maybe(value: Any, tid: int, threads: int, depth: int) -> int | None:
+    try:
+        return _eval(value, tid, threads, depth)
+    except _Unknown:
+        return None
+
+
 _PRED_CODES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
 
 
@@ -219,16 +250,38 @@ def _predicate_name(text: str) -> str:
     raise _Unknown
 
 
-def condition_threads(if_op: Any, threads: int) -> frozenset[int] | None:
-    """The threads of a ``threads``-thread block for which ``if_op``'s condition holds,
-    or None when it depends on anything but the thread index."""
+@dataclass(frozen=True)
+class Condition:
+    """An ``if`` condition read per thread: the threads it surely holds for, and surely
+    fails for; any other thread's outcome is known only at run time."""
+
+    holds: frozenset[int]
+    fails: frozenset[int]
+    threads: int
+
+    @property
+    def partial(self) -> bool:
+        return len(self.holds) + len(self.fails) < self.threads
+
+    def arm(self, arm: int) -> frozenset[int]:
+        """The threads that may run ``arm`` (0: then, 1: else)."""
+        return frozenset(range(self.threads)) - (self.fails if arm == 0 else self.holds)
+
+
+def condition_threads(if_op: Any, threads: int) -> Condition | None:
+    """How ``if_op``'s condition falls for each thread of a ``threads``-thread block, or
+    None when it depends on nothing but run-time values for every thread."""
     try:
-        cond = if_op.operands[0]
-        return frozenset(t for t in range(threads) if _eval(cond, t, threads))
-    except _Unknown:
-        return None
+        with plain_values():
+            cond = if_op.operands[0]
+            values = [_maybe(cond, t, threads, 0) for t in range(threads)]
     except Exception:
         return None
+    if all(v is None for v in values):
+        return None
+    holds = frozenset(t for t, v in enumerate(values) if v)
+    fails = frozenset(t for t, v in enumerate(values) if v == 0)
+    return Condition(holds, fails, threads)
 
 
 def block_dim(kernel_op: Any) -> int | None:
@@ -266,10 +319,11 @@ class LoopBounds:
         return max(0, -(-(self.upper - self.lower) // self.step))
 
 
-def _const(value: Any) -> int | None:
+def const_value(value: Any) -> int | None:
+    """The integer a value holds when it is a constant (through casts), else None."""
     op = defining_op(value)
     if getattr(op, "name", None) in _PASS:
-        return _const(op.operands[0])
+        return const_value(op.operands[0])
     if getattr(op, "name", None) == "arith.constant":
         return _int_attr(op)
     return None
@@ -279,7 +333,7 @@ def loop_bounds(loop_op: Any) -> LoopBounds:
     if loop_op.name != "scf.for":
         return LoopBounds(None, None, None)
     lb, ub, step = loop_op.operands[0], loop_op.operands[1], loop_op.operands[2]
-    return LoopBounds(_const(lb), _const(ub), _const(step), ub)
+    return LoopBounds(const_value(lb), const_value(ub), const_value(step), ub)
 
 
 # -- pointers ---------------------------------------------------------------------------------
