@@ -403,6 +403,12 @@ def _capture_verdict(args: argparse.Namespace, judged: list[Any], out: TextIO, *
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if argv is None and args.command in ("render", "capture"):
+        # the command line itself: static images come from a browser kept warm between
+        # commands (smemviz/_export/_render_service.py) instead of one started each time
+        from ._export._static import use_render_service
+
+        use_render_service()
     if args.command == "capture":
         try:
             return _cmd_capture(args, sys.stdout)
