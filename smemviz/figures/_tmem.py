@@ -125,7 +125,7 @@ def tmem_spec(
         "annotations": annotations,
         "meta": {"smemviz_unit": "cols", "smemviz_min_bar": MIN_BAR_FRACTION},
     }
-    short = f"TMEM {used:,} of {columns} columns ({100.0 * used / columns:.1f}%) · {state}"
+    short = f"TMEM {used:,} of {columns} cols ({100.0 * used / columns:.0f}%) · {state}"
     narrow = {
         "title.text": f"TMEM {used:,}/{columns} cols" + (f" · alloc {alloc}" if alloc else " · OVER" if over else ""),
         "title.subtitle.text": f"{len(plan.regions)} allocations",

@@ -234,7 +234,7 @@ def test_side_by_side_maps_keep_their_titles_over_the_capacity_labels_and_short(
     ]
     for a in titles:
         assert a.yshift == TITLE_LIFT_PX and a.yanchor == "bottom"  # a row above the capacity/alloc label
-        assert "KiB" not in a.text and len(a.text) <= 60  # fits a 560 px wide map
+        assert "KiB" not in a.text and len(a.text) <= 50  # fits a 460 px wide map (two side by side)
     labels = [a for a in fig.layout.annotations if a.yref != "paper" and a.yanchor == "bottom" and a.y == 1.0]
     assert labels and all(not a.yshift for a in labels)
     # a title the notebook gives the figure sits in the top margin, above the lifted map title
