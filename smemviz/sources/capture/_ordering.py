@@ -89,6 +89,7 @@ class _Builder:
         self.threads = _kernel_threads(module, kernel)
         self.cond_cache: list[tuple[Any, Condition | None]] = []
         self.loop_ops: list[Any] = []
+        self.loop_depth: dict[int, int] = {}  # loop uid -> how many loops lie around it
         self.spans: dict[str, m.RegionSpan] = {}
 
     # -- threads and roles ---------------------------------------------------------------
@@ -140,11 +141,12 @@ class _Builder:
 
     def loop_infos(self, raw: RawEvent) -> tuple[LoopInfo, ...]:
         infos = []
-        for op in raw.ctx.loops:
+        for depth, op in enumerate(raw.ctx.loops):
             index = next((i for i, seen in enumerate(self.loop_ops) if seen == op), None)
             if index is None:
                 self.loop_ops.append(op)
                 index = len(self.loop_ops) - 1
+                self.loop_depth[index] = depth
             bounds = loop_bounds(op)
             infos.append(LoopInfo(f"#{index}", bounds.trips))
         return tuple(infos)
@@ -153,9 +155,21 @@ class _Builder:
         """Loop uid -> (shared id, iterations written out in front) for run-time counts."""
         groups: list[tuple[Any, list[tuple[int, int]]]] = []  # (upper value, [(uid, lower)])
         plan: dict[str, tuple[str, int]] = {}
+        whiles = [i for i, op in enumerate(self.loop_ops) if op.name == "scf.while" and not self.loop_depth.get(i)]
+        for i in whiles:
+            plan[f"#{i}"] = ("tiles", 0)
+        if len(whiles) > 1:
+            self.notes.append(
+                f"the {len(whiles)} outermost while loops (a persistent kernel's tile loops, one per role) "
+                "are taken to run the same number of times: their counts are known only at run time"
+            )
         for i, op in enumerate(self.loop_ops):
             b = loop_bounds(op)
-            if b.trips is not None:
+            if b.trips is not None or i in whiles:
+                continue
+            if op.name != "scf.for":
+                plan[f"#{i}"] = (f"loop{i}", 0)
+                self.notes.append(f"loop #{i}: a while loop inside another loop; its count is read as its own")
                 continue
             if b.step != 1 or b.lower is None or b.upper_value is None:
                 plan[f"#{i}"] = (f"loop{i}", 0)
@@ -167,6 +181,12 @@ class _Builder:
                     break
             else:
                 groups.append((b.upper_value, [(i, b.lower)]))
+        if len(groups) > 1:
+            how = ", ".join(f"k{g}: {_bound_text(upper)}" for g, (upper, _) in enumerate(groups))
+            self.notes.append(
+                f"loops with run-time counts capture could not relate to one another ({how}); "
+                "the check tries them apart, so some of its cases may never occur"
+            )
         for g, (_, members) in enumerate(groups):
             base = max(lower for _, lower in members)
             for i, lower in members:
@@ -372,6 +392,11 @@ class _Builder:
             return tuple(out)
 
         return tuple(replace(p, body=walk(p.body)) for p in programs)
+
+
+def _bound_text(value: Any) -> str:
+    op = defining_op(value)
+    return f"up to a value from {op.name}" if op is not None else "up to a kernel argument or loop value"
 
 
 def _what(e: m.Event) -> str:

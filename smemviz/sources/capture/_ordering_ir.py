@@ -25,6 +25,7 @@ __all__ = [
     "block_dim",
     "condition_threads",
     "const_value",
+    "count_value",
     "defining_op",
     "raw_value",
     "same_value",
@@ -329,11 +330,37 @@ def const_value(value: Any) -> int | None:
     return None
 
 
+def count_value(value: Any) -> tuple[int | None, Any]:
+    """A loop bound as a count: ``(constant, None)`` or ``(None, the run-time value)``.
+    ``max(x, 0)`` is ``x`` (a count is never negative) and ``min(c, x)`` with ``c`` at most 1
+    is ``c`` (the check runs every loop at least once)."""
+    for _ in range(8):
+        fixed = const_value(value)
+        if fixed is not None:
+            return fixed, None
+        op = defining_op(value)
+        name = getattr(op, "name", None)
+        if name in _PASS:
+            value = op.operands[0]
+            continue
+        if name in ("arith.maxsi", "arith.minsi") and len(op.operands) == 2:
+            a, b = (const_value(o) for o in op.operands)
+            if name == "arith.maxsi" and (a == 0 or b == 0):
+                value = op.operands[1] if a == 0 else op.operands[0]
+                continue
+            if name == "arith.minsi" and ((a is not None and a <= 1) or (b is not None and b <= 1)):
+                return (a if a is not None and a <= 1 else b), None
+        break
+    return None, raw_value(value)
+
+
 def loop_bounds(loop_op: Any) -> LoopBounds:
     if loop_op.name != "scf.for":
         return LoopBounds(None, None, None)
     lb, ub, step = loop_op.operands[0], loop_op.operands[1], loop_op.operands[2]
-    return LoopBounds(const_value(lb), const_value(ub), const_value(step), ub)
+    lower, _ = count_value(lb)
+    upper, upper_value = count_value(ub)
+    return LoopBounds(lower, upper, const_value(step), upper_value)
 
 
 # -- pointers ---------------------------------------------------------------------------------
