@@ -238,7 +238,8 @@ def _note_pipeline(
     t: OrderingTrace, kind: str, obj: Any, kwargs: dict[str, Any], site: m.CallSite, assigned: str | None
 ) -> None:
     names = {p.name for p, _, _ in t.pipelines.values()}
-    name = assigned or kind
+    given = kwargs.get("name")
+    name = (given if isinstance(given, str) and given else None) or assigned or f"{kind}@{site}"
     if name in names:
         name = f"{name}#{sum(1 for n in names if n.split('#')[0] == name) + 1}"
     full = getattr(obj, "sync_object_full", None)
@@ -336,6 +337,12 @@ def _note_op(
     spec = found[0]
     state = _arg(args, kwargs, 0, "state")
     name, sid = _state_name(t, state)
+    if state is not None and _variable_of(state) is None and op in PIPELINE_OPS:
+        t.notes.append(
+            f"{op} on {spec.name!r} at {site}: its PipelineState is held by no kernel variable (a "
+            "PipelineProducer / PipelineConsumer or a resource handle keeps it), so the stage it takes "
+            "from one loop iteration to the next is not read"
+        )
     if op in ("producer_get_barrier", "consumer_get_barrier"):
         t.barriers[id(result)] = (spec.name, "full" if op == "producer_get_barrier" else "empty")
         t.barrier_keep.append((result, sid))
