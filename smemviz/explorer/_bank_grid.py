@@ -4,8 +4,8 @@ the lane it serves and numbered with it, the wavefronts a conflict adds marked.
 The same picture as ``bank_conflict_figure`` (plotly), drawn as a table: a swizzle toggle then
 replaces a few hundred cells, which the browser lays out in a few milliseconds, where plotly.js
 spent 70-90 ms redrawing a heatmap inside JupyterLab (measured; see results/bank_explorer.md).
-The grid keeps ``rows`` rows (the most any toggle of the access needs), so its height does
-not jump while toggling. Every piece of text is escaped.
+The explorer draws as many rows as the access takes (``rows`` pads the grid to a height
+for a caller that wants one fixed). Every piece of text is escaped.
 """
 
 from __future__ import annotations
@@ -31,7 +31,10 @@ GRID_CSS = (
     ".smemviz-bank-grid th{font-weight:normal;color:#546e7a;padding:0 4px;text-align:right;white-space:nowrap}"
     ".smemviz-bank-grid td.i{background:" + IDLE + "}"
     ".smemviz-bank-grid tr.r th{color:" + REPLAY + "}"
-    ".smemviz-bank-title{font-size:13px;margin:2px 0 4px 0}</style>"
+    ".smemviz-bank-title{font-size:13px;margin:2px 0 4px 0}"
+    # the bank table under the grid: a gap between its columns (swizzle | warps, 0 | 1 (conflict-free))
+    ".smemviz-banks-view .smemviz-banks th,.smemviz-banks-view .smemviz-banks td{padding:1px 8px}"
+    ".smemviz-banks-view .smemviz-banks th{border-bottom:1px solid #cfd8dc}</style>"
 )
 
 

@@ -23,11 +23,11 @@ from ..analysis.banks._advice import Advice
 from ..analysis.banks._patterns import AccessReport
 from ..analysis.banks._plan_tables import bank_html
 from ..layout._access import SmemAccess
-from ..layout._plan import LayoutPlan
+from ..layout._plan import CAPTURE_SOURCE, LayoutPlan
 from ._bank_grid import GRID_CSS, bank_grid_html, grid_title
 from ._panels import message_html
 
-__all__ = ["BankView", "SWIZZLE_OPTIONS", "DECLARED", "NO_ACCESSES"]
+__all__ = ["BankView", "SWIZZLE_OPTIONS", "DECLARED", "NO_ACCESSES", "CAPTURED_NO_ACCESSES", "no_accesses_text"]
 
 DECLARED = "declared"
 SWIZZLE_OPTIONS = (DECLARED, "none", "32B", "64B", "128B")
@@ -37,6 +37,14 @@ NO_ACCESSES = (
     '"layout": "(128,32):(32,1)", "warps": (8, 1)}), or an access key in a layout file, '
     "and this tab draws its banks."
 )
+# a plan captured from a compiled kernel: its regions are the compiler's, so there is nothing to declare
+CAPTURED_NO_ACCESSES = (
+    "This layout was captured from a compiled kernel: this tab shows the kernel's own shared-memory "
+    "accesses when capture records them, and this capture recorded none. To see a buffer's banks now, "
+    "give its access with the captured plan, e.g. smemviz.explore(dataclasses.replace(cap.plan, "
+    'accesses=(smemviz.SmemAccess("sC", instruction="stmatrix.x4", layout="(128,32):(32,1)", warps=(8, 1)),))).'
+)
+SWIZZLE_LABELS = {DECLARED: "as declared"}  # a button's text, where it is not the value itself
 
 
 class BankView(widgets.VBox):
@@ -51,7 +59,7 @@ class BankView(widgets.VBox):
         self.region = widgets.Dropdown(description="region", options=[], layout=widgets.Layout(width="260px"))
         self.access = widgets.Dropdown(description="access", options=[], layout=widgets.Layout(width="360px"))
         self.swizzle = widgets.ToggleButtons(
-            options=list(SWIZZLE_OPTIONS),
+            options=[(SWIZZLE_LABELS.get(o, o), o) for o in SWIZZLE_OPTIONS],
             value=DECLARED,
             description="swizzle",
             tooltips=[
@@ -61,7 +69,7 @@ class BankView(widgets.VBox):
                 "64B mode",
                 "128B mode",
             ],
-            style={"button_width": "72px"},
+            style={"button_width": "92px"},  # room for "as declared" in full
         )
         self.numbers = widgets.HTML()
         self.table = widgets.HTML()
@@ -97,7 +105,7 @@ class BankView(widgets.VBox):
         self.plan = plan
         accesses = plan.accesses if plan is not None else ()
         if not accesses:
-            self.message.value = message_html(NO_ACCESSES, "info")
+            self.message.value = message_html(no_accesses_text(plan), "info")
             self.body.layout.display = "none"
             return
         self.message.value = ""
@@ -105,18 +113,22 @@ class BankView(widgets.VBox):
         regions = list(dict.fromkeys(str(a.region) for a in accesses))
         self._quiet = True
         try:
+            first = self._warned()  # opened (or its region gone): on the access lint warns about
             if list(self.region.options) != regions:
-                keep = self.region.value if self.region.value in regions else regions[0]
+                keep = self.region.value if self.region.value in regions else None
                 self.region.options = regions
-                self.region.value = keep
-            self._fill_accesses()
+                self.region.value = keep if keep is not None else (first[0] if first else regions[0])
+                self._fill_accesses(None if keep is not None or first is None else first[1])
+            else:
+                self._fill_accesses()
         finally:
             self._quiet = False
         self.table.value = bank_html(source)
         self._redraw()
 
-    def pick(self, region: str | None = None, access: int = 0, swizzle: str | None = None) -> None:
-        """Select ``region``'s ``access``-th access (and a swizzle), as the controls would."""
+    def pick(self, region: str | None = None, access: int | None = None, swizzle: str | None = None) -> None:
+        """Select ``region``'s ``access``-th access (and a swizzle), as the controls would; without
+        them the tab stays where it is (opened, on the access lint warns about)."""
         if self.plan is None or not self.plan.accesses:
             raise ValueError("the layout shown declares no accesses")
         if region is not None:
@@ -127,9 +139,10 @@ class BankView(widgets.VBox):
                 )
             self.region.value = region
         options = list(self.access.options)
-        if not 0 <= access < len(options):
-            raise IndexError(f"region {self.region.value!r} has {len(options)} access(es), not {access + 1}")
-        self.access.value = options[access][1]
+        if access is not None:
+            if not 0 <= access < len(options):
+                raise IndexError(f"region {self.region.value!r} has {len(options)} access(es), not {access + 1}")
+            self.access.value = options[access][1]
         if swizzle is not None:
             if swizzle not in SWIZZLE_OPTIONS:
                 raise ValueError(f"swizzle must be one of {', '.join(SWIZZLE_OPTIONS)}, got {swizzle!r}")
@@ -151,13 +164,26 @@ class BankView(widgets.VBox):
 
     # -- callbacks --------------------------------------------------------------------
 
-    def _fill_accesses(self) -> None:
+    def _warned(self) -> tuple[str, int] | None:
+        """(region, access index) of the first declared access with bank conflicts (lint's
+        warning), else of the first that cannot be analysed; None when all are conflict-free."""
+        if self.plan is None:
+            return None
+        plan = self.plan
+        reports = [self._analysed(plan, i, acc, DECLARED) for i, acc in enumerate(plan.accesses)]
+        bad = [i for i, r in enumerate(reports) if isinstance(r, AccessReport) and not r.conflict_free]
+        bad += [i for i, r in enumerate(reports) if isinstance(r, str) and r]
+        if not bad:
+            return None
+        return str(self.plan.accesses[bad[0]].region), bad[0]
+
+    def _fill_accesses(self, prefer: int | None = None) -> None:
         assert self.plan is not None
         region = self.region.value
         options = [(a.label, i) for i, a in enumerate(self.plan.accesses) if a.region == region]
-        if list(self.access.options) != options:
-            values = [v for _, v in options]
-            keep = self.access.value if self.access.value in values else values[0]
+        values = [v for _, v in options]
+        if list(self.access.options) != options or (prefer in values and self.access.value != prefer):
+            keep = prefer if prefer in values else self.access.value if self.access.value in values else values[0]
             self.access.options = options
             self.access.value = keep
 
@@ -193,14 +219,6 @@ class BankView(widgets.VBox):
                 self._kept[key] = found
         return found
 
-    def _rows_for(self, acc: SmemAccess) -> int:
-        """The most wavefronts ``acc``'s worst instruction takes under any toggle: the grid keeps
-        that height while the swizzle is toggled (a change of height redraws the whole figure)."""
-        assert self.plan is not None
-        index = int(self.access.value)
-        found = [self._analysed(self.plan, index, acc, mode) for mode in SWIZZLE_OPTIONS]
-        return max((r.worst.wavefronts for r in found if not isinstance(r, str)), default=1)
-
     def _redraw(self) -> None:
         rep = self.report()
         acc = self.current
@@ -212,7 +230,8 @@ class BankView(widgets.VBox):
             self.numbers.value = message_html(rep, "warning")
             return
         self.drawn, self.title = rep, grid_title(rep)
-        self.grid.value = bank_grid_html(rep, rows=self._rows_for(acc), title=self.title)
+        # as many rows as this access takes: no empty rows under a conflict-free one
+        self.grid.value = bank_grid_html(rep, title=self.title)
         self.numbers.value = self._numbers_html(acc, rep)
 
     def _numbers_html(self, acc: SmemAccess, rep: AccessReport) -> str:
@@ -238,3 +257,11 @@ class BankView(widgets.VBox):
                     adv = None
             advice = f"<div style='color:#546e7a'>{escape(adv.reason)}</div>" if adv is not None else ""
         return f"<div class='smemviz-bank-numbers' style='font-size:13px;line-height:1.5'>{facts}{advice}</div>"
+
+
+def no_accesses_text(plan: LayoutPlan | None) -> str:
+    """What the tab says for a layout without accesses: how to declare one, or, for a
+    plan captured from a kernel (nothing to declare), where the kernel's own will come from."""
+    if plan is not None and plan.source == CAPTURE_SOURCE:
+        return CAPTURED_NO_ACCESSES
+    return NO_ACCESSES

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .. import hardware
 from .._names import shown
 from .._units import fmt_units
-from ..analysis._report import REGION_COLUMNS, region_cells, region_columns, summary_parts
+from ..analysis._report import region_rows, summary_parts, table_columns
 from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, shade
 
 if TYPE_CHECKING:
@@ -45,31 +45,40 @@ _SWATCH = "display:inline-block;width:22px;height:12px;vertical-align:-1px;margi
 _GLYPH = "display:inline-block;width:22px;text-align:center;margin-right:5px;"
 
 
-def _key_items(memory: str) -> list[tuple[str, str]]:
-    """(swatch HTML, meaning) pairs for one map, in the order they appear on it."""
+def _key_items(memory: str, plan: LayoutPlan | None = None) -> list[tuple[str, str]]:
+    """(swatch HTML, meaning) pairs for one map, in the order they appear on it;
+    with ``plan``, only what that map draws (stages, alias groups, padding,
+    barriers and the TMEM-pointer slot when it has them)."""
     stripes = ", ".join(f"{shade(FAMILY_HUES[0], -0.28 + 0.18 * i)} {i * 25}% {(i + 1) * 25}%" for i in range(4))
     hatch = f"background:repeating-linear-gradient(45deg,#90a4ae 0 2px,{KIND_COLORS['padding']} 2px 6px)"
     lanes = (
         f"background:linear-gradient({PALETTE[7]} 0 50%, {PALETTE[4]} 50% 100%);"
         f"box-shadow:inset 0 0 0 1.5px {KIND_COLORS['group']}"
     )
-    items = [
-        (
-            f"<span style='{_SWATCH}background:linear-gradient(90deg, {stripes})'></span>",
-            "an operand's stages: one hue, darkest first",
-        ),
-        (f"<span style='{_SWATCH}{lanes}'></span>", "alias group: one lane per phase"),
-        (f"<span style='{_SWATCH}{hatch}'></span>", "padding"),
-    ]
+    kinds = {r.kind for r in plan.regions} if plan is not None else {"barrier", "tmem_ptr"}
+    items = []
+    if plan is None or any((r.stages or 1) > 1 for r in plan.regions):
+        items.append(
+            (
+                f"<span style='{_SWATCH}background:linear-gradient(90deg, {stripes})'></span>",
+                "an operand's stages: one hue, darkest first",
+            )
+        )
+    if plan is None or plan.groups:
+        items.append((f"<span style='{_SWATCH}{lanes}'></span>", "alias group: one lane per phase"))
+    if plan is None or plan.padding:
+        items.append((f"<span style='{_SWATCH}{hatch}'></span>", "padding"))
     if memory == "smem":
-        items += [
-            (f"<span style='{_GLYPH}color:{KIND_COLORS['barrier']}'>&#9650;</span>", "pipeline mbarriers"),
-            (f"<span style='{_GLYPH}color:{KIND_COLORS['tmem_ptr']}'>&#9670;</span>", "TMEM-pointer slot"),
+        if "barrier" in kinds:
+            items.append((f"<span style='{_GLYPH}color:{KIND_COLORS['barrier']}'>&#9650;</span>", "pipeline mbarriers"))
+        if "tmem_ptr" in kinds:
+            items.append((f"<span style='{_GLYPH}color:{KIND_COLORS['tmem_ptr']}'>&#9670;</span>", "TMEM-pointer slot"))
+        items.append(
             (
                 f"<span style='{_SWATCH}height:0;border-top:2px dashed {KIND_COLORS['capacity']}'></span>",
                 "capacity of the chosen arch",
-            ),
-        ]
+            )
+        )
     else:
         items += [
             (
@@ -84,10 +93,11 @@ def _key_items(memory: str) -> list[tuple[str, str]]:
     return items
 
 
-def key_html(memory: str) -> str:
-    """The fixed key under a map (the live maps have no plotly legend)."""
+def key_html(memory: str, plan: LayoutPlan | None = None) -> str:
+    """The key under a map (the live maps have no plotly legend): what ``plan``'s
+    map draws, or every item without a plan."""
     cells = "".join(
-        f"<span style='margin-right:18px;white-space:nowrap'>{sw}{text}</span>" for sw, text in _key_items(memory)
+        f"<span style='margin-right:18px;white-space:nowrap'>{sw}{text}</span>" for sw, text in _key_items(memory, plan)
     )
     return (
         f"<div class='smemviz-key smemviz-key-{memory}' "
@@ -97,11 +107,12 @@ def key_html(memory: str) -> str:
 
 def _line(plan: LayoutPlan, cap: CapacityCheck) -> str:
     color = "#2e7d32" if cap.fits else "#c62828"
-    limit = fmt_units(cap.limit, plan.unit) if plan.memory == "smem" else f"{cap.limit} columns"
+    # "of sm_90's 232,448 B (227 KiB)": the limit's own KiB is the only bracket
+    limit = fmt_units(cap.limit, plan.unit) if plan.memory == "smem" else f"{cap.limit:,} columns"
     over = "" if cap.fits else f", over by {fmt_units(cap.overshoot, plan.unit)}"
     verdict = (
         f"<span class='smemviz-{'fits' if cap.fits else 'over'}' style='color:{color}'>"
-        f"{cap.percent:.1f}% of {escape(cap.arch)} ({limit}){over}</span>"
+        f"{cap.percent:.1f}% of {escape(cap.arch)}'s {limit}{over}</span>"
         if cap.arch
         else "no arch given"
     )
@@ -148,21 +159,24 @@ TABLE_CSS = (
     ".smemviz-utable th{color:#37474f;border-bottom:1px solid #cfd8dc}"
     ".smemviz-utable .n{text-align:right}"
     ".smemviz-tscroll{max-height:320px;max-width:100%;overflow:auto;background:#fafbfc;"
-    "border:1px solid #eceff1;margin-top:2px}</style>"
+    "border:1px solid #eceff1;margin-top:2px}"
+    # a selection slider's readout as long as its label ("most that fit", not "most that f")
+    ".smemviz-explorer .widget-readout,.smemviz-explorer .jupyter-widget-readout{max-width:none;overflow:visible}"
+    "</style>"
 )
 
 
 def usage_table_html(plan: LayoutPlan, max_rows: int = MAX_TABLE_ROWS) -> str:
-    """One row per region in address order (names escaped), at most ``max_rows``.
+    """One row per region in address order (names escaped), at most ``max_rows``;
+    for a layout solved from lifetimes a ``live`` column says when each is live.
 
     The column widths are set from the longest text of each column (in ``ch``
     of the monospace font), with a fixed table layout: the browser then lays
     the table out without measuring every cell.
     """
-    columns = region_columns(plan)
-    sourced = len(columns) > len(REGION_COLUMNS)
+    columns = table_columns(plan)  # with when each region is live, for a layout solved from lifetimes
     head = tuple(h if h != "size" else f"size ({plan.unit})" for h, _ in columns)
-    rows = [region_cells(r, sourced) for r in plan.regions[:max_rows]]
+    rows = region_rows(plan, plan.regions[:max_rows])
     widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(head)]
     numeric = [right for _, right in columns]
     cols = "".join(f"<col style='width:calc({w}ch + 14px)'>" for w in widths)

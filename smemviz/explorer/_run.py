@@ -39,6 +39,8 @@ def _cell(key: str, value: Any) -> str:
         return f"{value:.0f}"
     if key == "rel_err":
         return f"{value:.1e}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"  # 229,488 B, as every other table writes bytes
     return str(value)
 
 
@@ -136,7 +138,7 @@ class RunPanel(widgets.VBox):
             "<tr>" + "".join(f"<td>{escape(_cell(c, r.get(c)))}</td>" for c in HISTORY_COLUMNS) + "</tr>"
             for r in reversed(self.history)
         )
-        self.table.value = f"<table class='smemviz-run-history'><tr>{head}</tr>{body}</table>"
+        self.table.value = f"<table class='smemviz-run-history smemviz-utable'><tr>{head}</tr>{body}</table>"
         timed = [r for r in self.history if r.get("tflops") is not None]
         key, title = PLOT_AXES[self.x_axis.value]
         with self.plot.batch_update():

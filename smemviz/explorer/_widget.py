@@ -31,7 +31,7 @@ from ._banks import BankView
 from ._controls import make_controls
 from ._exports import export_row
 from ._fit_width import EXPLORER_CLASS, make_fitter
-from ._history import Attempt, history_html
+from ._history import Attempt, history_html, option_labels
 from ._inputs import Plans
 from ._lifetimes import LifetimeView, both_solved, lifetime_plan
 from ._panels import TABLE_CSS, key_html, message_html, summary_html, tables_html
@@ -136,12 +136,11 @@ class Explorer(widgets.VBox):
         )
         # column boxes stretch the figures to the full width, which the fitter
         # then hands to plotly once the maps are on the page
-        self._smem_box = widgets.VBox(
-            [self.smem_widget, widgets.HTML(key_html("smem"))], layout=widgets.Layout(width="100%")
-        )
-        self._tmem_box = widgets.VBox(
-            [self.tmem_widget, widgets.HTML(key_html("tmem"))], layout=widgets.Layout(width="100%")
-        )
+        # each key lists what its map draws now (set with every layout)
+        self.smem_key = widgets.HTML(key_html("smem", first.smem.plan if first.smem is not None else None))
+        self.tmem_key = widgets.HTML(key_html("tmem", first.tmem.plan if first.tmem is not None else None))
+        self._smem_box = widgets.VBox([self.smem_widget, self.smem_key], layout=widgets.Layout(width="100%"))
+        self._tmem_box = widgets.VBox([self.tmem_widget, self.tmem_key], layout=widgets.Layout(width="100%"))
         self._fitter = make_fitter()
         # the run action (compile, launch, measure the controls on screen), when a runner is given
         self.run_panel = _run_panel(run, lambda: self.values, self.controls)
@@ -239,9 +238,10 @@ class Explorer(widgets.VBox):
         if step is not None:
             self.lifetimes.select_step(step)
 
-    def show_banks(self, region: str | None = None, access: int = 0, swizzle: str | None = None) -> None:
-        """Open the Banks tab on ``region``'s ``access``-th access (default: the first declared),
-        drawn with ``swizzle`` ("declared", "none", "32B", "64B", "128B") when given."""
+    def show_banks(self, region: str | None = None, access: int | None = None, swizzle: str | None = None) -> None:
+        """Open the Banks tab on ``region``'s ``access``-th access (default: the region's access
+        picked, at first the one lint warns about), drawn with ``swizzle`` ("declared", "none",
+        "32B", "64B", "128B") when given."""
         self.show_tab(BANKS_TAB)
         self._refresh_details()
         self.banks.pick(region, access, swizzle)
@@ -303,8 +303,10 @@ class Explorer(widgets.VBox):
         self._tmem_box.layout.display = None if tmem is not None else "none"
         if analysis.smem is not None:  # the maps read the analysis on screen: nothing is analysed again
             self._smem_live.show(smem_spec(analysis.smem, None, hl_smem))
+            _set_html(self.smem_key, key_html("smem", smem))
         if analysis.tmem is not None:
             self._tmem_live.show(tmem_spec(analysis.tmem, hl_tmem))
+            _set_html(self.tmem_key, key_html("tmem", tmem))
         self._tabs.stale = set(TABS)
         if not lifetimes_first:
             self._sync_lifetimes(smem, tmem)
@@ -359,7 +361,8 @@ class Explorer(widgets.VBox):
             if self.lifetimes is not None and plan is not None:
                 self.lifetimes.show(plan, self.arch, self.state.declared.get(plan.memory))
         elif tab == TRIED_TAB:
-            self.history_table.value = history_html(self.history)
+            labels = {name: option_labels(w) for name, w in self.controls.items()}
+            self.history_table.value = history_html(self.history, labels)
         elif tab == USAGE_TAB:
             self.table.value = tables_html(smem, tmem)
         else:
@@ -442,6 +445,12 @@ class Explorer(widgets.VBox):
         if smem is not None and tmem is not None:
             return smem, tmem
         return smem if smem is not None else tmem
+
+
+def _set_html(widget: Any, value: str) -> None:
+    """Set an HTML widget's text only when it changed (an unchanged one sends nothing)."""
+    if widget.value != value:
+        widget.value = value
 
 
 def _run_panel(runner: Any, values: Any, controls: dict[str, Any]) -> Any:

@@ -3,6 +3,7 @@ swizzle, and check what the bank grid and the numbers now hold."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from html import escape
 
@@ -14,6 +15,7 @@ pytest.importorskip("plotly")
 import smemviz  # noqa: E402
 from smemviz import SmemAllocation, SmemAllocator  # noqa: E402
 from smemviz.explorer._banks import DECLARED, SWIZZLE_OPTIONS, BankView  # noqa: E402
+from smemviz.layout._plan import CAPTURE_SOURCE  # noqa: E402
 
 from ..helpers import EXAMPLES  # noqa: E402
 
@@ -29,7 +31,7 @@ def _title(view: BankView) -> str:
 
 
 def _wavefront_rows(view: BankView) -> int:
-    """Rows of the drawn grid that hold a wavefront (padding rows have no number)."""
+    """Rows of the drawn grid that hold a wavefront."""
     return len(re.findall(r"<tr(?: class=r)?><th>(?:&#9654; )?\d+</th>", view.grid.value))
 
 
@@ -41,14 +43,28 @@ def _cells(view: BankView) -> list[str]:
     return re.findall(r"<td[^>]*>[^<]*</td>", view.grid.value)
 
 
-def test_the_view_opens_on_the_first_access(plan):
+def test_the_view_opens_on_the_access_lint_warns_about(plan):
+    """sA comes first and is conflict-free; epi_c's stores are 4-way, and lint warns about them."""
+    warned = [f for f in smemviz.analysis.lint(plan) if "epi_c" in f.message and f.severity == "warning"]
+    assert warned
     view = BankView()
     view.show(plan)
     assert view.region.options == ("sA", "epi_c", "epi_c_sw64")
-    assert [v for _, v in view.access.options] == [0] and view.swizzle.value == DECLARED
+    assert view.region.value == "epi_c" and view.current.region == "epi_c" and view.swizzle.value == DECLARED
+    assert _title(view).startswith("epi_c: stmatrix.x4: 16 wavefronts (ideal 4), 12 conflicts; 4-way")
+    assert view.table.value.count("<tr") == 4  # the head and one row per access
+
+
+def test_a_conflict_free_plan_opens_on_its_first_access(plan):
+    view = BankView()
+    view.show(plan)
+    view.region.value = "sA"
     assert _title(view).startswith("sA: ldmatrix.x4: 4 wavefronts (ideal 4), 0 conflicts; conflict-free")
     assert "32 instructions, 128 wavefronts (ideal 128), 0 conflicts" in view.numbers.value
-    assert view.table.value.count("<tr") == 4  # the head and one row per access
+    only_sa = dataclasses.replace(plan, accesses=tuple(a for a in plan.accesses if a.region == "sA"))
+    fresh = BankView()
+    fresh.show(only_sa)
+    assert fresh.region.value == "sA"
 
 
 def test_picking_a_region_redraws_its_access(plan):
@@ -71,7 +87,7 @@ def test_the_swizzle_toggle_redraws_live(plan, mode, rows):
     before = _cells(view)
     view.swizzle.value = mode
     assert _wavefront_rows(view) == rows and view.drawn.worst.wavefronts == rows
-    assert len(_cells(view)) == 16 * 32  # padded to the most any toggle needs: the height stays
+    assert len(_cells(view)) == rows * 32  # the rows this access takes: no empty rows under it
     assert f"with {mode if mode != 'none' else 'no'} swizzle" in view.numbers.value
     if rows != 16:
         assert _cells(view) != before
@@ -116,6 +132,22 @@ def test_an_access_that_cannot_be_analysed_says_why(plan):
     view = BankView()
     view.show(s.plan)
     assert "cannot be drawn" in _title(view) and "past its 128 B" in view.numbers.value
+
+
+def test_the_first_button_says_declared_in_full():
+    view = BankView()
+    assert view.swizzle.label == "as declared" and view.swizzle.value == DECLARED
+    assert int(view.swizzle.style.button_width.rstrip("px")) >= 90  # "as declared" at 13 px, with the padding
+
+
+def test_a_captured_plan_without_accesses_says_where_they_come_from(plan):
+    captured = dataclasses.replace(plan, accesses=(), source=CAPTURE_SOURCE)
+    view = BankView()
+    view.show(captured)
+    text = view.message.value
+    assert "declares no accesses" not in text and "SmemAllocation" not in text
+    assert "kernel&#x27;s own shared-memory accesses when capture records them" in text
+    assert "dataclasses.replace(cap.plan, accesses=" in text and view.body.layout.display == "none"
 
 
 def test_without_accesses_the_tab_says_how_to_declare_them():
