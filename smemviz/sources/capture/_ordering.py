@@ -41,7 +41,7 @@ from ._ordering_ir import (
     same_value,
 )
 
-__all__ = ["UNREAD", "build_ordering", "check_captured"]
+__all__ = ["UNREAD", "build_ordering", "check_captured", "unread_model"]
 
 UNREAD = "unread"  # the meta key of each note on what the trace could not read
 # copies in which each thread moves its own part of the tensor (a tiled copy's partition)
@@ -495,6 +495,11 @@ def _walk_to_view(value: Any, views: list[RegionView]) -> tuple[RegionView, str 
             coord, slice_op = str(op.operands[1].type), op
         stack += [raw_value(o) for o in reversed(list(op.operands))]
     return None
+
+
+def unread_model(kernel: str, arch: str | None, why: str) -> m.OrderingModel:
+    """A model with nothing in it but the reason it could not be read."""
+    return m.OrderingModel(kernel, arch=arch, meta=((UNREAD, why),))
 
 
 def check_captured(model: m.OrderingModel) -> OrderingReport:

@@ -392,8 +392,13 @@ def _index_wrapper(orig: Any) -> Any:
     return property(get, orig.fset, orig.fdel, orig.__doc__)
 
 
+# where cutlass.pipeline's participants keep their PipelineState (name-mangled private attributes)
+_PARTICIPANT_STATES = ("_PipelineProducer__state", "_PipelineConsumer__state")
+
+
 def _variable_of(obj: Any) -> str | None:
-    """The name of a local variable of the kernel's innermost frame that holds ``obj``."""
+    """The name of a local variable of the kernel's innermost frame that holds ``obj``, or
+    holds the ``PipelineProducer`` / ``PipelineConsumer`` that keeps it as its state."""
     import sys
 
     from ._where import _inside
@@ -403,7 +408,7 @@ def _variable_of(obj: Any) -> str | None:
     while frame is not None:
         if not _inside(frame.f_code.co_filename, dirs) and not frame.f_code.co_filename.startswith("<"):
             for name, value in frame.f_locals.items():
-                if value is obj:
+                if value is obj or any(getattr(value, a, None) is obj for a in _PARTICIPANT_STATES):
                     return name
             return None
         frame = frame.f_back

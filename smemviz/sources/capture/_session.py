@@ -258,8 +258,8 @@ class Capture(_hooks.Recorder):
     def _with_ordering(
         self, kc: KernelCapture, trace: OrderingTrace, module: Any, sites: list[Any], result: Any
     ) -> KernelCapture:
-        """The kernel's capture with its ordering model; a model that cannot be built is
-        a recording failure (the kernel itself compiled unchanged)."""
+        """The kernel's capture with its ordering model; one that cannot be built is an empty
+        model saying why (so the check gives an info finding), never a refused capture."""
         placed = [(s.op, result.offsets.get(s.index)) for s in sites if s.kernel == kc.kernel and result is not None]
 
         def alloca_offset(op: Any) -> int | None:
@@ -268,14 +268,13 @@ class Capture(_hooks.Recorder):
         def region_at(byte: int) -> str | None:
             return next((r.name for r in kc.plan.regions if r.offset <= byte < r.offset + max(r.size, 1)), None)
 
-        from ._ordering import build_ordering
+        from ._ordering import build_ordering, unread_model
 
         arch = self._arch or self._traced_arch
         try:
             model = build_ordering(trace, module, kc.kernel, alloca_offset, region_at, arch)
-        except Exception as e:
-            self._failures.append(f"kernel {kc.kernel!r}: reading its ordering failed: {type(e).__name__}: {e}")
-            return kc
+        except Exception as e:  # the memory plan stands; the model says it could not be read
+            model = unread_model(kc.kernel, arch, f"reading its ordering failed: {type(e).__name__}: {e}")
         return replace(kc, ordering=model, plan=replace(kc.plan, ordering=model))
 
     def _kernel(  # noqa: PLR0913 - what one trace gives each of its kernels
