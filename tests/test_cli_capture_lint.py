@@ -10,7 +10,7 @@ import pytest
 from smemviz import SmemAllocation, SmemAllocator, lint
 from smemviz.analysis._lint import align_fix
 from smemviz.analysis.banks import advise, stmatrix_atom
-from smemviz.analysis.banks._advice import allocation_line, no_accesses_message
+from smemviz.analysis.banks._advice import allocation_line
 from smemviz.cli import main
 
 cutlass = pytest.importorskip("cutlass")
@@ -112,13 +112,3 @@ def test_advice_for_a_struct_field_gives_the_struct_spelling():
     assert allocation_line(_hand_written(), _hand_written().region("sA"), 1024, "128B").startswith(
         'SmemAllocation("sA", 8192, alignment=1024, swizzle="128B"'
     )
-
-
-def test_the_no_accesses_message_fits_where_the_plan_came_from():
-    plan = _struct_plan()
-    captured = replace(plan, source="cute.capture")
-    for dsl in (plan, captured):
-        text = no_accesses_message(dsl)
-        assert "SmemAllocation" not in text and "smemviz.analyze_access(plan" in text
-    assert "Capture does not record" in no_accesses_message(captured)
-    assert "SmemAllocation(" in no_accesses_message(_hand_written())

@@ -17,7 +17,7 @@ from ..._dtypes import cutlass_type_name, dtype_name, dtype_width
 from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, parse_cute_layout
 from ._patterns import AccessAtom, AccessReport, _contiguous_mode, analyze_access
 
-__all__ = ["Advice", "advise", "allocation_line", "no_accesses_message"]
+__all__ = ["Advice", "advise", "allocation_line"]
 
 
 @dataclass(frozen=True)
@@ -151,34 +151,6 @@ def allocation_line(plan: Any, r: Any, align: int, mode: str) -> str:
         return field
     return (
         f"smem.allocate_tensor({element}, <the {mode} layout above>, byte_alignment={align}) (a struct field: {field})"
-    )
-
-
-def no_accesses_message(plan: Any) -> str:
-    """What to say where a plan's bank accesses are wanted and it has none: how to give one,
-    in the words that fit where the plan came from."""
-    from ...layout._plan import CAPTURE_SOURCE, STRUCT_SOURCE
-
-    source = getattr(plan, "source", None)
-    by_hand = (
-        'smemviz.analyze_access(plan, "sC", "stmatrix.x4", layout="(128,32):(32,1)", warps=(8, 1)) '
-        "analyses one access of a region as it lies in this layout"
-    )
-    if source == CAPTURE_SOURCE:
-        return (
-            "Capture does not record how the kernel's warps access shared memory, so this layout has no "
-            f"accesses to draw. {by_hand}; smemviz.advise(...) gives the swizzle that fixes a conflict."
-        )
-    if source == STRUCT_SOURCE:
-        return (
-            "A @cute.struct says nothing of how the warps access its fields, so this layout has no "
-            f"accesses to draw. {by_hand}; smemviz.advise(...) gives the swizzle that fixes a conflict."
-        )
-    return (
-        "This layout declares no accesses. Say how the warps touch a buffer, e.g. "
-        'SmemAllocation("epi_c", ..., access={"instruction": "stmatrix.x4", '
-        '"layout": "(128,32):(32,1)", "warps": (8, 1)}), or an access key in a layout file, '
-        "and this tab draws its banks."
     )
 
 
