@@ -296,13 +296,15 @@ function isInternal(...objs) {
 // much). Zoomed in, the view puts its own power-of-two ticks on the visible
 // range (bytes and hex for SMEM, column numbers for TMEM) and re-widens the
 // bars for that range, so a 32 B region is to scale once there is room,
-// and puts the barrier markers back over their own bytes;
+// and puts the barrier markers and their leader lines back over their own bytes;
 // zoomed back out, Python's ticks and bars return.
 
 const ZOOMED = 0.9; // a visible range under this share of the full axis counts as zoomed
 const MAX_TICKS = 8;
 const WIDENED = ["data", "aliased"]; // the traces whose bars have a minimum drawn width
-const SPREAD = "small"; // the marker trace, spread apart along the whole axis
+// the marker trace, spread apart along the whole axis, and the leader lines from each
+// spread marker to its bytes: zoomed in, both go back over the bytes (their customdata)
+const SPREAD = ["small", "leaders"];
 
 function zoomTickValues(lo, hi) {
   let step = 1;
@@ -345,11 +347,11 @@ function refreshZoom(gd, model) {
   const least = (hi - lo) * (meta.smemviz_min_bar || 0);
   gd.data.forEach((t, i) => {
     const widened = WIDENED.includes(t.meta);
-    if (!(widened || t.meta === SPREAD) || !t.customdata) return;
+    if (!(widened || SPREAD.includes(t.meta)) || !t.customdata) return;
     indexes.push(i);
     if (!zoomed) xs.push(fromPy((pyData[i] || {}).x) || t.x);
     else if (widened) xs.push(Array.from(t.customdata, (size) => (size > 0 ? Math.max(size, least) : 0)));
-    else xs.push(Array.from(t.customdata)); // markers back over the bytes they stand for
+    else xs.push(Array.from(t.customdata)); // markers (and their leaders) back over the bytes they stand for
   });
   return Plotly.update(gd, { x: xs, [INTERNAL]: true }, { ...layout, [INTERNAL]: true }, indexes);
 }
