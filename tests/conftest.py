@@ -1,5 +1,6 @@
 import os
 import shutil
+import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -38,6 +39,17 @@ def pytest_runtest_setup(item):
         "to skip the browser tests on purpose",
         pytrace=False,
     )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _static_browser_stopped_after_each_module():
+    """A module that started the static-export browser (kaleido's Chromium) stops it at its end:
+    under parallel workers any module may follow any other in a process, and a browser left
+    running by one changes what the next sees (the explorer's warm-up starts nothing then)."""
+    yield
+    static = sys.modules.get("smemviz._export._static")
+    if static is not None:
+        static.stop_renderer()
 
 
 # Under pytest-xdist (scripts/test.sh runs with workers, --dist loadgroup) the longest tests are handed out
