@@ -1227,7 +1227,7 @@ def tuning_real_gemm() -> nbformat.NotebookNode:
             print(f"{lay.config.label():36s} {lay.stages} stages, {lay.unified_bytes} B of SMEM, {tmem}")
         maps = [layout_figure(hopper.allocator), layout_figure(blackwell.allocator, blackwell.tmem)]
         for fig, title in zip(maps, ("Hopper sm_90a", "Blackwell sm_100a")):
-            fig.update_layout(width=560, title=title)
+            fig.update_layout(width=460, title=title)
         widgets.HBox([go.FigureWidget(fig) for fig in maps])
         """),
             md("""
