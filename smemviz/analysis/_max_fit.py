@@ -15,25 +15,9 @@ from typing import Any
 from .. import device, hardware
 from ..layout._allocator import capacity_checks_deferred
 from ..layout._plan import LayoutPlan
-from ..sources._cutlass import is_cutlass_allocator
-from ..sources._inputs import as_layouts
+from ..sources._inputs import built_plans
 
-__all__ = ["max_fit", "MaxFit", "Tried", "built_plans"]
-
-
-def built_plans(result: Any) -> tuple[LayoutPlan | None, LayoutPlan | None]:
-    """``(smem, tmem)`` plans of what a builder returned, computing the
-    builder's own fresh allocators where it did not."""
-    for item in result if isinstance(result, (tuple, list)) else [result]:
-        if item is None or isinstance(item, LayoutPlan):
-            continue
-        done = getattr(item, "layout_computed", None)
-        if done is None and is_cutlass_allocator(item):
-            done = getattr(item, "_layout_computed", False)
-        if done is False and callable(getattr(item, "compute_layout", None)):
-            item.compute_layout()
-    pair = as_layouts(result)
-    return pair.smem, pair.tmem
+__all__ = ["max_fit", "MaxFit", "Tried"]
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis._max_fit import built_plans
 from ..layout._allocator import _BaseAllocator
 from ..layout._plan import LayoutPlan
-from ..sources._inputs import as_layouts
+from ..sources._inputs import as_layouts, built_plans
 
 __all__ = ["to_plans", "builder_plans", "declared_allocators", "Plans"]
 

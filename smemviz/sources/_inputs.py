@@ -30,7 +30,7 @@ from ..layout._plan import LayoutPlan
 from ._cutlass import is_cutlass_allocator, plan_from_cutlass
 from ._struct import is_cute_struct, plan_from_struct
 
-__all__ = ["LayoutPair", "Which", "as_plan", "as_layouts", "LAYOUT_HOOK"]
+__all__ = ["LayoutPair", "Which", "as_plan", "as_layouts", "built_plans", "LAYOUT_HOOK"]
 
 Which = Literal["both", "smem", "tmem"]
 _WHICH = ("both", "smem", "tmem")
@@ -144,3 +144,18 @@ def _collect(obj: Any, arch: str | None) -> LayoutPair:
     if smem is None and tmem is None:
         raise ValueError(f"nothing to show: {obj!r} holds no layout")
     return LayoutPair(smem, tmem)
+
+
+def built_plans(result: Any) -> tuple[LayoutPlan | None, LayoutPlan | None]:
+    """``(smem, tmem)`` plans of what a builder returned, computing the
+    builder's own fresh allocators where it did not."""
+    for item in result if isinstance(result, (tuple, list)) else [result]:
+        if item is None or isinstance(item, LayoutPlan):
+            continue
+        done = getattr(item, "layout_computed", None)
+        if done is None and is_cutlass_allocator(item):
+            done = getattr(item, "_layout_computed", False)
+        if done is False and callable(getattr(item, "compute_layout", None)):
+            item.compute_layout()
+    pair = as_layouts(result)
+    return pair.smem, pair.tmem
