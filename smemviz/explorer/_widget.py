@@ -7,7 +7,9 @@ over-capacity layout is reported in the message area and the last good
 layout stays on screen.
 
 A layout solved from lifetimes also gets a "Lifetimes" tab (``_lifetimes``);
-while that tab is open its maps are updated first, before the byte map.
+while that tab is open its maps are updated once per change, right after the
+byte map has been sent (the map being moved is drawn first), and not again
+with the text panels; a hidden tab is drawn when opened.
 
 Inside a running kernel the text panels (totals, usage table) follow the maps
 after ``PANEL_DELAY_S``: the browser redraws the maps first instead of
@@ -294,10 +296,6 @@ class Explorer(widgets.VBox):
         sel = self.phase_selector.value
         hl_smem = (sel[1], sel[2]) if sel and sel[0] == "smem" else None
         hl_tmem = (sel[1], sel[2]) if sel and sel[0] == "tmem" else None
-        # the open Lifetimes tab is what is being looked at: its maps go first
-        lifetimes_first = self.open_tab == LIFETIMES_TAB
-        if lifetimes_first:
-            self._sync_lifetimes(smem, tmem)
         # a FigureWidget's ``layout`` is plotly's, so its box is what hides
         self._smem_box.layout.display = None if smem is not None else "none"
         self._tmem_box.layout.display = None if tmem is not None else "none"
@@ -308,13 +306,14 @@ class Explorer(widgets.VBox):
             self._tmem_live.show(tmem_spec(analysis.tmem, hl_tmem))
             _set_html(self.tmem_key, key_html("tmem", tmem))
         self._tabs.stale = set(TABS)
-        if not lifetimes_first:
-            self._sync_lifetimes(smem, tmem)
+        # the byte map has been sent: an open Lifetimes tab redraws now (once: it is then not
+        # stale, so the text panels that follow leave it alone), a hidden one when opened
+        self._sync_lifetimes(smem, tmem)
         self._schedule_panels()
 
     def _sync_lifetimes(self, smem: LayoutPlan | None, tmem: LayoutPlan | None) -> None:
         """Offer the Lifetimes tab while the layout was solved from lifetimes;
-        while it is open, redraw it with the maps (not after them, as the text panels)."""
+        while it is open, redraw it right after the maps (not later, with the text panels)."""
         plan = lifetime_plan(smem, tmem, self.lifetimes.memory if self.lifetimes is not None else "smem")
         if plan is None:
             self._tabs.withdraw(LIFETIMES_TAB)

@@ -307,7 +307,9 @@ def test_show_lifetimes_opens_the_tab_at_a_step_or_says_there_is_none():
         ex.show_lifetimes()
 
 
-def test_the_open_tab_is_sent_before_the_byte_map_and_after_it_when_closed(monkeypatch):
+def test_the_byte_map_is_sent_first_and_the_open_tab_right_after_it(monkeypatch):
+    """Issue 30, point 5: the map the slider moves goes out first; the open Lifetimes tab
+    follows it in the same change, and the hidden tab waits until it is opened."""
     ex = explorer()
     order: list[str] = []
     for key, widget in (
@@ -323,11 +325,32 @@ def test_the_open_tab_is_sent_before_the_byte_map_and_after_it_when_closed(monke
 
         monkeypatch.setattr(widget, "send", recording)
     ex.controls["stages"].value = 3
-    assert order == ["lifetime map", "step map", "byte map"]
+    assert order == ["byte map", "lifetime map", "step map"]
     order.clear()
     ex.show_tab("Usage table")
     ex.controls["stages"].value = 4
     assert order == ["byte map"]  # the hidden tab waits until it is opened
+
+
+def test_the_open_tab_draws_once_per_change(monkeypatch):
+    """The open Lifetimes tab is drawn with the maps and not again with the text panels
+    that follow them: one lifetime map and one step map per control change."""
+    from smemviz.explorer import _lifetimes
+
+    ex = explorer()
+    made = {"lifetime map": 0, "step map": 0}
+    for key, name in (("lifetime map", "marked_lifetime_spec"), ("step map", "step_spec")):
+        original = getattr(_lifetimes, name)
+
+        def counted(*args, _key=key, _orig=original, **kwargs):
+            made[_key] += 1
+            return _orig(*args, **kwargs)
+
+        monkeypatch.setattr(_lifetimes, name, counted)
+    for stages in (3, 4, 2):
+        ex.controls["stages"].value = stages
+    assert made == {"lifetime map": 3, "step map": 3}, made
+    assert ex.lifetimes.plan is ex.smem_plan  # and it shows the layout on screen
 
 
 def test_a_region_has_the_same_colour_on_the_lifetime_map_and_on_its_steps_map():
