@@ -35,7 +35,7 @@ __all__ = [
     "trace_context",
 ]
 
-_KERNEL_OPS = ("cuda.kernel", "gpu.func", "func.func", "llvm.func")
+_KERNEL_OPS = ("cuda.kernel", "gpu.func", "func.func", "llvm.func", "lir.func", "builtin.module", "gpu.module")
 _WIDTHS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 
 
@@ -66,6 +66,8 @@ def trace_context() -> TraceContext:
             ifs.append((owner, arm))
         elif owner.name in ("scf.for", "scf.while"):
             loops.append(owner)
+        if owner.parent is None:  # a top-level op has no block around it
+            break
         block = owner.block
     return TraceContext(tuple(reversed(ifs)), tuple(reversed(loops)))
 
