@@ -406,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and args.command in ("render", "capture"):
         # the command line itself: static images come from a browser kept warm between
         # commands (smemviz/_export/_render_service.py) instead of one started each time
-        from ._export._static import use_render_service
+        from ._export._render_service import use_render_service
 
         use_render_service()
     if args.command == "capture":

@@ -1,5 +1,5 @@
 """The command line's static renders come from a browser kept warm between commands
-(smemviz/_export/_render_service.py): the first ``smemviz render -o x.svg`` starts it, later
+(smemviz/_export/_render_service.py, _render_server.py): the first ``smemviz render -o x.svg`` starts it, later
 ones reuse it, and the image is the one an in-process export draws."""
 
 from __future__ import annotations
@@ -94,13 +94,13 @@ def test_turned_off_no_service_is_started(runtime_dir, tmp_path):
 
 def test_in_process_calls_keep_their_own_browser(runtime_dir, tmp_path, monkeypatch):
     """main(argv) from Python (tests, scripts) renders in its own process: no service outlives it."""
-    from smemviz._export import _static
+    from smemviz._export import _render_service
     from smemviz.cli import main
 
     folder, env = runtime_dir
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
     assert main(["render", GEMM, "-o", str(tmp_path / "a.svg")]) == 0
-    assert not _static.service_in_use()
+    assert not _render_service.in_use()
     assert not list(folder.glob("smemviz-*/*.sock"))
 
 

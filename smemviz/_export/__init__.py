@@ -120,26 +120,23 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
 
     # missing pieces are reported before any slow work
     _require_plotly()
-    service = _static_ready() if ext in _STATIC else False
+    if ext in _STATIC:
+        _static_ready()
     with_accesses = pair.smem is not None and bool(pair.smem.accesses)
     if banks and not with_accesses:
         raise ValueError(
             f"cannot draw the bank pictures into {str(out)!r}: the SMEM plan carries no accesses "
             f"(declare them with SmemAllocation(..., access=...))"
         )
-    if service and figure is None:
-        # the service, with plotly warm, draws the figure from the plans as export() would here
-        from ._static import render_layouts
-
-        data = render_layouts(
-            pair, ext[1:], width=width, height=height, scale=scale, timeout=timeout, banks=bool(banks)
-        )
-        if data is not None:
-            return write_atomic(out, data)
-    analysed = analyse_pair(pair)  # once: the map, the tables and the bank pictures read it
     if ext in _STATIC:
-        figure = static_figure(analysed, figure, banks=bool(banks))
-    elif figure is None:
+        from ._image import static_image
+
+        data = static_image(
+            pair, ext[1:], figure=figure, width=width, height=height, scale=scale, timeout=timeout, banks=bool(banks)
+        )
+        return write_atomic(out, data)
+    analysed = analyse_pair(pair)  # once: the map, the tables and the bank pictures read it
+    if figure is None:
         from ._figure import build_figure
 
         figure = build_figure(analysed)
@@ -153,43 +150,17 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
 
             extra = plan_bank_figures(analysed.smem)
         return write_atomic(out, to_html(analysed, figure, version=__version__, plotlyjs=plotlyjs, extra=extra))
-    from ._static import render_image
-
-    data = render_image(figure, ext[1:], width=width, height=height, scale=scale, timeout=timeout)
-    return write_atomic(out, data)
+    raise AssertionError(f"no writer for {ext}")  # every format of EXPORT_FORMATS returned above
 
 
-def _static_ready() -> bool:
-    """Report a missing kaleido or browser before any slow work; whether the command
-    line's render service draws the image (it reports a missing kaleido itself)."""
-    from . import _static
+def _static_ready() -> None:
+    """Report a missing kaleido or browser before any slow work (the command line's render
+    service reports a missing kaleido itself)."""
+    from . import _render_service, _static
 
-    service = _static.service_in_use()
-    if not service:
+    if not _render_service.in_use():
         _static._import_kaleido()
     find_browser()
-    return service
-
-
-def static_figure(analysed: Any, figure: Any = None, *, banks: bool = False) -> Any:
-    """The figure a static image of ``analysed`` (an :class:`AnalysedPair`) draws: ``figure``
-    when given, else the bank pictures (``banks``) or the maps; headed by the layouts' title,
-    since an image has no page heading to carry it. The command line's render service
-    draws with it too."""
-    if figure is None:
-        from ._figure import build_figure
-
-        if banks:
-            from ..figures._bank_plan import plan_bank_figure
-
-            figure = plan_bank_figure(analysed.smem)
-        else:
-            figure = build_figure(analysed)
-    if analysed.pair.title:
-        from ._figure import titled
-
-        figure = titled(figure, analysed.pair.title)
-    return figure
 
 
 def _is_figure(obj: Any) -> bool:

@@ -24,12 +24,10 @@ service draws with plotly already warm: most of what is left of a render.
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import json
 import os
 import select
-import signal
 import socket
 import struct
 import subprocess
@@ -39,11 +37,27 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["enabled", "render", "render_request", "socket_path", "stop", "IDLE_EXIT_S"]
+__all__ = ["enabled", "in_use", "render", "render_request", "socket_path", "stop", "use_render_service", "IDLE_EXIT_S"]
 
 IDLE_EXIT_S = 600.0  # the service leaves after this long without a request
 _OK, _TIMEOUT, _ERROR, _UNREADABLE = 0, 1, 2, 3
 _MAX_REQUEST = 512 * 1024 * 1024
+
+
+_in_use = False
+
+
+def use_render_service() -> bool:
+    """Render this process's static images through the service, as the command line does;
+    returns whether it will (``SMEMVIZ_RENDER_SERVICE=0`` or no Unix sockets: no)."""
+    global _in_use
+    _in_use = enabled()
+    return _in_use
+
+
+def in_use() -> bool:
+    """Whether this process's static images come from the service."""
+    return _in_use
 
 
 def enabled() -> bool:
@@ -113,7 +127,7 @@ def _connect(path: Path, timeout: float) -> socket.socket | None:
 def _start_service(path: Path, browser: str, timeout: float, startup_timeout: float) -> None:
     """Start the service and wait for the line it prints once it listens (or says why it cannot)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "smemviz._export._render_service", str(path), browser, str(timeout)],
+        [sys.executable, "-m", "smemviz._export._render_server", str(path), browser, str(timeout)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -200,116 +214,3 @@ def stop(browser: str) -> bool:
         with contextlib.suppress(OSError, ConnectionError):
             _receive_exactly(sock, 5)
     return True
-
-
-# -- service -----------------------------------------------------------------------
-
-
-def _serve(path: Path, browser: str, timeout: float) -> int:
-    import fcntl
-
-    from ._static import ExportTimeoutError, _Renderer, image_size
-
-    global _ready_fd
-    # a plain `kill` closes the browser as the idle exit does (the finally below)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    _ready_fd = os.dup(1)  # the line for the command that started it; the browser must not hold that pipe
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.close(devnull)
-    lock = open(path.with_suffix(".lock"), "w")  # noqa: SIM115 - held for the service's life
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        if exc.errno in (errno.EAGAIN, errno.EACCES):  # another service for this socket is starting or serving
-            _say("ready")
-            return 0
-        raise
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()  # a socket left by a service that died
-    try:
-        renderer: _Renderer | None = _Renderer(browser, timeout)
-    except Exception as exc:  # noqa: BLE001 - said to the command that started it
-        _say(f"error: {exc}")
-        return 1
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(path))
-    server.listen(8)
-    _say("ready")
-    os.close(_ready_fd)
-    try:
-        while True:
-            ready, _, _ = select.select([server], [], [], IDLE_EXIT_S)
-            if not ready:
-                return 0
-            conn, _ = server.accept()
-            with conn:
-                conn.settimeout(timeout + 10.0)
-                try:
-                    (n,) = struct.unpack(">I", _receive_exactly(conn, 4))
-                    if n > _MAX_REQUEST:
-                        raise ValueError(f"a request of {n:,} bytes is too large")
-                    req = json.loads(_receive_exactly(conn, n))
-                except (OSError, ValueError, ConnectionError):
-                    continue
-                if req.get("stop"):
-                    with contextlib.suppress(OSError):
-                        conn.sendall(bytes([_OK]) + struct.pack(">I", 0))
-                    return 0
-                status, body = _OK, b""
-                try:
-                    fig = _figure_of(req)
-                    if fig is None:
-                        status = _UNREADABLE
-                    else:
-                        if renderer is None:
-                            renderer = _Renderer(browser, timeout)
-                        w, h = image_size(fig, req["width"], req["height"], req["scale"])
-                        body = renderer.render(fig, req["format"], w, h, req["scale"], req["timeout"])
-                except ExportTimeoutError as exc:
-                    status, body = _TIMEOUT, str(exc).encode()
-                except Exception as exc:  # noqa: BLE001 - the command reports it
-                    status, body = _ERROR, f"{type(exc).__name__}: {exc}".encode()
-                if (
-                    status in (_TIMEOUT, _ERROR) and renderer is not None
-                ):  # as in a notebook: a failed render discards the browser
-                    renderer.close()
-                    renderer = None
-                with contextlib.suppress(OSError):
-                    conn.sendall(bytes([status]) + struct.pack(">I", len(body)) + body)
-    finally:
-        server.close()
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        if renderer is not None:
-            renderer.close()
-
-
-def _figure_of(req: dict[str, Any]) -> dict[str, Any] | None:
-    """The plotly figure (as a dict) a request asks for; ``None`` when its plans do not read back."""
-    if "fig" in req:
-        return json.loads(req["fig"])
-    from ..layout import plan_from_dict
-    from ..sources._inputs import LayoutPair
-    from . import static_figure
-    from ._analysed import analyse_pair
-
-    p = req["pair"]
-    try:
-        smem, tmem = (plan_from_dict(p[k]) if p[k] is not None else None for k in ("smem", "tmem"))
-    except (ValueError, TypeError, KeyError):
-        return None
-    figure = static_figure(analyse_pair(LayoutPair(smem, tmem, p["title"], p["arch"])), banks=bool(req.get("banks")))
-    return figure.to_plotly_json()
-
-
-_ready_fd = 1
-
-
-def _say(line: str) -> None:
-    with contextlib.suppress(OSError):
-        os.write(_ready_fd, (line.replace("\n", " ") + "\n").encode())
-
-
-if __name__ == "__main__":  # pragma: no cover - run by _start_service
-    raise SystemExit(_serve(Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])))

@@ -169,18 +169,6 @@ def start_renderer(timeout: float = RENDER_TIMEOUT_S) -> None:
 
 
 _warming: threading.Thread | None = None
-_use_service = False
-
-
-def use_render_service() -> bool:
-    """Render this process's static images through the warm browser that outlives it
-    (:mod:`._render_service`), as the command line does; returns whether it will
-    (``SMEMVIZ_RENDER_SERVICE=0`` or no Unix sockets: no)."""
-    global _use_service
-    from . import _render_service
-
-    _use_service = _render_service.enabled()
-    return _use_service
 
 
 def in_jupyter_kernel() -> bool:
@@ -244,31 +232,6 @@ def image_size(fig: dict[str, Any], width: int | None, height: int | None, scale
     return w, h
 
 
-def service_in_use() -> bool:
-    """Whether this process's static images come from the command line's render service."""
-    return _use_service
-
-
-def render_layouts(
-    pair: Any, fmt: str, *, width: int | None, height: int | None, scale: float, timeout: float, banks: bool
-) -> bytes | None:
-    """The image of ``pair`` (a :class:`LayoutPair`) drawn and rendered by the render service,
-    which reads the plans from their JSON; ``None`` when a plan does not read back (the caller
-    then draws the figure itself)."""
-    from . import _render_service
-
-    request = {
-        "pair": {
-            "smem": pair.smem.to_dict() if pair.smem is not None else None,
-            "tmem": pair.tmem.to_dict() if pair.tmem is not None else None,
-            "title": pair.title,
-            "arch": pair.arch,
-        },
-        "banks": banks,
-    }
-    return _render_service.render_request(request, fmt, width, height, scale, timeout, find_browser())
-
-
 def render_image(
     figure: Any,
     fmt: str,
@@ -286,12 +249,6 @@ def render_image(
     """
     fig = figure.to_plotly_json() if hasattr(figure, "to_plotly_json") else dict(figure)
     w, h = image_size(fig, width, height, scale)
-    if _use_service:
-        from plotly.io.json import to_json_plotly
-
-        from . import _render_service
-
-        return _render_service.render(to_json_plotly(fig), fmt, w, h, scale, timeout, find_browser())
     start_renderer(timeout)
     renderer = _renderer
     assert renderer is not None

@@ -1,0 +1,73 @@
+"""A static image (SVG, PNG, PDF) of an export's layouts: drawn and rendered here with the
+process's warm browser, or, on the command line, by the render service that outlives each
+command (:mod:`._render_service`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..sources._inputs import LayoutPair
+from . import _render_service
+from ._analysed import AnalysedPair, analyse_pair
+from ._static import find_browser, render_image
+
+__all__ = ["static_figure", "static_image"]
+
+
+def static_figure(analysed: AnalysedPair, figure: Any = None, *, banks: bool = False) -> Any:
+    """The figure a static image of ``analysed`` draws: ``figure`` when given, else the bank
+    pictures (``banks``) or the maps; headed by the layouts' title, since an image has no page
+    heading to carry it. The render service draws with it too."""
+    if figure is None:
+        from ._figure import build_figure
+
+        if banks:
+            from ..figures._bank_plan import plan_bank_figure
+
+            figure = plan_bank_figure(analysed.smem)
+        else:
+            figure = build_figure(analysed)
+    if analysed.pair.title:
+        from ._figure import titled
+
+        figure = titled(figure, analysed.pair.title)
+    return figure
+
+
+def static_image(  # noqa: PLR0913 - the export's image options
+    pair: LayoutPair,
+    fmt: str,
+    *,
+    figure: Any = None,
+    width: int | None = None,
+    height: int | None = None,
+    scale: float = 1.0,
+    timeout: float,
+    banks: bool = False,
+) -> bytes:
+    """``fmt`` ("svg", "png", "pdf") bytes of ``pair``'s maps (or of ``figure``)."""
+    if _render_service.in_use():
+        browser = find_browser()
+        if figure is None:
+            # the service, with plotly warm, draws the figure from the plans as it would be drawn here
+            request = {
+                "pair": {
+                    "smem": pair.smem.to_dict() if pair.smem is not None else None,
+                    "tmem": pair.tmem.to_dict() if pair.tmem is not None else None,
+                    "title": pair.title,
+                    "arch": pair.arch,
+                },
+                "banks": banks,
+            }
+            data = _render_service.render_request(request, fmt, width, height, scale, timeout, browser)
+            if data is not None:
+                return data
+        from plotly.io.json import to_json_plotly
+
+        from ._static import image_size
+
+        fig = static_figure(analyse_pair(pair), figure, banks=banks).to_plotly_json()
+        w, h = image_size(fig, width, height, scale)
+        return _render_service.render(to_json_plotly(fig), fmt, w, h, scale, timeout, browser)
+    fig = static_figure(analyse_pair(pair), figure, banks=banks)
+    return render_image(fig, fmt, width=width, height=height, scale=scale, timeout=timeout)
