@@ -1425,6 +1425,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         staging buffer and its fixed twin, side by side:
         """),
             code("""
+        import smemviz
         from smemviz import SmemAllocation, SmemAllocator
 
         EPI = {"instruction": "stmatrix.x4", "layout": "(128,32):(32,1)", "warps": (8, 1)}
