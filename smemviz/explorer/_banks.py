@@ -69,7 +69,7 @@ class BankView(widgets.VBox):
                 "64B mode",
                 "128B mode",
             ],
-            style={"button_width": "92px"},  # room for "as declared" in full
+            style={"button_width": "104px"},  # room for "as declared" in full
         )
         self.numbers = widgets.HTML()
         self.table = widgets.HTML()

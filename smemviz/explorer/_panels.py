@@ -161,7 +161,7 @@ TABLE_CSS = (
     ".smemviz-tscroll{max-height:320px;max-width:100%;overflow:auto;background:#fafbfc;"
     "border:1px solid #eceff1;margin-top:2px}"
     # a selection slider's readout as long as its label ("most that fit", not "most that f")
-    ".smemviz-explorer .widget-readout,.smemviz-explorer .jupyter-widget-readout{max-width:none;overflow:visible}"
+    ".smemviz-explorer .widget-readout,.smemviz-explorer .jupyter-widget-readout{max-width:none;flex-shrink:0;overflow:visible}"
     "</style>"
 )
 

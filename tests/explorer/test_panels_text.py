@@ -15,6 +15,7 @@ pytest.importorskip("plotly")
 import ipywidgets as widgets  # noqa: E402
 
 from smemviz import SmemAllocation, SmemAllocator, TmemAllocation, TmemAllocator  # noqa: E402
+from smemviz._units import kib_label  # noqa: E402
 from smemviz.explorer import explore  # noqa: E402
 from smemviz.explorer._history import Attempt, history_html, option_labels  # noqa: E402
 from smemviz.explorer._panels import key_html, summary_html, usage_table_html  # noqa: E402
@@ -71,6 +72,9 @@ def test_the_capacity_reads_without_nested_brackets():
     line = text(summary_html(ex.state.analysed()))
     assert "of sm_90's 232,448 B (227 KiB)" in line, line
     assert "(232,448 B (227 KiB))" not in line and "))" not in line
+    # one way of writing KiB throughout the line: the figures' kib_label, beside its bytes
+    pairs = re.findall(r"([\d,]+) B \(([\d.]+ KiB)\)", line)
+    assert len(pairs) >= 3 and all(kib_label(int(b.replace(",", ""))) == k for b, k in pairs), pairs
 
 
 def test_the_tmem_key_lists_only_what_the_tmem_map_draws():
