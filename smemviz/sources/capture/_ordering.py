@@ -285,6 +285,11 @@ class _Builder:
         roles = self.roles(list(dict.fromkeys(warp_sets)))
         first_split = next((i for i, (_, t) in enumerate(per_event) if t != everyone), len(per_event))
         states = self.state_pipelines()
+        uses = [
+            (raw.state, (raw.event.pipeline, "producer" if raw.event.op.startswith("producer") else "consumer"), t)
+            for raw, t in per_event
+            if isinstance(raw.event, m.PipelineOp) and raw.event.op != "advance" and raw.state is not None
+        ]
         prologue: list[m.Event] = []
         records: list[tuple[m.Event, Context]] = []
         for i, (raw, threads) in enumerate(per_event):
@@ -302,7 +307,7 @@ class _Builder:
                 mine = threads & role.threads
                 if not mine:
                     continue
-                for e in events:
+                for e in self.advances(events, raw.state, uses, mine):
                     e = self.arrivals(e, raw.scale, mine, partners)
                     e = self.share(e, mine, threads)
                     records.append((e, Context(e.site, role.role, loops)))
@@ -320,6 +325,24 @@ class _Builder:
             arch=self.arch,
             meta=tuple((UNREAD, n) for n in dict.fromkeys(self.notes)),
         )
+
+    @staticmethod
+    def advances(
+        events: list[m.Event],
+        key: int | None,
+        uses: list[tuple[int, tuple[str, str], frozenset[int]]],
+        mine: frozenset[int],
+    ) -> list[m.Event]:
+        """A state's ``advance`` as the role sees it: it moves that state on each pipeline side
+        the role's own calls use it for (two roles may name their states alike)."""
+        out: list[m.Event] = []
+        for e in events:
+            if not (isinstance(e, m.PipelineOp) and e.op == "advance"):
+                out.append(e)
+                continue
+            pairs = dict.fromkeys(pair for k, pair, threads in uses if k == key and threads & mine)
+            out += [m.PipelineOp(op=f"{side}_advance", pipeline=p, site=e.site, state=e.state) for p, side in pairs]
+        return out
 
     def state_pipelines(self) -> dict[int, list[tuple[str, str]]]:
         """Each PipelineState object -> the (pipeline, side) pairs it is used with."""
@@ -345,8 +368,7 @@ class _Builder:
             placed = self.place(raw, states)
             return [placed] if placed is not None else []
         if isinstance(e, m.PipelineOp) and e.op == "advance":
-            pairs = states.get(raw.state, []) if raw.state is not None else []
-            return [m.PipelineOp(op=f"{side}_advance", pipeline=p, site=e.site, state=e.state) for p, side in pairs]
+            return [e]  # which pipelines and sides it moves depends on the role (see ``advances``)
         if isinstance(e, m.Init) and any(
             p.name == e.pipeline and p.kind == "tma_store" for p, _, _ in self.trace.pipelines.values()
         ):

@@ -652,6 +652,24 @@ def _record_gemm(
         )
 
 
+def _record_element(kind: str) -> Callable[..., None]:
+    """``tensor[i] = v`` (a store) or ``tensor[i]`` giving a value (a load) on SMEM / TMEM."""
+
+    def record(t: OrderingTrace, site: m.CallSite, result: Any, tensor: Any, *args: Any, **kwargs: Any) -> None:
+        memory = _memory(tensor)
+        if memory is None or (kind == "ld" and _memory(result) is not None):
+            return  # not shared memory, or a slice (a view, not a load)
+        if kind == "ld" and getattr(result, "value", None) is None and not hasattr(result, "owner"):
+            return  # a static value: nothing was read
+        _add(
+            t,
+            m.Access(kind=kind, region="", site=site),
+            access=RawAccess(kind, _value(tensor), None, 1, None, None, memory),
+        )
+
+    return record
+
+
 def _smem_desc(tensor: Any) -> bool:
     it = getattr(tensor, "iterator", None)
     return "desc" in type(it).__name__.lower() or "smem_desc" in str(getattr(_value(tensor), "type", ""))
@@ -738,6 +756,7 @@ def ordering_targets() -> list[tuple[Any, str, Callable[[Any], Any]]]:
     import cutlass.cute as cute
     import cutlass.pipeline as pipeline
     from cutlass.cute import struct
+    from cutlass.cute import tensor as tensor_module
     from cutlass.cute.nvgpu import tcgen05, warpgroup
     from cutlass.pipeline import helpers
 
@@ -757,6 +776,8 @@ def ordering_targets() -> list[tuple[Any, str, Callable[[Any], Any]]]:
     out.append((cute, "make_tensor", _make_tensor_wrapper))
     out.append((struct._MemRangeData, "get_tensor", _guarded(_get_tensor_record)))
     out.append((cute, "copy", _guarded(_record_copy)))
+    out.append((tensor_module._Tensor, "__setitem__", _guarded(_record_element("st"))))
+    out.append((tensor_module._Tensor, "__getitem__", _guarded(_record_element("ld"))))
     out.append((cute, "gemm", _guarded(_record_gemm)))
     arch = cute.arch
     out += [

@@ -199,3 +199,52 @@ def test_ptx_is_identical_with_and_without_capture(monkeypatch):
 )
 def test_last_slice_coordinate(coord, last):
     assert _last_coord(coord) == last
+
+
+def _handoff(drop_release: bool):
+    import cutlass
+
+    from . import ordering_kernels
+    from .kernels import fake_out
+
+    with capture() as cap:
+        compile_host(
+            f"ordering_handoff_{int(drop_release)}",
+            ordering_kernels.make(drop_release),
+            (fake_out(32), cutlass.Int32(4)),
+            ARCH,
+        )
+    (kc,) = cap.kernels.values()
+    return kc.ordering
+
+
+def test_a_two_warp_handoff_as_traced():
+    model = _handoff(False)
+    handoff = model.pipeline("handoff")
+    assert (handoff.kind, handoff.stages, handoff.full_init(), handoff.empty_init()) == ("async", 2, 32, 32)
+    assert handoff.barrier_region == "bars"
+    assert [r.name for r in model.regions] == ["buf"] and model.regions[0].stages == 2
+    producer, consumer = (list(_events(_program(model, n).body)) for n in ("warp 0", "warp 1"))
+    assert [(e.kind, e.stage) for e in producer if isinstance(e, Access)] == [("st", "handoff")]
+    assert [(e.kind, e.stage) for e in consumer if isinstance(e, Access)] == [("ld", "handoff")]
+    # both roles call their state `state`: each advance moves only the side that role uses
+    assert [e.op for e in producer if isinstance(e, PipelineOp)] == [
+        "producer_acquire",
+        "producer_commit",
+        "producer_advance",
+    ]
+    assert [e.op for e in consumer if isinstance(e, PipelineOp)] == [
+        "consumer_wait",
+        "consumer_release",
+        "consumer_advance",
+    ]
+    assert [e.arrivals for e in consumer if isinstance(e, PipelineOp) and e.op == "consumer_release"] == [32]
+    report = check_captured(model)
+    assert not report.findings.errors, report.text()
+
+
+def test_a_dropped_release_is_caught_from_the_capture():
+    report = check_captured(_handoff(True))
+    errors = report.findings.errors
+    assert [f.rule for f in errors] == ["mbarrier-parity"], report.text()
+    assert "ordering_kernels.py:" in errors[0].message and "no consumer_release" in errors[0].message
