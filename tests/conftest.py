@@ -13,6 +13,10 @@ settings.register_profile(
 settings.register_profile("ci", parent=settings.get_profile("default"), max_examples=150)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default"))
 
+# commands the tests run draw their images with their own browser, so no render service
+# outlives the suite; tests/test_cli_render_service.py turns it on for its own commands
+os.environ["SMEMVIZ_RENDER_SERVICE"] = "0"
+
 
 def _have_cuda_gpu() -> bool:
     return shutil.which("nvidia-smi") is not None and os.path.exists("/dev/nvidia0")

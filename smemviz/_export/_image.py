@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..sources._inputs import LayoutPair
-from . import _render_service
+from . import _render_service, _static
 from ._analysed import AnalysedPair, analyse_pair
-from ._static import find_browser, render_image
 
 __all__ = ["static_figure", "static_image"]
 
@@ -47,7 +46,7 @@ def static_image(  # noqa: PLR0913 - the export's image options
 ) -> bytes:
     """``fmt`` ("svg", "png", "pdf") bytes of ``pair``'s maps (or of ``figure``)."""
     if _render_service.in_use():
-        browser = find_browser()
+        browser = _static.find_browser()
         if figure is None:
             # the service, with plotly warm, draws the figure from the plans as it would be drawn here
             request = {
@@ -64,10 +63,8 @@ def static_image(  # noqa: PLR0913 - the export's image options
                 return data
         from plotly.io.json import to_json_plotly
 
-        from ._static import image_size
-
         fig = static_figure(analyse_pair(pair), figure, banks=banks).to_plotly_json()
-        w, h = image_size(fig, width, height, scale)
+        w, h = _static.image_size(fig, width, height, scale)
         return _render_service.render(to_json_plotly(fig), fmt, w, h, scale, timeout, browser)
     fig = static_figure(analyse_pair(pair), figure, banks=banks)
-    return render_image(fig, fmt, width=width, height=height, scale=scale, timeout=timeout)
+    return _static.render_image(fig, fmt, width=width, height=height, scale=scale, timeout=timeout)

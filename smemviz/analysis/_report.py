@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .. import device
 from .._names import shown
 from .._units import fmt_units
+from ..layout._build import byte_split
 from ._analysed import Analysed, analyse
 
 if TYPE_CHECKING:
@@ -116,9 +117,10 @@ def summary_parts(plan: LayoutPlan) -> list[str]:
     """The plan's one-line summary as its facts, most important first (no capacity verdict)."""
     unit = plan.unit
     if plan.memory == "smem":
-        parts = [f"total {fmt_units(plan.unified_bytes, unit)}", f"data {fmt_units(plan.data_total, unit)}"]
-        if plan.barrier_bytes:
-            parts.append(f"barriers {plan.barrier_bytes:,} B")
+        data, barriers, _ = byte_split(plan)  # data + barriers + padding = total, whatever made the plan
+        parts = [f"total {fmt_units(plan.unified_bytes, unit)}", f"data {fmt_units(data, unit)}"]
+        if barriers:
+            parts.append(f"barriers {barriers:,} B")
     else:
         parts = [f"{plan.data_total:,} columns"]
         if plan.data_total:
@@ -208,20 +210,20 @@ def _text_groups(plan: LayoutPlan) -> list[str]:
 
 
 def _text_totals(plan: LayoutPlan) -> list[str]:
-    """One total, what the layout needs (for SMEM the unified array: data, then barriers), and what it saves."""
+    """One total and what it is made of (for SMEM data, barriers and padding, which add up to
+    it whatever made the plan), and what aliasing saves."""
     unit = plan.unit
-    if plan.memory == "smem" and plan.barrier_bytes:
-        lines = [
-            f"  Data:           {plan.data_total:>9,} B",
-            f"  Barriers:       {plan.barrier_bytes:>9,} B",
-            f"  Total:          {plan.unified_bytes:>9,} B  (data + barriers)",
-        ]
+    data, barriers, padding = byte_split(plan) if plan.memory == "smem" else (plan.total, 0, plan.padding)
+    if plan.memory == "smem" and (barriers or padding):
+        parts = [(name, n) for name, n in (("data", data), ("barriers", barriers), ("padding", padding)) if n]
+        lines = [f"  {name.capitalize() + ':':<15} {n:>9,} B" for name, n in parts]
+        lines.append(f"  Total:          {plan.unified_bytes:>9,} B  ({' + '.join(name for name, _ in parts)})")
     else:
         lines = [f"  Total:          {plan.total:>9,} {unit}"]
+        if padding > 0:
+            lines.append(f"  Padding:        {padding:>9,} {unit}")
     if plan.alias_savings > 0:
         lines.append(f"  Alias savings:  {plan.alias_savings:>9,} {unit}")
-    if plan.padding > 0:
-        lines.append(f"  Padding:        {plan.padding:>9,} {unit}")
     if plan.memory == "tmem" and plan.data_total:
         lines.append(f"  tcgen05.alloc:  {plan.tmem_alloc_columns:>9,} cols")
     if plan.steps:
