@@ -72,8 +72,7 @@ def test_an_access_report_shows_its_worst_instruction():
     assert report.summary() in html.replace("&#x27;", "'")
     assert f"<span>instructions</span> <b>{report.instructions}</b>" in html
     assert len(grid_of(html)) == report.worst.wavefronts
-    if hasattr(type(report), "_repr_html_"):
-        assert report._repr_html_() == html
+    assert report._repr_html_() == html  # what a notebook shows for the report
 
 
 def test_text_is_escaped_and_other_values_are_refused():

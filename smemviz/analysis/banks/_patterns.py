@@ -21,7 +21,7 @@ from ..._errors import DeclarationError, DeclarationTypeError
 from ..._limits import clip, int_size, shorten
 from ..._smem_instructions import WARP, lookup
 from ._layout import CuteLayout, Swizzle, parse_cute_layout, parse_swizzle
-from ._model import BankConflicts, bank_conflicts
+from ._model import BankConflicts, bank_conflicts, conflicts_html
 
 __all__ = [
     "AccessAtom",
@@ -169,6 +169,10 @@ class AccessReport:
             f"{self.instructions} instructions, {self.wavefronts} wavefronts (ideal {self.ideal}), "
             f"{self.conflicts} conflicts; {state}"
         )
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the summary over its worst instruction's grid of banks."""
+        return conflicts_html(self)
 
 
 def _contiguous_mode(layout: CuteLayout) -> int:
