@@ -147,7 +147,11 @@ def _guarded(record: Callable[..., None], allow_in_create: bool = False) -> Call
             if not ts or (inside and not (allow_in_create and inside == "create")):
                 return orig(*args, **kwargs)
             site = _site()
-            result = orig(*args, **kwargs)
+            token = _INSIDE.set(inside or "call")  # the DSL's own calls inside this one are part of it
+            try:
+                result = orig(*args, **kwargs)
+            finally:
+                _INSIDE.reset(token)
             for t in ts:
                 try:
                     record(t, site, result, *args, **kwargs)
