@@ -4,7 +4,7 @@ predicts, and the time each variant takes.
 
 On the GPU machine, from the project root (``source .gpu2/install.sh`` first):
 
-    python3 benchmarks/bank_gemm_h200.py --out "$OUT"
+    python3 -m benchmarks.bank_gemm_h200 --out "$OUT"
 
 1. every variant is launched once on an odd shape and checked against an fp32 product;
 2. the variants of each family are timed interleaved (CUDA events, medians after warm-up);
@@ -25,11 +25,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from smemviz.device import GpuQueryError, query_gpu
+from smemviz.kernel.gemm import GemmConfig, GemmProblem
 
-from smemviz.device import GpuQueryError, query_gpu  # noqa: E402
-from smemviz.kernel.gemm import GemmConfig, GemmProblem  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 # (family, name, config): each family is timed together; "auto" is the DSL's own layout
 VARIANTS = [
@@ -354,7 +353,7 @@ def main() -> int:
         "date_utc": started,
         "gpu": gpu,
         "ncu": ncu,
-        "command": "python3 benchmarks/bank_gemm_h200.py --out $OUT",
+        "command": "python3 -m benchmarks.bank_gemm_h200 --out $OUT",
         "profiled_problem": [PROFILED.m, PROFILED.n, PROFILED.k],
         "predicted": predicted,
         "measured": measured,

@@ -32,7 +32,7 @@
    figure and exporting SVG warm. Targets: redraw <= 150 ms at 200 regions
    (the browser's part is not measured here), SVG export <= 0.5 s warm.
 
-    python benchmarks/bench_alias.py [--instances 200] [--seed 0 | --seeds 0-14]
+    python -m benchmarks.bench_alias [--instances 200] [--seed 0 | --seeds 0-14]
                                      [--challenging DIR] [--time-limit 60]
                                      [--public DIR [--public-default]]
                                      [--figure 200]
@@ -44,15 +44,12 @@ import argparse
 import csv
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from smemviz.solver import Problem, solve_problem  # noqa: E402
-from smemviz.solver._exact import core_kind  # noqa: E402
-from smemviz.solver._greedy import ORDERS, best_greedy, first_fit, ordered  # noqa: E402
+from smemviz.solver import Problem, solve_problem
+from smemviz.solver._exact import core_kind
+from smemviz.solver._greedy import ORDERS, best_greedy, first_fit, ordered
 
 CAPACITY = 1048576
 

@@ -1,6 +1,6 @@
 """How fast the bank model is: 10,000 warp accesses must take at most 1 s on the 2-core machine.
 
-    PYTHONPATH=. python benchmarks/bench_banks.py
+    PYTHONPATH=. python -m benchmarks.bench_banks
 Prints the time for 10,000 accesses (a mix of every modelled instruction and of
 strides, broadcasts, swizzled tiles and random addresses) and its ratio to the 1 s target.
 """

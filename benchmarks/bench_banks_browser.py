@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 from benchmarks.bench_explorer_browser import _stats
-from tests.helpers import CHROMIUM_ARGS, find_chromium
-from tests.ui.explorer_page import open_and_run, start_lab, stop_lab, wait_for_title_change
+from tools.browser import CHROMIUM_ARGS, find_chromium
+from tools.lab import open_and_run, start_lab, stop_lab, wait_for_title_change
 
 BANKS_CELL = """
 import smemviz

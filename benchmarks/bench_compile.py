@@ -1,6 +1,6 @@
 """Compile and launch times of the SMEM probe, as a notebook cell sees them.
 
-    python benchmarks/bench_compile.py [--arch sm_90a] [--launch] [--json PATH]
+    python -m benchmarks.bench_compile [--arch sm_90a] [--launch] [--json PATH]
 
 * import: ``import cutlass`` (the DSL) in this fresh process;
 * first compile: the first ``compile_probe`` in the process (DSL start-up included);
@@ -38,7 +38,7 @@ def main() -> int:
     import_s = time.perf_counter() - t
 
     from smemviz.kernel import cache_info, compile_probe, current_gpu, probe
-    from tests.kernel import layouts as examples
+    from tools import kernel_layouts as examples
 
     gpu = current_gpu()
     arch = args.arch or (gpu.arch if gpu else "sm_90a")

@@ -11,7 +11,7 @@ Prints the best of several interleaved repeats, the ratio smemviz / CUTLASS,
 and the ratio of the medians.
 Target: ratio <= 1.5 with all validation on.
 
-    python benchmarks/bench_core.py [--repeats 15]
+    python -m benchmarks.bench_core [--repeats 15]
 """
 
 from __future__ import annotations

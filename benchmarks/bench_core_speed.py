@@ -19,9 +19,9 @@ Node counts of both kernels must agree (checked).
 solution's nodes, peak, bound, proof and offsets as JSON (current kernel), to
 compare byte for byte before and after a change to the kernel.
 
-    python benchmarks/bench_core_speed.py [--hardest 6] [--repeats 5] [--end-to-end 12]
-    python benchmarks/bench_core_speed.py --dump results.json [--instances 200]
-    python benchmarks/bench_core_speed.py --minimalloc DIR
+    python -m benchmarks.bench_core_speed [--hardest 6] [--repeats 5] [--end-to-end 12]
+    python -m benchmarks.bench_core_speed --dump results.json [--instances 200]
+    python -m benchmarks.bench_core_speed --minimalloc DIR
 
 ``--minimalloc DIR``: MiniMalloc's challenging CSVs (see ``bench_alias.py``), each
 solved by both kernels under the current solver with the capacity as target
@@ -42,15 +42,12 @@ import time
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
+import smemviz.solver._exact as exact
+from benchmarks.bench_alias import kernel_instance
+from smemviz.solver import Problem, solve_problem
+from smemviz.solver._solve import _SEARCH_ORDERS, _ranks
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from bench_alias import kernel_instance  # noqa: E402
-
-import smemviz.solver._exact as exact  # noqa: E402
-from smemviz.solver import Problem, solve_problem  # noqa: E402
-from smemviz.solver._solve import _SEARCH_ORDERS, _ranks  # noqa: E402
 
 OLD_COMMIT = "a7303c2"
 OLD_PATH = "smemviz/_aliasing/_core.py"

@@ -7,7 +7,7 @@ message, totals, table); the time to compute a layout from allocations is
 printed beside it. The baseline, measured in the same run, is the same
 explorer on plotly's own FigureWidget, updated through ``plotly_update``.
 
-    python benchmarks/bench_explorer.py [--repeat 20] [--browser]
+    python -m benchmarks.bench_explorer [--repeat 20] [--browser]
 
 ``--browser`` also runs bench_explorer_browser.py (JupyterLab + Chromium).
 """

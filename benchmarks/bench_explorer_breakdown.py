@@ -31,8 +31,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import CHROMIUM_ARGS, find_chromium
-from tests.ui.explorer_page import GEMM_CELL, open_and_run, smem_title, start_lab, stop_lab, wait_for_title_change
+from tools.browser import CHROMIUM_ARGS, find_chromium
+from tools.lab import GEMM_CELL, open_and_run, smem_title, start_lab, stop_lab, wait_for_title_change
 
 # Runs in the kernel: wall-clock stamps of the explorer's steps, kept in _T.
 KERNEL_HOOKS = """

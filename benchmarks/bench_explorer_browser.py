@@ -44,8 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.helpers import CHROMIUM_ARGS, find_chromium
-from tests.ui.explorer_page import GEMM_CELL, open_and_run, smem_title, start_lab, stop_lab, wait_for_title_change
+from tools.browser import CHROMIUM_ARGS, find_chromium
+from tools.lab import GEMM_CELL, open_and_run, smem_title, start_lab, stop_lab, wait_for_title_change
 
 # the slider's keydown time, on the page's clock (capture phase: before any handler)
 KEYDOWN_STAMP = """() => document.addEventListener("keydown",

@@ -1,6 +1,6 @@
 """Export times of a 200-region layout, as ``smemviz.export`` sees them.
 
-    python benchmarks/bench_export.py [--repeats 10] [--cold 2] [--compare-kaleido-default]
+    python -m benchmarks.bench_export [--repeats 10] [--cold 2] [--compare-kaleido-default]
 
 * cold SVG: the first static export of a process (starts the headless browser);
 * warm SVG / PNG / PDF: later exports with the browser kept warm (median);

@@ -2,7 +2,7 @@
 warm-up (the browser starts inside the export) and as in a notebook (an
 explorer made, a few seconds of reading, then the export).
 
-    python benchmarks/bench_first_export.py [--runs 3] [--read 5]
+    python -m benchmarks.bench_first_export [--runs 3] [--read 5]
 
 Target: first export <= 1.5 s with the warm-up.
 """

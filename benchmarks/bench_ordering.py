@@ -8,7 +8,7 @@ dynamic trip counts, so the check runs every trip-count case (1 .. 2S+1 for S up
 up to 49 KV iterations per case, and each loop at the fewest trips with the other at
 the most). TMEM: S0, S1, O0, O1, with P0 in S0 and P1 in S1.
 
-    python benchmarks/bench_ordering.py [--repeat 5] [--tiles N] [--json]
+    python -m benchmarks.bench_ordering [--repeat 5] [--tiles N] [--json]
 
 ``--tiles N`` fixes both loops at N trips instead (one case, N*N KV iterations).
 Prints the model's size, the number of findings and aliases, and the check's time:
@@ -21,14 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from smemviz.analysis.ordering import (  # noqa: E402
+from smemviz.analysis.ordering import (
     Access,
     BarrierSync,
     CallSite,
@@ -50,6 +46,8 @@ from smemviz.analysis.ordering import (  # noqa: E402
     WarpRole,
     check_ordering,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TILE = 16384  # bytes of one 128 x 64 bf16 tile
 FILE = "fmha.py"

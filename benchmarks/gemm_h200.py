@@ -2,7 +2,7 @@
 
 On the GPU machine, from the project root:
 
-    python3 benchmarks/gemm_h200.py --out "$OUT" [--cutlass-example PATH/dense_gemm.py]
+    python3 -m benchmarks.gemm_h200 --out "$OUT" [--cutlass-example PATH/dense_gemm.py]
 
 For every dtype and size, every candidate (smemviz configs, torch.matmul, the
 CUTLASS example's tile/cluster choices) is timed in interleaved rounds: each
@@ -27,10 +27,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from smemviz.device import query_gpu
 
-from smemviz.device import query_gpu  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SMEMVIZ_CONFIGS = [  # (tile_n, cluster_m, alias_epilogue)
     (256, 2, True),
@@ -271,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                 }
             )
 
-    command = "python3 benchmarks/gemm_h200.py " + " ".join(shlex.quote(x) for x in (argv or sys.argv[1:]))
+    command = "python3 -m benchmarks.gemm_h200 " + " ".join(shlex.quote(x) for x in (argv or sys.argv[1:]))
     record = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "gpu": _gpu(),

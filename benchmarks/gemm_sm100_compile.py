@@ -1,7 +1,7 @@
 """Compile every configuration of smemviz's Blackwell GEMM for sm_100a on this machine (no GPU
 needed) and write what the compiled code says next to what the plans say.
 
-    python benchmarks/gemm_sm100_compile.py --out results
+    python -m benchmarks.gemm_sm100_compile --out results
 
 Writes ``gemm_sm100.md``: per config, stages, the plan's SMEM and the launch's request,
 ``tcgen05.alloc`` columns, registers per thread (from the cubin), compile seconds, and
@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         "`benchmarks/gemm_h200.py --arch sm_100a` are written for a B200-class GPU and have not run.",
         "",
         f"{dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds')}; nvidia-cutlass-dsl "
-        f"{version('nvidia-cutlass-dsl')}; command: `python benchmarks/gemm_sm100_compile.py --out results`.",
+        f"{version('nvidia-cutlass-dsl')}; command: `python -m benchmarks.gemm_sm100_compile --out results`.",
         "",
         "| config | stages | plan SMEM B | launch requests B | tcgen05.alloc cols | accumulator columns "
         "| registers/thread | compile s | PTX vs plans |",

@@ -1,6 +1,6 @@
 """The sweep behind notebook 05's "what does aliasing the epilogue buy?", run on the GPU:
 
-    python3 benchmarks/gemm_sweep_h200.py --out "$OUT"
+    python3 -m benchmarks.gemm_sweep_h200 --out "$OUT"
 
 f16 8192^3, cluster 2x1: tile 128x128 and 128x256, every stage count that fits,
 C staging aliased over the operand stages or kept apart. Writes
@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def main() -> int:

@@ -2,7 +2,7 @@
 
 On the GPU machine (see README section on GPU runs), from the project root:
 
-    python3 benchmarks/gpu_suite.py --out "$OUT"
+    python3 -m benchmarks.gpu_suite --out "$OUT"
 
 writes ``gpu_results.json`` and ``gpu_results.md`` (GPU name, date, per-test
 pass/fail and time, compile/launch timings, the command) into ``--out`` and
@@ -22,10 +22,9 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from smemviz.device import query_gpu
 
-from smemviz.device import query_gpu  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _gpu_description() -> dict[str, str]:
@@ -80,7 +79,7 @@ def main() -> int:
     args = parser.parse_args()
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    command = "python3 benchmarks/gpu_suite.py --out $OUT"
+    command = "python3 -m benchmarks.gpu_suite --out $OUT"
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
 
     junit = out / "junit.xml"

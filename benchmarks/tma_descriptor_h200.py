@@ -7,7 +7,7 @@ around each documented rule, then random ones from a fixed seed) is encoded with
 ``cuTensorMapEncodeTiled`` and written with the driver's ``CUresult`` to a CSV that
 ``tests/analysis/test_tma_descriptor_replay.py`` replays on the CPU.
 
-    python3 benchmarks/tma_descriptor_h200.py --out results/   # tma_descriptor_h200.csv + .json
+    python3 -m benchmarks.tma_descriptor_h200 --out results/   # tma_descriptor_h200.csv + .json
 
 The global address needs no memory behind it for encoding (only its alignment is judged), but the
 cases use a real allocation's address plus an offset, so that nothing hangs on that.

@@ -11,8 +11,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.helpers import CHROMIUM_ARGS, ROOT, find_chromium
-from tests.ui.explorer_page import open_and_run, start_lab, stop_lab
+from tools.browser import CHROMIUM_ARGS, find_chromium
+from tools.lab import open_and_run, start_lab, stop_lab
+
+ROOT = Path(__file__).resolve().parents[1]
 
 NOTEBOOK = ROOT / "notebooks" / "02_tuning_gemm_layout.ipynb"
 

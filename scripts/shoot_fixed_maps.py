@@ -17,8 +17,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from tests.helpers import CHROMIUM_ARGS, ROOT, find_chromium
-from tests.ui.explorer_page import open_and_run, start_lab, stop_lab, write_notebook
+from tools.browser import CHROMIUM_ARGS, find_chromium
+from tools.lab import open_and_run, start_lab, stop_lab, write_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DOCS = ROOT / "docs"
 

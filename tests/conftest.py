@@ -5,7 +5,9 @@ import sys
 import pytest
 from hypothesis import HealthCheck, settings
 
-from .helpers import SKIP_BROWSER_FLAG, find_chromium
+from tools.browser import find_chromium
+
+from .helpers import SKIP_BROWSER_FLAG
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -57,8 +59,8 @@ def _static_browser_stopped_after_each_module():
 
 
 # Under pytest-xdist (scripts/test.sh runs with workers, --dist loadgroup) the longest tests are handed out
-# first, so that no worker is left with one at the end: the binder build, the notebooks,
-# the browser tests. A browser module's tests go to one worker together (their Chromium
+# first, so that no worker is left with one at the end: the browser tests, then the notebooks,
+# whose Binder environment (tests/binder_env.py) is built in the background from the start. A browser module's tests go to one worker together (their Chromium
 # and the JupyterLab pages are shared within a module); the always-drawn maps' notebooks
 # are independent and may go to different workers.
 _SPREAD_MODULES = {"test_maps_always_drawn.py"}
@@ -66,13 +68,13 @@ _SPREAD_MODULES = {"test_maps_always_drawn.py"}
 
 def _cost_rank(item) -> int:
     """0 for the slowest kind of test, larger for faster ones (a stable sort keeps the rest in order)."""
-    if "notebook" in item.keywords:
-        return 0 if "binder" in item.nodeid else 1
     if "browser" in item.keywords:
-        return 2 if "slow" in item.keywords else 3
+        return 0 if "slow" in item.keywords else 1
+    if "notebook" in item.keywords:
+        return 2
     if "slow" in item.keywords:
-        return 4
-    return 5
+        return 3
+    return 4
 
 
 def _group_browser_modules(items) -> None:
@@ -93,3 +95,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords or "blackwell" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_collection_finish(session):
+    """The notebooks run in Binder's environment: start building it now, while the other
+    tests run, when this run (after -m and -k) has any of them."""
+    if any(item.path.name == "test_notebooks.py" and "binder" in item.fixturenames for item in session.items):
+        from .binder_env import start_building
+
+        start_building(session.config._tmp_path_factory)

@@ -434,7 +434,7 @@ def mutated(draw: Any, original: bytes) -> bytes:
 
 # -- the bank analysis: seeded cases ------------------------------------------------------------
 # Plain ``random.Random(seed)`` cases, so that a worker process can rebuild any case from its seed
-# alone (tests/test_fuzz_bounded.py runs them under memory and time limits; scripts/fuzz_long.py
+# alone (tests/test_fuzz_bounded.py runs them under memory and time limits; tests/fuzz_long.py
 # runs them for as long as asked).
 
 _INSTRUCTIONS = [

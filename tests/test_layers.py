@@ -162,3 +162,16 @@ def test_listed_arrows_exist_and_are_lazy(module):
         if isinstance(node, ast.ImportFrom) and node.level and node.module
     }
     assert not eager & set(LISTED_UPWARD[module]), f"{module} imports {eager & set(LISTED_UPWARD[module])} eagerly"
+
+
+def test_benchmarks_and_scripts_share_tools_not_tests():
+    """They run from the repository root (``python -m benchmarks.NAME``): no path of their own
+    on ``sys.path``, and what they share with the tests is in ``tools/``, not imported from it."""
+    for folder in ("benchmarks", "scripts", "tools"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            assert "sys.path" not in text or folder == "tools", f"{path.relative_to(ROOT)} changes sys.path"
+            imported = _imports(ast.parse(text))
+            modules = [n.module or "" for n in imported if isinstance(n, ast.ImportFrom)]
+            modules += [a.name for n in imported if isinstance(n, ast.Import) for a in n.names]
+            assert not [m for m in modules if m == "tests" or m.startswith("tests.")], path

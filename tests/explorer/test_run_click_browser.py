@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from tools.lab import open_and_run, watched_page, write_notebook
+
 from ..ui.conftest import artifacts, browser, jupyterlab  # noqa: F401 (fixtures)
-from ..ui.explorer_page import open_and_run, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -13,8 +13,7 @@ from smemviz import SmemAllocation, SmemAllocator
 from smemviz.kernel import NoGpuError, current_gpu
 from smemviz.kernel.probes._schedule import TAG_COUNT, TAG_FIRST, schedule_for
 from smemviz.kernel.probes._smem import ProbeResult, check_snapshots
-
-from . import layouts as examples
+from tools import kernel_layouts as examples
 
 _PACK = {
     "u8": "<B",

@@ -25,8 +25,7 @@ from smemviz.kernel import (  # noqa: E402
     tcgen05_alloc_columns_in_ptx,
 )
 from smemviz.kernel._compile import dynamic_smem_from_ir  # noqa: E402
-
-from . import layouts as examples  # noqa: E402
+from tools import kernel_layouts as examples  # noqa: E402
 
 pytestmark = pytest.mark.cutlass
 ARCHS = ["sm_90a", "sm_100a"]

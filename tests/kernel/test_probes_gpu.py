@@ -20,8 +20,7 @@ from smemviz.kernel import (  # noqa: E402
     run_pipeline,
     run_tmem,
 )
-
-from . import layouts as examples  # noqa: E402
+from tools import kernel_layouts as examples  # noqa: E402
 
 GPU = current_gpu()
 needs_gpu = pytest.mark.skipif(GPU is None, reason="needs a CUDA GPU visible to PyTorch (none here)")

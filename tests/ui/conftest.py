@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ..helpers import CHROMIUM_ARGS, ROOT, find_chromium
-from .explorer_page import start_lab, stop_lab
+from tools.browser import CHROMIUM_ARGS, find_chromium
+from tools.lab import start_lab, stop_lab
+
+from ..helpers import ROOT
 
 ARTIFACTS = ROOT / "artifacts"
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.bench_banks_browser import BANKS_CELL, toggle
-
-from .explorer_page import open_and_run, watched_page, write_notebook
+from tools.lab import open_and_run, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 expect = pytest.importorskip("playwright.sync_api").expect

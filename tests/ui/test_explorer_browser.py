@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .explorer_page import GEMM_CELL, open_and_run, smem_title, wait_for_title_change, watched_page, write_notebook
+from tools.lab import GEMM_CELL, open_and_run, smem_title, wait_for_title_change, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .explorer_page import open_and_run, painted, wait_until, watched_page, write_notebook
+from tools.lab import open_and_run, painted, wait_until, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -11,8 +11,7 @@ import pytest
 
 import smemviz
 from smemviz.sources.layout_file import parse_layout_text
-
-from .explorer_page import painted
+from tools.lab import painted
 
 pytestmark = pytest.mark.browser
 

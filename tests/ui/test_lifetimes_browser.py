@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .explorer_page import open_and_run, wait_until, watched_page, write_notebook
+from tools.lab import open_and_run, wait_until, watched_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

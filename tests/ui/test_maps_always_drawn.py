@@ -20,8 +20,9 @@ import os
 
 import pytest
 
+from tools.lab import open_and_run, watched_page
+
 from ..helpers import ROOT
-from .explorer_page import open_and_run, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .explorer_page import open_and_run, smem_title, wait_for_title_change, write_notebook
+from tools.lab import open_and_run, smem_title, wait_for_title_change, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 expect = pytest.importorskip("playwright.sync_api").expect

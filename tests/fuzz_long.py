@@ -1,7 +1,7 @@
 """The long run of the bounded fuzz test (tests/test_fuzz_bounded.py): the same seeded cases,
 from a random first seed, in worker processes of --batch seconds each until --seconds have passed.
 
-    nice -n 19 .venv/bin/python scripts/fuzz_long.py --seconds 3600 > /tmp/fuzz_long.log
+    nice -n 19 .venv/bin/python -m tests.fuzz_long --seconds 3600 > /tmp/fuzz_long.log
 
 Each worker runs under the test's memory limit and time limit per case; a finding (an exception
 other than ValueError/TypeError, a long message, a hang, a worker that died) is printed with its
@@ -15,11 +15,8 @@ import collections
 import random
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tests.test_fuzz_bounded import run_worker  # noqa: E402 - after the path is set
+from .test_fuzz_bounded import run_worker
 
 
 def main(argv: list[str] | None = None) -> int:
