@@ -29,6 +29,17 @@ if [ "$fresh" = 1 ]; then
   .venv/bin/python -c "from smemviz.solver._loader import core_kind; core_kind()"
   echo "$want" > "$STAMP"
 fi
+# ESLint for the explorer's JS (tests/explorer/test_js_lint.py), pinned by package-lock.json;
+# installed again only when the lock file changes
+if [ -f package-lock.json ] && command -v npm >/dev/null 2>&1; then
+  lock_sum="$(sha256sum package-lock.json | cut -d' ' -f1)"
+  if [ ! -f node_modules/.smemviz-lock ] || [ "$(cat node_modules/.smemviz-lock)" != "$lock_sum" ]; then
+    echo "installing ESLint (npm ci)..."
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null && echo "$lock_sum" > node_modules/.smemviz-lock
+  fi
+elif [ -f package-lock.json ]; then
+  echo "note: no npm found; install Node.js and npm (e.g. 'apt-get install npm') for the JS lint test"
+fi
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing Debian's chromium (browser tests, static export)..."
