@@ -106,15 +106,14 @@ class _Builder:
         out = frozenset(range(self.threads))
         for op, arm in raw.ctx.ifs:
             held = self.cond(op)
-            if held is None:
-                continue  # not a condition on the thread: both arms may run on any thread
-            out &= held.arm(arm)
-            if held.partial and raw.event is not None and not isinstance(raw.event, m.PipelineOp | m.Init):
-                pass
-            elif held.partial and raw.event is not None:
+            if held is not None:
+                out &= held.arm(arm)
+            if (held is None or held.partial) and raw.event is not None and not isinstance(raw.event, m.Access):
+                # an access taken as made when it is not can only add findings; a sync taken
+                # as made when it is not could order what the kernel leaves unordered: say so
+                how = "values known only at run time" if held is None else "run-time values as well as the thread index"
                 self.notes.append(
-                    f"{_what(raw.event)} at {raw.event.site} runs under a branch on values known only at run "
-                    "time as well as the thread index; it is taken as run on every pass"
+                    f"{_what(raw.event)} at {raw.event.site} runs under a branch on {how}; it is taken as run on every pass"
                 )
         return out
 

@@ -84,5 +84,5 @@ def test_dense_gemm_names_its_run_time_guard(dense):
     report = check_captured(model)
     infos = _infos(report)
     guard = next(e.site for e in warp0 if e.op == "producer_acquire" and e.site.line > 800)
-    assert any(f"producer_acquire at {guard}" in m and "known only at run time" in m for m in infos)
+    assert any(f"producer_acquire at {guard}" in m and "run-time values" in m for m in infos)
     assert any("could not relate" in m for m in infos)
