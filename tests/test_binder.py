@@ -3,25 +3,15 @@
 mybinder.org builds with repo2docker. With a ``binder/`` folder present,
 repo2docker reads only that folder (the root ``pyproject.toml`` is ignored),
 runs ``pip install -r binder/requirements.txt`` from the repository root and
-then ``binder/postBuild`` if there is one. The slow test below does the same
-in a fresh virtual environment and executes the notebooks with that
-environment's own Jupyter kernel.
+then ``binder/postBuild`` if there is one. ``tests/binder_env.py`` does the same
+in a fresh virtual environment, and ``tests/test_notebooks.py`` executes every
+notebook with that environment's own Jupyter kernel.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
-
-import pytest
-
-from .helpers import NOTEBOOKS
-from .test_notebooks import check_executed
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
@@ -97,115 +87,6 @@ def test_binder_python_matches_the_project():
     assert low and int(m.group(2)) >= int(low.group(1)), (runtime, requires)
 
 
-# -- the slow, end-to-end check ----------------------------------------------------------
-
-RUNNER = textwrap.dedent(
-    """
-    import sys
-    from pathlib import Path
-
-    import nbformat
-    from nbclient import NotebookClient
-
-    src, dst, work = (Path(p) for p in sys.argv[1:4])
-    for path in sorted(src.glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        # a last cell that tells which Python and which smemviz the kernel used
-        nb.cells.append(nbformat.v4.new_code_cell(
-            "import sys, smemviz\\nprint('KERNEL-PREFIX', sys.prefix)\\nprint('SMEMVIZ-FILE', smemviz.__file__)"
-        ))
-        NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
-                       resources={"metadata": {"path": str(work)}}).execute()
-        nbformat.write(nb, dst / path.name)
-        print("executed", path.name, flush=True)
-    """
-)
-
-
-def _repository_files() -> list[Path]:
-    """The files a clone would hold (tracked plus new, unignored ones)."""
-    if shutil.which("git") and (ROOT / ".git").exists():
-        out = subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-            cwd=ROOT,
-            capture_output=True,
-            check=True,
-        ).stdout.decode()
-        return [Path(p) for p in out.split("\0") if p and (ROOT / p).is_file()]
-    skip = {".venv", ".git", "build", "dist", "__pycache__", ".pytest_cache", ".hypothesis"}
-    return [p.relative_to(ROOT) for p in ROOT.rglob("*") if p.is_file() and not skip & set(p.parts)]
-
-
-def _clean_env(venv: Path, home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "JUPYTER", "PIP_"))}
-    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    env["VIRTUAL_ENV"] = str(venv)
-    for var, sub in (
-        ("JUPYTER_CONFIG_DIR", "config"),
-        ("JUPYTER_DATA_DIR", "data"),
-        ("JUPYTER_RUNTIME_DIR", "runtime"),
-        ("IPYTHONDIR", "ipython"),
-    ):
-        env[var] = str(home / sub)
-    return env
-
-
-@pytest.fixture(scope="session")
-def binder_build(tmp_path_factory):
-    """A copy of the repository and a fresh venv built from binder/ only, once per session."""
-    base = tmp_path_factory.mktemp("binder")
-    repo, venv = base / "repo", base / "venv"
-    for rel in _repository_files():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / rel, repo / rel)
-    env = _clean_env(venv, base / "home")
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin" / "python"
-
-    def run(cmd: list[str]) -> None:
-        done = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            if "Could not find a version" in done.stderr or "Network is unreachable" in done.stderr:
-                pytest.skip(f"no package index reachable: {done.stderr.strip().splitlines()[-1]}")
-            raise AssertionError(
-                f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-            )
-
-    # what repo2docker does, from the repository root
-    run([str(python), "-m", "pip", "install", "-q", "-r", "binder/requirements.txt"])
-    if (repo / "binder" / "postBuild").exists():
-        run(["bash", "binder/postBuild"])
-    return repo, venv, env
-
-
-@pytest.mark.slow
-@pytest.mark.notebook
-def test_binder_environment_runs_every_notebook(binder_build, tmp_path):
-    pytest.importorskip("nbformat")
-    import nbformat
-
-    repo, venv, env = binder_build
-    python = venv / "bin" / "python"
-    runner = tmp_path / "run_notebooks.py"
-    runner.write_text(RUNNER, encoding="utf-8")
-    (tmp_path / "executed").mkdir()
-    (tmp_path / "work").mkdir()
-    done = subprocess.run(
-        [str(python), str(runner), str(repo / "notebooks"), str(tmp_path / "executed"), str(tmp_path / "work")],
-        cwd=tmp_path / "work",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-
-    for name in NOTEBOOKS:
-        nb = nbformat.read(tmp_path / "executed" / name, as_version=4)
-        check_executed(name, nb)
-        last = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
-        prefix = re.search(r"KERNEL-PREFIX (.+)", last).group(1).strip()
-        module = re.search(r"SMEMVIZ-FILE (.+)", last).group(1).strip()
-        assert Path(prefix).resolve() == venv.resolve(), f"{name} ran in {prefix}, not the binder venv"
-        # installed from binder/requirements.txt, not imported from a source tree
-        assert "site-packages" in module and str(repo) not in module, module
+# The end-to-end check, that binder/ alone gives an environment that runs every notebook,
+# is tests/test_notebooks.py's: each notebook is executed once, with the kernel of the
+# environment tests/binder_env.py builds the way repo2docker does.

@@ -1,5 +1,6 @@
-"""The demo notebooks: committed clean, generated from their script, and
-executed top to bottom on a CPU-only machine with the right results shown."""
+"""The demo notebooks: committed clean, generated from their script, and executed top
+to bottom on a CPU-only machine, in the environment Binder builds, with the right
+results shown."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import smemviz
 from smemviz import hardware
 from smemviz.kernel.gemm import GemmConfig, gemm_layout
 
+from .binder_env import binder_environment, execute_in_binder
 from .helpers import NOTEBOOK_DIR, NOTEBOOKS
 
 CELL_TIMEOUT_S = 300
@@ -40,23 +42,6 @@ def _param(name: str):
 
 
 # -- running ------------------------------------------------------------------
-
-
-def execute_notebook(path: Path, workdir: Path):
-    """Run every cell of ``path`` in a fresh python3 kernel with ``workdir`` as
-    the current directory; return the executed notebook (errors stay in it)."""
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(
-        nb,
-        timeout=CELL_TIMEOUT_S,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(workdir)}},
-    )
-    client.execute()
-    return nb
 
 
 def error_outputs(nb) -> list[str]:
@@ -295,16 +280,28 @@ def test_every_notebook_is_known():
     assert set(NOTEBOOKS) <= set(CHECKS), f"notebooks without a check: {set(NOTEBOOKS) - set(CHECKS)}"
 
 
+@pytest.fixture(scope="session")
+def binder(tmp_path_factory):
+    """Binder's environment, built once for the run (see tests/binder_env.py)."""
+    return binder_environment(tmp_path_factory)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [_param(n) for n in NOTEBOOKS])
-def test_notebook_runs_top_to_bottom(name, tmp_path):
-    if _needs_cutlass(name):
-        pytest.importorskip("cutlass")
-    if name in ("02_tuning_gemm_layout.ipynb", "05_tuning_a_real_gemm.ipynb"):
-        pytest.importorskip("ipywidgets")
-    nb = execute_notebook(NOTEBOOK_DIR / name, tmp_path)
+def test_notebook_runs_top_to_bottom_in_binders_environment(name, tmp_path, tmp_path_factory, binder):
+    """Each notebook, executed once, with the kernel of the environment Binder builds from
+    binder/ alone: it shows what it should, and Binder's environment runs it."""
+    nb, kernel = execute_in_binder(
+        binder, NOTEBOOK_DIR / name, tmp_path, tmp_path_factory.mktemp("runner"), CELL_TIMEOUT_S
+    )
     check_executed(name, nb)
     # whatever a notebook writes goes under out/, which git ignores
     assert {p.name for p in tmp_path.iterdir()} <= {"out"}, sorted(p.name for p in tmp_path.iterdir())
+    prefix = re.search(r"KERNEL-PREFIX (.+)", kernel).group(1).strip()
+    module = re.search(r"SMEMVIZ-FILE (.+)", kernel).group(1).strip()
+    assert Path(prefix).resolve() == binder.venv.resolve(), f"{name} ran in {prefix}, not the binder venv"
+    # installed from binder/requirements.txt, not imported from a source tree
+    assert "site-packages" in module and str(binder.repo) not in module, module
 
 
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.~])/(?:home|work|tmp|root|Users|usr|opt|mnt|var)/")
