@@ -200,16 +200,31 @@ def test_a_circle_is_found(tmp_path):
     assert cycles(import_graph(pkg)) == []
 
 
+def fake_package(root: Path, files: dict[str, str]) -> Path:
+    """A package ``smemviz`` under ``root`` with ``files`` (path -> source), each folder with a face."""
+    pkg = root / "smemviz"
+    for rel, source in files.items():
+        path = pkg / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for folder in [path.parent, *path.parent.parents]:
+            if folder == pkg.parent:
+                break
+            if not (folder / "__init__.py").exists():
+                (folder / "__init__.py").write_text("")
+        path.write_text(source)
+    return pkg
+
+
 def test_a_circle_through_the_face_is_found(tmp_path):
     """``from .. import lint`` and ``import smemviz`` reach what the face re-exports."""
-    pkg = tmp_path / "smemviz"
-    (pkg / "layout").mkdir(parents=True)
-    (pkg / "analysis").mkdir()
-    (pkg / "__init__.py").write_text("from .analysis._lint import lint\n")
-    (pkg / "layout" / "__init__.py").write_text("")
-    (pkg / "analysis" / "__init__.py").write_text("")
-    (pkg / "analysis" / "_lint.py").write_text("from ..layout._plan import Plan\ndef lint(p):\n    return p\n")
-    (pkg / "layout" / "_plan.py").write_text("class Plan:\n    def lint(self):\n        from .. import lint\n")
+    pkg = fake_package(
+        tmp_path,
+        {
+            "__init__.py": "from .analysis._lint import lint\n",
+            "analysis/_lint.py": "from ..layout._plan import Plan\ndef lint(p):\n    return p\n",
+            "layout/_plan.py": "class Plan:\n    def lint(self):\n        from .. import lint\n",
+        },
+    )
     assert cycles(import_graph(pkg)) == [["smemviz.analysis._lint", "smemviz.layout._plan"]]
     (pkg / "layout" / "_plan.py").write_text("class Plan:\n    def lint(self):\n        import smemviz\n")
     assert cycles(import_graph(pkg)) == [["smemviz", "smemviz.analysis._lint", "smemviz.layout._plan"]]

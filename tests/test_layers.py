@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from .helpers import ROOT
-from .test_import_cycles import _imports, _module_name, import_graph, resolve_through_face
+from .test_import_cycles import _imports, _module_name, fake_package, import_graph, resolve_through_face
 
 PACKAGE = ROOT / "smemviz"
 
@@ -131,15 +131,15 @@ def test_the_map_catches_an_upward_import(tmp_path):
 
 def test_the_map_sees_through_the_face(tmp_path):
     """A name taken from the face counts as an import of the room that defines it."""
-    pkg = tmp_path / "smemviz"
-    (pkg / "layout").mkdir(parents=True)
-    (pkg / "figures").mkdir()
-    (pkg / "__init__.py").write_text("from .figures._smem import smem_figure\n")
-    (pkg / "figures" / "__init__.py").write_text("")
-    (pkg / "figures" / "_smem.py").write_text("def smem_figure():\n    pass\n")
-    (pkg / "layout" / "__init__.py").write_text("")
+    pkg = fake_package(
+        tmp_path,
+        {
+            "__init__.py": "from .figures._smem import smem_figure\n",
+            "figures/_smem.py": "def smem_figure():\n    pass\n",
+            "layout/_plan.py": "def f():\n    from .. import smem_figure\n",
+        },
+    )
     probe = pkg / "layout" / "_plan.py"
-    probe.write_text("def f():\n    from .. import smem_figure\n")
     assert _imported_rooms(probe, package=pkg) == {"figures"}
     probe.write_text("def f():\n    import smemviz\n")
     assert _imported_rooms(probe, package=pkg) == {"figures"}
