@@ -1,7 +1,8 @@
 """In-browser redraw time of the explorer's SMEM map after a slider move, at
 200 regions: JupyterLab and headless Chromium (Playwright), median of N moves.
 
-Target: <= 150 ms median. Measured for smemviz's map view and, as a
+Targets, in-page medians: <= 60 ms at 6 regions, <= 100 ms at 200 regions and
+<= 100 ms with the Lifetimes tab open (``--tab-open``). Measured for smemviz's map view and, as a
 baseline in the same run (same Lab, same browser, rounds interleaved), for
 the same explorer drawn by plotly's own FigureWidget view with plotly's
 legends. Two numbers per move:
@@ -23,6 +24,13 @@ builder keeps each layout it has solved (``functools.cache``), so after the
 first visit of each slider value a move costs the redraw and not the solve;
 ``--solve`` re-solves on every move (greedy) to time that as well.
 
+With ``--tab-open`` it times a builder's slider with the Lifetimes tab open (issue 30,
+point 5): notebook 02's GEMM solved from lifetimes (A/B stages live while loading and
+multiplying, the C tile in the epilogue, a bias from the MMA on: 2-18 regions), the tab
+open, and the time from the keydown to the frame whose SMEM map (above the tabs) shows
+its new subtitle; the lifetime map's new title, same moves, is reported beside it, and
+the same explorer with the tab closed is timed in the same run.
+
 With ``--step`` it times the Lifetimes tab's step slider on the same
 instance: from the keydown on the step control to the frame whose step map
 shows the new step's title (the lifetime map's outline moves in the same
@@ -33,7 +41,7 @@ layout: two stages of A and B, an epilogue buffer and the TMEM-pointer slot
 (8 regions while the slider is at 3 stages).
 
     python -m benchmarks.bench_explorer_browser [--moves 25] [--rounds 2] [--regions N] [--no-baseline]
-        [--lifetimes [--solve] | --step]
+        [--lifetimes [--solve] | --step | --tab-open]
 """
 
 from __future__ import annotations
@@ -42,7 +50,9 @@ import argparse
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tools.browser import CHROMIUM_ARGS, find_chromium
 from tools.lab import GEMM_CELL, open_and_run, smem_title, start_lab, stop_lab, wait_for_title_change
@@ -85,6 +95,22 @@ def build_lifetimes(stages=2, regions=200, steps=24, solver="greedy"):
     return s.plan
 
 solved_once = functools.cache(build_lifetimes)
+"""
+
+TAB_CLOSED = "smemviz map view, Lifetimes tab closed"
+# --tab-open: notebook 02's GEMM solved from lifetimes, as a builder (stages 5 at the start)
+TAB_OPEN_CELL = """
+import smemviz
+from smemviz import SmemAllocator, SmemAllocation
+
+def gemm_lifetimes(stages=5, tile_n=128):
+    s = SmemAllocator(arch="sm_90a", steps=("load", "mma", "epilogue"))
+    for i in range(stages):
+        s.add(SmemAllocation(f"smem_a{i}", 16384, 1024), live=range(0, 2))
+        s.add(SmemAllocation(f"smem_b{i}", tile_n * 128, 1024), live=range(0, 2))
+    s.add(SmemAllocation("epi_c", 128 * tile_n * 2, 1024), live="epilogue")
+    s.add(SmemAllocation("bias", 4 * tile_n, 16), live={"mma", "epilogue"})
+    return s
 """
 
 # a small layout for --regions under 8: 6 regions at the slider's start (2 stages)
@@ -165,18 +191,23 @@ def measure(
     lifetimes: bool = False,
     byte_map: list[float] | None = None,
     step: bool = False,
+    tab_open: bool = False,
 ) -> tuple[list[float], list[float], int]:
     """Open notebook ``name``, run it, press the slider ``moves`` (+2 warm-up) times:
     (in-page seconds, end-to-end seconds, bars drawn on the timed map). With
     ``lifetimes``, the byte map's in-page times of the same moves go to ``byte_map``;
-    with ``step``, the Lifetimes tab's step slider is pressed and its map timed."""
+    with ``step``, the Lifetimes tab's step slider is pressed and its map timed; with
+    ``tab_open``, the byte map is timed with the Lifetimes tab open, and the lifetime map's
+    in-page times of the same moves go to ``byte_map``."""
     page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    title: Callable[[Any], Any]  # the timed title's text now
+    wait: Callable[[Any, Any], Any]  # returns once it has changed
     if step:
         title, wait = step_title, wait_for_step_title_change
     else:
         title, wait = (
             (lifetime_title, wait_for_lifetime_title_change)
-            if lifetimes
+            if lifetimes or tab_open
             else (smem_title, lambda page, before: wait_for_title_change(page, before))
         )
     try:
@@ -197,12 +228,14 @@ def measure(
                 .locator(".noUi-handle")
                 .first
             )
-        elif lifetimes:
+        elif lifetimes or tab_open:
             page.wait_for_function(f"() => !!({_LIFETIME_TITLE_JS})", timeout=120_000)
             n_bars = page.evaluate(
                 f"() => ({_LIFETIME_TITLE_JS}).closest('.js-plotly-plot').querySelectorAll('.trace.bars .point').length"
             )
         else:
+            n_bars = page.locator(".js-plotly-plot").first.locator(".trace.bars .point").count()
+        if tab_open:  # the byte map above the tabs is what is timed
             n_bars = page.locator(".js-plotly-plot").first.locator(".trace.bars .point").count()
         if not step:
             handle = page.locator(".widget-slider .noUi-handle").first
@@ -210,14 +243,17 @@ def measure(
         handle.focus()
         times, in_page = [], []
         for k in range(moves + 2):
-            before = title(page)
+            before: Any = title(page)
             t0 = time.perf_counter()
             handle.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
             wait(page, before)
             times.append(time.perf_counter() - t0)
-            in_page.append(page.evaluate("() => window.__smemvizSeen - window.__smemvizKeydown") / 1000)
-            if lifetimes and byte_map is not None and k >= 2:
-                byte_map.append(page.evaluate("() => window.__smemvizSeenByteMap - window.__smemvizKeydown") / 1000)
+            timed, other = ("__smemvizSeenByteMap", "__smemvizSeen") if tab_open else ("__smemvizSeen", None)
+            if lifetimes and not tab_open:
+                other = "__smemvizSeenByteMap"
+            in_page.append(page.evaluate(f"() => window.{timed} - window.__smemvizKeydown") / 1000)
+            if other and byte_map is not None and k >= 2:
+                byte_map.append(page.evaluate(f"() => window.{other} - window.__smemvizKeydown") / 1000)
             page.wait_for_timeout(150)
         # the first moves warm the kernel and plotly
         return in_page[2:], times[2:], n_bars
@@ -242,14 +278,20 @@ def main() -> None:
     ap.add_argument("--lifetimes", action="store_true", help="time the Lifetimes tab (200 regions over 24 steps)")
     ap.add_argument("--solve", action="store_true", help="with --lifetimes: solve the layout again on every move")
     ap.add_argument("--step", action="store_true", help="time the Lifetimes tab's step slider (200 regions, 24 steps)")
+    ap.add_argument(
+        "--tab-open", action="store_true", help="time the SMEM map with the Lifetimes tab open (notebook 02's GEMM)"
+    )
     args = ap.parse_args()
     lifetimes = args.lifetimes or args.step
     import nbformat
     from playwright.sync_api import sync_playwright
 
     variants = {k: v for k, v in VARIANTS.items() if not (args.no_baseline and v)}
+    if args.tab_open:  # the same explorer with the tab closed, beside it in the same run
+        variants[TAB_CLOSED] = ""
     results: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in variants}
-    byte_maps: dict[str, list[float]] = {k: [] for k in variants}  # --lifetimes: the byte map, same moves
+    # --lifetimes: the byte map, same moves; --tab-open: the lifetime map, same moves
+    byte_maps: dict[str, list[float]] = {k: [] for k in variants}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         # 2 stages -> 4 operand buffers + 3 aliased + 1 slot + extra = regions
@@ -257,7 +299,16 @@ def main() -> None:
         files = {}
         for i, (label, setup) in enumerate(variants.items()):
             nb = nbformat.v4.new_notebook()
-            if lifetimes:
+            if args.tab_open:
+                nb.cells = [
+                    nbformat.v4.new_code_cell(TAB_OPEN_CELL + setup),
+                    nbformat.v4.new_code_cell(
+                        "ex = smemviz.explore(gemm_lifetimes, stages=(1, 8), tile_n=[64, 128, 256])\n"
+                        + ("" if label == TAB_CLOSED else "ex.show_lifetimes()\n")
+                        + "ex"
+                    ),
+                ]
+            elif lifetimes:
                 builder = "build_lifetimes" if args.solve else "solved_once"
                 nb.cells = [
                     nbformat.v4.new_code_cell(LIFETIMES_CELL + setup),
@@ -291,7 +342,14 @@ def main() -> None:
                 for _ in range(args.rounds):
                     for label in variants:
                         in_page, times, n_bars = measure(
-                            browser, url, files[label], args.moves, args.lifetimes, byte_maps[label], step=args.step
+                            browser,
+                            url,
+                            files[label],
+                            args.moves,
+                            args.lifetimes,
+                            byte_maps[label],
+                            step=args.step,
+                            tab_open=args.tab_open and label != TAB_CLOSED,
                         )
                         results[label][0].extend(in_page)
                         results[label][1].extend(times)
@@ -299,7 +357,9 @@ def main() -> None:
         finally:
             stop_lab(proc)
     what = (
-        "step map (Lifetimes tab's step slider)"
+        "SMEM map with the Lifetimes tab open (notebook 02's GEMM solved from lifetimes)"
+        if args.tab_open
+        else "step map (Lifetimes tab's step slider)"
         if args.step
         else "lifetime map (Lifetimes tab), "
         + ("solved again on every move" if args.solve else "each layout solved once")
@@ -307,18 +367,21 @@ def main() -> None:
         else "SMEM map"
     )
     print(
-        f"browser redraw of the {what} after a slider move, {args.regions} regions ({n_bars} bars drawn), "
-        f"{args.moves} moves x {args.rounds} rounds per variant, variants interleaved:"
+        f"browser redraw of the {what} after a slider move, "
+        + (f"{n_bars} bars drawn, " if args.tab_open else f"{args.regions} regions ({n_bars} bars drawn), ")
+        + f"{args.moves} moves x {args.rounds} rounds per variant, variants interleaved:"
     )
     for label, (in_page, times) in results.items():
         print(f"  {label}")
         print(f"    in page (keydown -> frame with the new title): {_stats(in_page)}")
-        seen = "both maps' titles seen" if args.lifetimes else "title seen"
+        both = args.lifetimes or (args.tab_open and label != TAB_CLOSED)
+        seen = "both maps' titles seen" if both else "title seen"
         print(f"    end to end (Playwright press -> {seen}):   {_stats(times)}")
         if byte_maps[label]:
-            print(f"    the byte map above, same moves, in page:        {_stats(byte_maps[label])}")
-    if len(results) == 2:
-        ours, base = (statistics.median(v[0]) for v in results.values())
+            other = "the lifetime map in the tab" if args.tab_open else "the byte map above"
+            print(f"    {other}, same moves, in page:        {_stats(byte_maps[label])}")
+    if len(results) >= 2:
+        ours, base = (statistics.median(v[0]) for v in list(results.values())[:2])
         print(f"  in-page median ratio, smemviz / baseline: {ours / base:.2f}")
     target = 100 if args.step or args.regions >= 8 else 60
     print(f"  target: in-page median <= {target} ms")
