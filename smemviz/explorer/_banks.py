@@ -113,8 +113,8 @@ class BankView(widgets.VBox):
         regions = list(dict.fromkeys(str(a.region) for a in accesses))
         self._quiet = True
         try:
-            first = self._warned()  # opened (or its region gone): on the access lint warns about
             if list(self.region.options) != regions:
+                first = self._warned()  # opened (or its region gone): on the access lint warns about
                 keep = self.region.value if self.region.value in regions else None
                 self.region.options = regions
                 self.region.value = keep if keep is not None else (first[0] if first else regions[0])
