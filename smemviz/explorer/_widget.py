@@ -301,10 +301,8 @@ class Explorer(widgets.VBox):
         self._tmem_box.layout.display = None if tmem is not None else "none"
         if analysis.smem is not None:  # the maps read the analysis on screen: nothing is analysed again
             self._smem_live.show(smem_spec(analysis.smem, None, hl_smem))
-            _set_html(self.smem_key, key_html("smem", smem))
         if analysis.tmem is not None:
             self._tmem_live.show(tmem_spec(analysis.tmem, hl_tmem))
-            _set_html(self.tmem_key, key_html("tmem", tmem))
         self._tabs.stale = set(TABS)
         # the byte map has been sent: an open Lifetimes tab redraws now (once: it is then not
         # stale, so the text panels that follow leave it alone), a hidden one when opened
@@ -346,6 +344,12 @@ class Explorer(widgets.VBox):
 
     def _update_panels(self) -> None:
         self._panels_timer = None
+        smem, tmem = self.state.plans
+        # each map's key follows its map with the text panels (a changed key is rarely needed at once)
+        if smem is not None:
+            _set_html(self.smem_key, key_html("smem", smem))
+        if tmem is not None:
+            _set_html(self.tmem_key, key_html("tmem", tmem))
         self.summary.value = summary_html(self.state.analysed())
         self._refresh_details()
 
