@@ -28,3 +28,9 @@ def test_every_explorer_name_the_doc_mentions_exists():
     assert {"plan", "show_tab"} <= names
     missing = sorted(n for n in names if not hasattr(Explorer, n))
     assert not missing, missing
+
+
+def test_the_docs_narrow_title_writes_kib_as_the_maps_do():
+    """The narrow explorer's title, quoted in the doc, in kib_label's form (132.227 KiB, never 132.2)."""
+    quoted = re.findall(r"`SMEM ([\d.]+) KiB of", DOC.read_text(encoding="utf-8"))
+    assert quoted and all("." not in q or len(q.split(".")[1]) == 3 for q in quoted), quoted
