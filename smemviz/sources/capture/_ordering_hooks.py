@@ -119,8 +119,21 @@ def _traces() -> list[OrderingTrace]:
 
 
 def _site() -> m.CallSite:
-    s = call_site(3)
-    return m.CallSite(os.path.basename(s.file), s.line) if s is not None else m.CallSite("?", 0)
+    """The kernel's own line making the call: the innermost frame outside cutlass and capture
+    (as ``call_site`` finds it, without reading the assigned name: this runs on every call)."""
+    import sys
+
+    from ._where import _inside
+
+    dirs = _package_dirs()
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        generated = name.startswith("<") and "cutlass" in (frame.f_globals.get("__name__") or "")
+        if not generated and not _inside(name, dirs):
+            return m.CallSite(os.path.basename(name), frame.f_lineno or 0)
+        frame = frame.f_back
+    return m.CallSite("?", 0)
 
 
 def _context() -> tuple[TraceContext, str | None]:
@@ -455,8 +468,7 @@ def _advance_wrapper(orig: Any) -> Any:
 
 
 def _site_outer() -> m.CallSite:
-    s = call_site(2)
-    return m.CallSite(os.path.basename(s.file), s.line) if s is not None else m.CallSite("?", 0)
+    return _site()
 
 
 # -- tensors the kernel makes over SMEM / TMEM ---------------------------------------------------------
