@@ -373,23 +373,6 @@ def _note_op(
     _add(t, m.PipelineOp(op=op, pipeline=spec.name, site=site, state=name), scale=_scale(spec.kind, op), state=sid)
 
 
-def _state_init_wrapper(orig: Any) -> Any:
-    @functools.wraps(orig)
-    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        orig(self, *args, **kwargs)
-        for t in _traces() if not _INSIDE.get() else ():
-            try:
-                s = _outer_assigned()
-                base = s or f"state{len(t.states) + 1}"
-                taken = {n for n, _ in t.states.values()}
-                name = base if base not in taken else f"{base}#{len(t.states) + 1}"
-                t.states[id(self)] = (name, self)
-            except Exception as e:  # never let recording break the kernel
-                t.notes.append(f"a PipelineState: {type(e).__name__}: {e}")
-
-    return wrapper
-
-
 def _index_wrapper(orig: Any) -> Any:
     """``PipelineState.index``: the value it gives is remembered, so a slice indexed by it
     is known to take that state's stage."""
@@ -786,7 +769,6 @@ def ordering_targets() -> list[tuple[Any, str, Callable[[Any], Any]]]:
         for op in (*PIPELINE_OPS, *UNREAD_OPS, "producer_get_barrier", "consumer_get_barrier"):
             if op in cls.__dict__:
                 out.append((cls, op, _op_wrapper(op)))
-    out.append((helpers.PipelineState, "__init__", _state_init_wrapper))
     out.append((helpers.PipelineState, "advance", _advance_wrapper))
     out.append((helpers.PipelineState, "index", _index_wrapper))
     out.append((cute, "make_tensor", _make_tensor_wrapper))

@@ -181,61 +181,78 @@ class _Unknown(Exception):
     """The value depends on something other than the thread index."""
 
 
-def _eval(value: Any, tid: int, threads: int, depth: int = 0) -> int:  # noqa: C901 - one branch per op kind
-    if depth > 64:
-        raise _Unknown
-    op = defining_op(value)
-    name = getattr(op, "name", None)
-    if name is None:
-        raise _Unknown
-    if name == "nvvm.read.ptx.sreg.tid.x":
-        return tid
-    if name in ("nvvm.read.ptx.sreg.tid.y", "nvvm.read.ptx.sreg.tid.z"):
-        return 0
-    if name == "nvvm.read.ptx.sreg.ntid.x":
-        return threads
-    if name in ("nvvm.read.ptx.sreg.ntid.y", "nvvm.read.ptx.sreg.ntid.z"):
-        return 1
-    if name == "nvvm.read.ptx.sreg.laneid":
-        return tid % 32
-    if name == "nvvm.elect.sync" or name.endswith("elect_one") or name.endswith("elect.sync"):
-        return int(tid % 32 == 0)
-    if name == "arith.constant":
-        v = _int_attr(op)
-        if v is None:
-            raise _Unknown
-        return v
-    if name in _PASS:
-        return _eval(op.operands[0], tid, threads, depth + 1)
-    if name in ("arith.andi", "arith.ori"):
-        sides = [_maybe(o, tid, threads, depth + 1) for o in op.operands[:2]]
-        boolean = str(op.results[0].type) == "i1"
-        if boolean and name == "arith.andi" and 0 in sides:
-            return 0  # false whatever the other side is
-        if boolean and name == "arith.ori" and 1 in sides:
-            return 1
-        if None in sides:
-            raise _Unknown
-        return _BIN[name](sides[0], sides[1])  # type: ignore[arg-type]
-    if name in _BIN:
-        return _BIN[name](
-            _eval(op.operands[0], tid, threads, depth + 1), _eval(op.operands[1], tid, threads, depth + 1)
-        )
-    if name == "arith.cmpi":
-        pred = str(op.attributes["predicate"])
-        key = _predicate_name(pred)
-        a = _eval(op.operands[0], tid, threads, depth + 1)
-        b = _eval(op.operands[1], tid, threads, depth + 1)
-        return int(_CMP[key](a, b))
-    if name == "arith.select":
-        c = _eval(op.operands[0], tid, threads, depth + 1)
-        return _eval(op.operands[1 if c else 2], tid, threads, depth + 1)
+Thread = Callable[[int, int], int]  # (thread index, block threads) -> value; raises _Unknown
+
+
+def _unknown(tid: int, threads: int) -> int:
     raise _Unknown
 
 
-def _maybe(value: Any, tid: int, threads: int, depth: int) -> int | None:
+def _leaf(name: str, op: Any) -> Thread | None:
+    """The value of an op that reads no other value, as a function of the thread."""
+    if name == "nvvm.read.ptx.sreg.tid.x":
+        return lambda tid, threads: tid
+    if name in ("nvvm.read.ptx.sreg.tid.y", "nvvm.read.ptx.sreg.tid.z"):
+        return lambda tid, threads: 0
+    if name == "nvvm.read.ptx.sreg.ntid.x":
+        return lambda tid, threads: threads
+    if name in ("nvvm.read.ptx.sreg.ntid.y", "nvvm.read.ptx.sreg.ntid.z"):
+        return lambda tid, threads: 1
+    if name == "nvvm.read.ptx.sreg.laneid":
+        return lambda tid, threads: tid % 32
+    if name == "nvvm.elect.sync" or name.endswith("elect_one") or name.endswith("elect.sync"):
+        return lambda tid, threads: int(tid % 32 == 0)
+    if name == "arith.constant":
+        v = _int_attr(op)
+        return _unknown if v is None else (lambda tid, threads: v)
+    return None
+
+
+def _compile(value: Any, depth: int = 0) -> Thread:  # noqa: C901 - one branch per op kind
+    """``value`` as a function of the thread index, read from the IR once (evaluating it
+    for every thread of the block is then cheap); a part it cannot read raises ``_Unknown``
+    when called."""
+    op = defining_op(value)
+    name = getattr(op, "name", None)
+    if name is None or depth > 64:
+        return _unknown
+    leaf = _leaf(name, op)
+    if leaf is not None:
+        return leaf
+    if name in _PASS:
+        return _compile(op.operands[0], depth + 1)
+    if name in ("arith.andi", "arith.ori") and str(op.results[0].type) == "i1":
+        x, y = _compile(op.operands[0], depth + 1), _compile(op.operands[1], depth + 1)
+        decisive = 0 if name == "arith.andi" else 1  # false (true) whatever the other side is
+
+        def either(tid: int, threads: int) -> int:
+            a, b = _maybe_call(x, tid, threads), _maybe_call(y, tid, threads)
+            if decisive in (a, b):
+                return decisive
+            if a is None or b is None:
+                raise _Unknown
+            return _BIN[name](a, b)
+
+        return either
+    if name in _BIN:
+        f, x, y = _BIN[name], _compile(op.operands[0], depth + 1), _compile(op.operands[1], depth + 1)
+        return lambda tid, threads: f(x(tid, threads), y(tid, threads))
+    if name == "arith.cmpi":
+        try:
+            cmp = _CMP[_predicate_name(str(op.attributes["predicate"]))]
+        except _Unknown:
+            return _unknown
+        x, y = _compile(op.operands[0], depth + 1), _compile(op.operands[1], depth + 1)
+        return lambda tid, threads: int(cmp(x(tid, threads), y(tid, threads)))
+    if name == "arith.select":
+        c, x, y = (_compile(o, depth + 1) for o in op.operands[:3])
+        return lambda tid, threads: x(tid, threads) if c(tid, threads) else y(tid, threads)
+    return _unknown
+
+
+def _maybe_call(f: Thread, tid: int, threads: int) -> int | None:
     try:
-        return _eval(value, tid, threads, depth)
+        return f(tid, threads)
     except _Unknown:
         return None
 
@@ -276,8 +293,8 @@ def condition_threads(if_op: Any, threads: int) -> Condition | None:
     None when it depends on nothing but run-time values for every thread."""
     try:
         with plain_values():
-            cond = if_op.operands[0]
-            values = [_maybe(cond, t, threads, 0) for t in range(threads)]
+            f = _compile(if_op.operands[0])
+        values = [_maybe_call(f, t, threads) for t in range(threads)]
     except Exception:
         return None
     if all(v is None for v in values):
