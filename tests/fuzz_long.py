@@ -1,7 +1,7 @@
 """The long run of the bounded fuzz test (tests/test_fuzz_bounded.py): the same seeded cases,
 from a random first seed, in worker processes of --batch seconds each until --seconds have passed.
 
-    nice -n 19 .venv/bin/python -m tests.fuzz_long --seconds 3600 > /tmp/fuzz_long.log
+    nice -n 19 .venv/bin/python -m tests.fuzz_long --seconds 3600 > fuzz_long.log
 
 Each worker runs under the test's memory limit and time limit per case; a finding (an exception
 other than ValueError/TypeError, a long message, a hang, a worker that died) is printed with its

@@ -10,7 +10,7 @@ capacity); warnings cost space.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .. import hardware
@@ -20,6 +20,7 @@ from ._finding import Finding, Findings, Severity
 
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan
+    from ..layout.ordering import OrderingModel
     from .banks._access import AnalysedAccess
 
 __all__ = ["Finding", "Findings", "RULES", "lint", "align_fix", "PADDING_SHARE", "PADDING_MIN_BYTES"]
@@ -253,6 +254,38 @@ def _bank_access(ctx: _Context) -> list[Finding]:
     return unanalysable_findings(ctx.plan, ctx.accesses)
 
 
+_NOT_READ = "ordering not read: "  # how the ordering check words an info on what it could not read
+
+
+def _ordering_findings(model: OrderingModel) -> tuple[Finding, ...]:
+    """The ordering check's findings of ``model``. Where the tracer could not read all of the
+    kernel (an incomplete model: an info finding names each thing), an error may follow from
+    what was not read rather than from the kernel: it is reported as a warning saying so, so a
+    kernel is never failed, nor called safe, on a guess."""
+    from .ordering import check_ordering
+    from .ordering._check import unread_notes
+
+    found = tuple(check_ordering(model).findings)
+    missing = unread_notes(model)
+    if not missing:
+        return found
+    notes = [f.message.removeprefix(_NOT_READ) for f in found if f.message.startswith(_NOT_READ)]
+    found = tuple(f for f in found if not f.message.startswith(_NOT_READ))  # one line for them all, below
+    why = f" (the model is incomplete: {len(notes)} thing(s) not read; this may follow from them)"
+    found = tuple(replace(f, severity="warning", message=f.message + why) if f.severity == "error" else f for f in found)
+    more = f" and {len(notes) - 1} more" if len(notes) > 1 else ""
+    summary = Finding(
+        "unordered-alias",
+        "info",
+        (),
+        f"ordering not fully read: {len(notes)} thing(s) the trace could not read, so no edge is "
+        f"taken as proven there (first: {notes[0]}{more})",
+        "smemviz.analysis.ordering.check_ordering(plan.ordering) lists each",
+        "the mbarrier rules; a model that misses a call proves nothing about it",
+    )
+    return (*found, summary)
+
+
 def _ordering_rule(rule_id: str) -> Rule:
     """One of the ordering check's rules: its findings, from the one check of the plan's model."""
 
@@ -321,9 +354,7 @@ def lint_with_accesses(
         raise ValueError(f"padding_share must be in (0, 1], got {padding_share!r}")
     ordering: tuple[Finding, ...] = ()
     if plan.ordering is not None and not set(ORDERING_RULES) <= set(ignore):
-        from .ordering import check_ordering
-
-        ordering = tuple(check_ordering(plan.ordering).findings)
+        ordering = _ordering_findings(plan.ordering)
     ctx = _Context(plan, plan.resolved_arch(arch), padding_share, accesses, ordering)
     found: list[Finding] = []
     for rule_id, (_, check) in RULES.items():

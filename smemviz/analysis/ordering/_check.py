@@ -19,7 +19,7 @@ from ._run import run
 from ._tmem_rules import tmem_findings
 from ._unroll import unroll
 
-__all__ = ["check_ordering", "trip_cases"]
+__all__ = ["check_ordering", "trip_cases", "unread_notes"]
 
 Keyed = list[tuple[tuple[str, ...], Finding]]
 
@@ -119,5 +119,14 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
         keyed[("mbarrier-parity", "dynamic", loop_id)] = finding(
             "mbarrier-parity", "info", (), msg, "nothing to fix; a static count is checked exactly"
         )
+    for note in unread_notes(model):
+        keyed[("unread", note)] = finding(
+            "unordered-alias", "info", (), f"ordering not read: {note}", "record it in the model"
+        )
     items = sorted(keyed.values(), key=lambda f: SEVERITIES.index(f.severity))
     return OrderingReport(Findings(tuple(items), model.arch), tuple(aliases.values()), cases)
+
+
+def unread_notes(model: m.OrderingModel) -> tuple[str, ...]:
+    """What the tracer that made ``model`` could not read (empty for a complete model)."""
+    return tuple(dict.fromkeys(text for key, text in model.meta if key == m.UNREAD))

@@ -13,6 +13,7 @@ from typing import Literal
 from ...hardware import WARP_THREADS
 
 __all__ = [
+    "UNREAD",
     "ACCESS_KINDS",
     "PIPELINE_KINDS",
     "Access",
@@ -40,6 +41,10 @@ __all__ = [
     "WaitGroup",
     "WarpRole",
 ]
+
+# the meta key under which a tracer notes what it could not read: the checker reports each
+# note as an info finding, and a model with any is incomplete (its errors may follow from them)
+UNREAD = "unread"
 
 # how each pipeline kind's producer and consumer signal (cutlass.pipeline's classes, by kind)
 PIPELINE_KINDS = (
@@ -365,7 +370,7 @@ class OrderingModel:
     programs: tuple[RoleProgram, ...] = ()
     prologue: tuple[Event, ...] = ()
     arch: str | None = None
-    meta: tuple[tuple[str, str], ...] = field(default=())
+    meta: tuple[tuple[str, str], ...] = field(default=())  # (UNREAD, what) notes what a tracer could not read
 
     def pipeline(self, name: str) -> Pipeline:
         for p in self.pipelines:

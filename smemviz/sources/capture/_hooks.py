@@ -27,6 +27,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._active import ACTIVE, _current_kernel
 from ._where import CallSite, call_site
 
 __all__ = ["Pending", "PendingTmem", "Recorder", "ACTIVE", "install", "uninstall"]
@@ -90,7 +91,6 @@ class Recorder:
         raise NotImplementedError
 
 
-ACTIVE: ContextVar[Recorder | None] = ContextVar("smemviz_capture", default=None)
 # the outermost allocator call in progress: nested calls (allocate_tensor -> allocate -> _smem_alloca) add to it
 _OUTER: ContextVar[Pending | None] = ContextVar("smemviz_capture_outer", default=None)
 _OUTER_TMEM: ContextVar[bool] = ContextVar("smemviz_capture_outer_tmem", default=False)
@@ -254,23 +254,6 @@ def _get_tensor_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
         return result
 
     return wrapper
-
-
-def _current_kernel() -> str | None:
-    """The symbol of the function being traced (where the next op would go)."""
-    try:
-        from cutlass._mlir import ir
-
-        op = ir.InsertionPoint.current.block.owner  # type: ignore[attr-defined]  # set while tracing
-    except Exception:
-        return None
-    while op is not None:
-        op = getattr(op, "operation", op)
-        if "sym_name" in op.attributes and op.name in ("cuda.kernel", "gpu.func", "func.func"):
-            attr = op.attributes["sym_name"]
-            return str(getattr(attr, "value", attr)).strip('"')
-        op = op.parent
-    return None
 
 
 def _current_branch() -> tuple[tuple[Any, int], ...]:

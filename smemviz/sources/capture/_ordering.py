@@ -22,9 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...analysis._finding import Findings
-from ...analysis.ordering import OrderingReport, check_ordering
-from ...analysis.ordering._result import finding
 from ...layout.ordering import Context, LoopInfo, programs_from_trace
 from ...layout.ordering import _model as m
 from ._ordering_hooks import OrderingTrace, RawEvent, RegionView
@@ -41,9 +38,9 @@ from ._ordering_ir import (
     same_value,
 )
 
-__all__ = ["UNREAD", "build_ordering", "check_captured", "unread_model"]
+__all__ = ["UNREAD", "build_ordering", "unread_model"]
 
-UNREAD = "unread"  # the meta key of each note on what the trace could not read
+UNREAD = m.UNREAD  # the meta key of each note on what the trace could not read
 # copies in which each thread moves its own part of the tensor (a tiled copy's partition)
 PARTITIONED = ("ld", "st", "ldmatrix", "stmatrix", "cp_async", "tcgen05_ld", "tcgen05_st")
 WARP = 32
@@ -521,20 +518,3 @@ def _walk_to_view(value: Any, views: list[RegionView]) -> tuple[RegionView, str 
 def unread_model(kernel: str, arch: str | None, why: str) -> m.OrderingModel:
     """A model with nothing in it but the reason it could not be read."""
     return m.OrderingModel(kernel, arch=arch, meta=((UNREAD, why),))
-
-
-def check_captured(model: m.OrderingModel) -> OrderingReport:
-    """``check_ordering`` on a captured model, with one ``info`` finding per thing the
-    trace could not read (kept in the model's meta as ``unread``)."""
-    report = check_ordering(model)
-    notes = [text for key, text in model.meta if key == UNREAD]
-    if not notes:
-        return report
-    extra = tuple(
-        finding("unordered-alias", "info", (), f"ordering not read by capture: {text}", "record it in the model")
-        for text in notes
-    )
-    items = report.findings.items
-    errors = tuple(f for f in items if f.severity == "error")
-    rest = tuple(f for f in items if f.severity != "error")
-    return replace(report, findings=Findings(errors + rest + extra, report.findings.arch))

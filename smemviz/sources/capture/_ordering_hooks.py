@@ -106,7 +106,7 @@ class OrderingTrace:
 
 def _traces() -> list[OrderingTrace]:
     """The record of the active capture and of each capture open around it (each sees it all)."""
-    from ._hooks import ACTIVE
+    from ._active import ACTIVE
 
     out = []
     rec = ACTIVE.get()
@@ -137,7 +137,7 @@ def _site() -> m.CallSite:
 
 
 def _context() -> tuple[TraceContext, str | None]:
-    from ._hooks import _current_kernel
+    from ._active import _current_kernel
 
     return trace_context(), _current_kernel()
 
@@ -739,7 +739,7 @@ def _tmem_dealloc(site: m.CallSite, ptr: Any = None, num_columns: Any = None, *a
 def _get_tensor_record(
     t: OrderingTrace, site: m.CallSite, result: Any, field_obj: Any, *args: Any, **kwargs: Any
 ) -> None:
-    from ._hooks import ACTIVE
+    from ._active import ACTIVE
 
     rec = ACTIVE.get()
     found = rec.field_of(field_obj) if rec is not None else None

@@ -62,7 +62,7 @@ class KernelCapture:
     total_from: str = ""  # where ``total`` comes from: the compiler's layout, or the launch's own smem=
     # one line per alias group made of an if's exclusive arms (SMEM groups first, then TMEM): why it is safe
     branches: tuple[str, ...] = ()
-    # the kernel's pipelines, syncs and accesses per warp role, as traced (check it with check_captured)
+    # the kernel's pipelines, syncs and accesses per warp role, as traced (check it with smemviz.analysis.ordering.check_ordering)
     ordering: OrderingModel | None = None
 
 

@@ -31,9 +31,9 @@ def _example(name: str) -> tuple[Any, tuple[Any, ...], str]:
 
 
 def main(name: str) -> None:
+    from smemviz.analysis.ordering import check_ordering
     from smemviz.kernel._compile import compile_host
     from smemviz.sources.capture import capture
-    from smemviz.sources.capture._ordering import check_captured
 
     host, args, arch = _gemm(name == "gemm-aliased") if name.startswith("gemm-") else _example(name)
     os.environ.setdefault("CUTE_DSL_ARCH", arch)
@@ -46,7 +46,7 @@ def main(name: str) -> None:
     print("roles:", ", ".join(p.role.name for p in model.programs))
     print("regions:", ", ".join(f"{r.name} {r.start}+{r.size}/{r.stages}" for r in model.regions))
     start = time.process_time()
-    report = check_captured(model)
+    report = check_ordering(model)
     print(f"check: {time.process_time() - start:.2f} s CPU")
     print(report.text())
 

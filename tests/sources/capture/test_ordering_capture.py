@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("cutlass")
 pytestmark = pytest.mark.cutlass
 
+from smemviz.analysis.ordering import check_ordering  # noqa: E402
 from smemviz.kernel._compile import compile_host  # noqa: E402
 from smemviz.kernel.gemm import GemmConfig  # noqa: E402
 from smemviz.kernel.gemm._host import _fake_operands, gemm_kernel  # noqa: E402
@@ -27,7 +28,7 @@ from smemviz.layout.ordering import (  # noqa: E402
     to_dict,
 )
 from smemviz.sources.capture import capture  # noqa: E402
-from smemviz.sources.capture._ordering import UNREAD, _last_coord, check_captured  # noqa: E402
+from smemviz.sources.capture._ordering import UNREAD, _last_coord  # noqa: E402
 
 ARCH = "sm_90a"
 ERRORS = ("unordered-alias", "mbarrier-arrive-count", "mbarrier-tx-bytes", "mbarrier-init", "mbarrier-parity")
@@ -135,7 +136,7 @@ def test_release_arrivals_add_up_to_the_empty_count(aliased):
 
 def test_check_finds_no_error_and_lists_the_epilogue_alias_with_its_edge(aliased):
     _, kc, _ = aliased
-    report = check_captured(kc.ordering)
+    report = check_ordering(kc.ordering)
     assert not [f for f in report.findings.errors if f.rule in ERRORS], report.text()
     pairs = {(a.earlier, a.later): a for a in report.aliases}
     assert ("sA", "sC") in pairs, report.text()
@@ -146,7 +147,7 @@ def test_check_finds_no_error_and_lists_the_epilogue_alias_with_its_edge(aliased
 
 def test_unaliased_layout_has_no_alias(apart):
     _, kc, _ = apart
-    report = check_captured(kc.ordering)
+    report = check_ordering(kc.ordering)
     assert not report.findings.errors, report.text()
     assert not report.aliases
 
@@ -167,7 +168,7 @@ def test_dropping_the_epilogue_barrier_is_caught(aliased):
             del body[bars[-1]]
         programs.append(replace(p, body=tuple(body)))
     assert first_c is not None
-    report = check_captured(replace(model, programs=tuple(programs)))
+    report = check_ordering(replace(model, programs=tuple(programs)))
     errors = [f for f in report.findings.errors if f.rule == "unordered-alias"]
     assert errors and any({"sA", "sC"} <= set(f.regions) or "sC" in f.regions for f in errors), report.text()
 
@@ -239,12 +240,12 @@ def test_a_two_warp_handoff_as_traced():
         "consumer_advance",
     ]
     assert [e.arrivals for e in consumer if isinstance(e, PipelineOp) and e.op == "consumer_release"] == [32]
-    report = check_captured(model)
+    report = check_ordering(model)
     assert not report.findings.errors, report.text()
 
 
 def test_a_dropped_release_is_caught_from_the_capture():
-    report = check_captured(_handoff(True))
+    report = check_ordering(_handoff(True))
     errors = report.findings.errors
     assert [f.rule for f in errors] == ["mbarrier-parity"], report.text()
     assert "ordering_kernels.py:" in errors[0].message and "no consumer_release" in errors[0].message

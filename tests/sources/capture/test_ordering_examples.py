@@ -9,10 +9,10 @@ import pytest
 pytest.importorskip("cutlass")
 pytestmark = [pytest.mark.cutlass, pytest.mark.slow]
 
+from smemviz.analysis.ordering import check_ordering  # noqa: E402
 from smemviz.kernel._compile import compile_host  # noqa: E402
 from smemviz.layout.ordering import Access, Loop, PipelineOp  # noqa: E402
 from smemviz.sources.capture import capture  # noqa: E402
-from smemviz.sources.capture._ordering import check_captured  # noqa: E402
 
 from .cutlass_examples import EXAMPLES, examples_dir, load  # noqa: E402
 
@@ -65,7 +65,7 @@ def test_persistent_gemm_pipelines_roles_and_loops(persistent):
 
 
 def test_persistent_gemm_has_no_barrier_error_and_names_what_it_cannot_read(persistent):
-    report = check_captured(persistent.ordering)
+    report = check_ordering(persistent.ordering)
     assert not [f for f in report.findings.errors if f.rule.startswith("mbarrier-")], report.text()
     infos = _infos(report)
     assert any("outermost while loops" in m for m in infos)
@@ -81,7 +81,7 @@ def test_dense_gemm_names_its_run_time_guard(dense):
     others = [e for e in _events(roles["warps 1-3"].body) if isinstance(e, PipelineOp)]
     assert any(e.op == "producer_acquire" for e in warp0)
     assert not any(e.op == "producer_acquire" for e in others)  # `if warp_idx == 0 and ...` splits the roles
-    report = check_captured(model)
+    report = check_ordering(model)
     infos = _infos(report)
     guard = next(e.site for e in warp0 if e.op == "producer_acquire" and e.site.line > 800)
     assert any(f"producer_acquire at {guard}" in m and "run-time values" in m for m in infos)
