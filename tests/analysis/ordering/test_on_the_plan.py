@@ -51,3 +51,19 @@ def test_a_malformed_model_in_json_is_refused_at_its_key():
     doc["ordering"] = {"type": "NotAModel"}
     with pytest.raises(ValueError, match="ordering"):
         smemviz.layout.plan_from_dict(doc)
+
+
+def test_an_incomplete_model_fails_nothing_on_a_guess_and_says_why():
+    """A model its tracer could not read whole: lint keeps every finding but reports errors
+    as warnings saying they may follow from what was not read, and names what was not read
+    once; the checker itself keeps them errors."""
+    from smemviz.layout.ordering import UNREAD
+
+    model = replace(drop(hopper_gemm(), "mma", 45), meta=((UNREAD, "a release through a handle"),))
+    assert check_ordering(model).findings.errors  # the checker: as found
+    found = lint(_plan_with(model), "sm_90a")
+    assert not found.errors
+    ordering = [f for f in found if f.rule in smemviz.analysis._lint.ORDERING_RULES]
+    assert any(f.severity == "warning" and "the model is incomplete" in f.message for f in ordering)
+    notes = [f for f in ordering if f.severity == "info" and "ordering not fully read" in f.message]
+    assert len(notes) == 1 and "a release through a handle" in notes[0].message
