@@ -18,6 +18,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ._map_widget import map_widget_class
 from ._run_button import make_run_button
 
 __all__ = ["RunPanel", "HISTORY_COLUMNS"]
@@ -58,7 +59,6 @@ class RunPanel(widgets.VBox):
         values: Callable[[], dict[str, Any]],
         controls: Mapping[str, Any] | None = None,
     ) -> None:
-        import plotly.graph_objects as go
 
         self._runner = runner
         self._values = values
@@ -69,7 +69,9 @@ class RunPanel(widgets.VBox):
         self.status = widgets.HTML("<i>no run yet: press Run on GPU to compile and measure the current controls</i>")
         self.table = widgets.HTML()
         self.x_axis = widgets.ToggleButtons(options=list(PLOT_AXES), value="SMEM bytes", description="plot by")
-        self.plot = go.FigureWidget(
+        # the maps' lean view (plotly.js shared by the page, not inside each widget's module), so the
+        # plot starts within anywidget's start limit on a busy machine as the maps do
+        self.plot = map_widget_class()(
             layout={
                 "height": 300,
                 "template": "plotly_white",
