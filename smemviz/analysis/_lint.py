@@ -272,7 +272,9 @@ def _ordering_findings(model: OrderingModel) -> tuple[Finding, ...]:
     notes = [f.message.removeprefix(_NOT_READ) for f in found if f.message.startswith(_NOT_READ)]
     found = tuple(f for f in found if not f.message.startswith(_NOT_READ))  # one line for them all, below
     why = f" (the model is incomplete: {len(notes)} thing(s) not read; this may follow from them)"
-    found = tuple(replace(f, severity="warning", message=f.message + why) if f.severity == "error" else f for f in found)
+    found = tuple(
+        replace(f, severity="warning", message=f.message + why) if f.severity == "error" else f for f in found
+    )
     more = f" and {len(notes) - 1} more" if len(notes) > 1 else ""
     summary = Finding(
         "unordered-alias",
