@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import hardware
+from ..layout._plan import LayoutPlan
 from ._lint import lint_with_accesses
 from ._occupancy import plan_occupancy
 
 if TYPE_CHECKING:
-    from ..layout._plan import CapacityCheck, LayoutPlan
+    from ..layout._plan import CapacityCheck
     from ._finding import Finding, Findings
     from ._occupancy import Occupancy
     from .banks._access import AnalysedAccess
@@ -78,11 +79,14 @@ def analyse(
 
 
 def as_analysed(obj: Any, arch: str | int | hardware.Arch | None = None) -> Analysed:
-    """``obj`` itself when it is already analysed (and ``arch`` agrees), else the analysis of the plan it holds."""
+    """``obj`` itself when it is already analysed (and ``arch`` agrees), else the analysis of the
+    plan it is or holds, on ``arch``: what every view of a plan reads."""
     if isinstance(obj, Analysed):
         if arch is not None and hardware.get_arch(arch).name != obj.arch:
             return analyse(obj.plan, arch)
         return obj
+    if isinstance(obj, LayoutPlan):  # judged on ``arch``, the plan kept as it is
+        return analyse(obj, arch)
     from ..sources._inputs import as_plan
 
     return analyse(as_plan(obj, arch=arch), arch)

@@ -254,9 +254,6 @@ def _bank_access(ctx: _Context) -> list[Finding]:
     return unanalysable_findings(ctx.plan, ctx.accesses)
 
 
-_NOT_READ = "ordering not read: "  # how the ordering check words an info on what it could not read
-
-
 def _ordering_findings(model: OrderingModel) -> tuple[Finding, ...]:
     """The ordering check's findings of ``model``. Where the tracer could not read all of the
     kernel (an incomplete model: an info finding names each thing), an error may follow from
@@ -264,13 +261,14 @@ def _ordering_findings(model: OrderingModel) -> tuple[Finding, ...]:
     kernel is never failed, nor called safe, on a guess."""
     from .ordering import check_ordering
     from .ordering._check import unread_notes
+    from .ordering._result import NOT_READ
 
     found = tuple(check_ordering(model).findings)
     missing = unread_notes(model)
     if not missing:
         return found
-    notes = [f.message.removeprefix(_NOT_READ) for f in found if f.message.startswith(_NOT_READ)]
-    found = tuple(f for f in found if not f.message.startswith(_NOT_READ))  # one line for them all, below
+    notes = [f.message.removeprefix(NOT_READ) for f in found if f.message.startswith(NOT_READ)]
+    found = tuple(f for f in found if not f.message.startswith(NOT_READ))  # one line for them all, below
     why = f" (the model is incomplete: {len(notes)} thing(s) not read; this may follow from them)"
     found = tuple(
         replace(f, severity="warning", message=f.message + why) if f.severity == "error" else f for f in found

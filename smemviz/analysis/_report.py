@@ -13,7 +13,7 @@ from .. import device
 from .._names import shown
 from .._units import fmt_units
 from ..layout._build import byte_split
-from ._analysed import Analysed, analyse
+from ._analysed import Analysed, as_analysed
 
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan, Region
@@ -162,7 +162,7 @@ def _title(plan: LayoutPlan) -> tuple[str, str]:
 def text_report(plan: LayoutPlan | Analysed) -> str:
     """The usage table: one row per region in address order, alias groups, totals
     (of a plan, or of its :class:`~smemviz.analysis.Analysed` read as it is)."""
-    an = _analysed(plan)
+    an = as_analysed(plan)
     plan = an.plan
     tag, title = _title(plan)
     rows, rule = _text_rows(plan)
@@ -251,14 +251,9 @@ def _banks() -> Any:
     return _plan_tables
 
 
-def _analysed(obj: LayoutPlan | Analysed) -> Analysed:
-    """The analysis a report reads: given, or made once here."""
-    return obj if isinstance(obj, Analysed) else analyse(obj)
-
-
 def markdown_report(plan: LayoutPlan | Analysed) -> str:
     """The usage table as GitHub-flavoured Markdown (of a plan, or of its analysis)."""
-    an = _analysed(plan)
+    an = as_analysed(plan)
     plan = an.plan
     unit = plan.unit
 
@@ -297,7 +292,7 @@ def _summary(an: Analysed) -> str:
 
 def html_report(plan: LayoutPlan | Analysed) -> str:
     """A compact HTML table for notebooks (of a plan, or of its analysis); every name is escaped."""
-    an = _analysed(plan)
+    an = as_analysed(plan)
     plan = an.plan
     unit = plan.unit
     columns = table_columns(plan)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._units import kib_label
-from ..analysis._analysed import Analysed, analyse
+from ..analysis._analysed import Analysed, as_analysed
 from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
 from ._bank_strip import strip_shapes
@@ -48,10 +48,7 @@ def smem_spec(
     """The SMEM map of ``plan`` as plain data (see :class:`FigureSpec`), read from its
     analysis (given, or made once here); ``colors`` by region name, where the regions
     are part of a larger layout."""
-    if isinstance(plan, Analysed):
-        an = plan if arch is None else analyse(plan.plan, arch)
-    else:
-        an = analyse(plan, arch)
+    an = as_analysed(plan, arch)
     plan = an.plan
     cap = an.capacity
     span = max(plan.total, cap.limit, 1)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import hardware
-from ..analysis._analysed import Analysed, analyse
+from ..analysis._analysed import Analysed, as_analysed
 from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
 from ._bars import AXIS_END, LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
@@ -35,7 +35,7 @@ def tmem_spec(
 ) -> FigureSpec:
     """The TMEM map of ``plan`` as plain data (see :class:`FigureSpec`), read from its
     analysis (given, or made once here)."""
-    an = plan if isinstance(plan, Analysed) else analyse(plan)
+    an = as_analysed(plan)
     plan = an.plan
     used = plan.data_total
     columns = hardware.TMEM_COLUMNS

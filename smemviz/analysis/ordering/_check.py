@@ -14,7 +14,7 @@ from ...layout.ordering import _model as m
 from .._finding import SEVERITIES, Finding, Findings
 from ._access_rules import access_findings
 from ._barrier_rules import barrier_findings, init_count_findings
-from ._result import AliasEdge, OrderingReport, finding
+from ._result import AliasEdge, OrderingReport, finding, not_read
 from ._run import run
 from ._tmem_rules import tmem_findings
 from ._unroll import unroll
@@ -64,7 +64,7 @@ def _one_case(model: m.OrderingModel, trips: dict[str, int], scenario: str) -> t
     found: Keyed = [
         (
             ("unordered-alias", "unread", text),
-            finding("unordered-alias", "info", (), f"ordering not read: {text}", "record it in the model"),
+            not_read(text),
         )
         for text in dict.fromkeys(unread)
     ]
@@ -120,9 +120,7 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
             "mbarrier-parity", "info", (), msg, "nothing to fix; a static count is checked exactly"
         )
     for note in unread_notes(model):
-        keyed[("unread", note)] = finding(
-            "unordered-alias", "info", (), f"ordering not read: {note}", "record it in the model"
-        )
+        keyed[("unread", note)] = not_read(note)
     items = sorted(keyed.values(), key=lambda f: SEVERITIES.index(f.severity))
     return OrderingReport(Findings(tuple(items), model.arch), tuple(aliases.values()), cases)
 

@@ -7,7 +7,10 @@ from typing import Any
 
 from .._finding import Finding, Findings, Severity
 
-__all__ = ["AliasEdge", "OrderingReport", "finding", "FACTS"]
+__all__ = ["AliasEdge", "OrderingReport", "finding", "not_read", "FACTS", "NOT_READ"]
+
+# how an info finding on what the check could not read begins (lint gathers them into one line)
+NOT_READ = "ordering not read: "
 
 FACTS = {
     "unordered-alias": "two accesses to the same bytes, one a write, race unless an edge orders them",
@@ -18,6 +21,11 @@ FACTS = {
     "mbarrier-parity": "a parity wait passes once the phase of that parity completed; it cannot tell phases two apart",
     "tmem-lifecycle": "TMEM columns are usable between tcgen05.alloc and tcgen05.dealloc by the allocating warp",
 }
+
+
+def not_read(what: str) -> Finding:
+    """The info finding that the check could not read ``what``: it proves nothing there."""
+    return finding("unordered-alias", "info", (), NOT_READ + what, "record it in the model")
 
 
 def finding(rule: str, severity: Severity, regions: tuple[str, ...], message: str, fix: str) -> Finding:
