@@ -244,16 +244,27 @@ def render_image(
     """``figure`` as ``fmt`` ("svg", "png" or "pdf") bytes.
 
     ``width``/``height`` default to the figure's own size (else 1200 x 500).
-    A render that fails or times out discards the browser; the next call
-    starts a fresh one.
+    A render that fails or times out discards the browser. A failure that is not a
+    timeout is tried once more in a fresh browser: a reused tab can fail in the page
+    itself (its script not loaded yet after a reload), which a fresh browser does not
+    repeat; a second failure is raised.
     """
     fig = figure.to_plotly_json() if hasattr(figure, "to_plotly_json") else dict(figure)
     w, h = image_size(fig, width, height, scale)
-    start_renderer(timeout)
-    renderer = _renderer
-    assert renderer is not None
-    try:
-        return renderer.render(fig, fmt, w, h, scale, timeout)
-    except BaseException:
-        stop_renderer()
-        raise
+    for attempt in (1, 2):
+        start_renderer(timeout)
+        renderer = _renderer
+        assert renderer is not None
+        try:
+            return renderer.render(fig, fmt, w, h, scale, timeout)
+        except ExportTimeoutError:
+            stop_renderer()
+            raise
+        except Exception:
+            stop_renderer()
+            if attempt == 2:
+                raise
+        except BaseException:
+            stop_renderer()
+            raise
+    raise AssertionError("unreachable: the second attempt returns or raises")

@@ -36,3 +36,36 @@ def test_the_title_heads_a_static_image(tmp_path, monkeypatch, both):
     drawn.clear()
     smemviz.export(s, tmp_path / "y.png")  # no title asked for: the figure as it was
     assert drawn[0].layout.title.text.startswith("SMEM layout:")
+
+
+def test_a_render_that_fails_in_the_page_is_tried_once_more_in_a_fresh_browser(monkeypatch):
+    """A reused tab can fail in the page (its script not loaded after a reload): the render is
+    tried again once in a fresh browser; a second failure, or a timeout, is raised."""
+    started, outcomes = [], []
+
+    class Fake:
+        def __init__(self, browser, timeout):
+            started.append(browser)
+
+        def render(self, fig, fmt, w, h, scale, timeout):
+            outcome = outcomes.pop(0)
+            if isinstance(outcome, BaseException):
+                raise outcome
+            return outcome
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(_static, "_Renderer", Fake)
+    monkeypatch.setattr(_static, "find_browser", lambda *a, **k: "/usr/bin/chromium")
+    monkeypatch.setattr(_static, "_renderer", None)
+    outcomes[:] = [RuntimeError("ReferenceError: kaleido_scopes is not defined"), b"<svg/>"]
+    assert _static.render_image({"data": [], "layout": {}}, "svg") == b"<svg/>"
+    assert len(started) == 2
+    outcomes[:] = [RuntimeError("first"), RuntimeError("second")]
+    with pytest.raises(RuntimeError, match="second"):
+        _static.render_image({"data": [], "layout": {}}, "svg")
+    outcomes[:] = [_static.ExportTimeoutError("slow")]
+    with pytest.raises(_static.ExportTimeoutError):
+        _static.render_image({"data": [], "layout": {}}, "svg")
+    assert len(started) == 4 and _static._renderer is None  # kept after a success, new after each failure
