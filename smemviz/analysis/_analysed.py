@@ -2,8 +2,9 @@
 
 The byte map, its conflict strip, the explorer's panels, the reports and the
 exports all show the same few answers about a plan: its capacity on an arch,
-the occupancy that follows, the lint findings and the bank analysis of each
-declared access. :func:`analyse` computes them once into a frozen
+the occupancy that follows, the lint findings, the bank analysis of each
+declared access and the ordering of its shared bytes (the check of the kernel's
+model a captured plan carries, or the edges a declared plan's hand-overs need). :func:`analyse` computes them once into a frozen
 :class:`Analysed`, and every view reads that value instead of deriving its own.
 """
 
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import hardware
 from ..layout._plan import LayoutPlan
+from ._analysed_ordering import declared_needs, ordering_of
 from ._lint import lint_with_accesses
 from ._occupancy import plan_occupancy
 
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from ._occupancy import Occupancy
     from .banks._access import AnalysedAccess
     from .banks._patterns import AccessReport
+    from .ordering._plan import PlanNeeds
+    from .ordering._result import OrderingReport
 
 __all__ = ["Analysed", "analyse", "as_analysed"]
 
@@ -34,7 +38,11 @@ class Analysed:
     ``arch`` is the architecture the plan was judged on (``None`` when there was
     none to judge an SMEM plan against); ``findings`` holds every lint finding,
     capacity included; ``banks`` the bank analysis of each declared access, in
-    the plan's order (a record the analysis refuses keeps its ``error``)."""
+    the plan's order (a record the analysis refuses keeps its ``error``);
+    ``ordering`` the ordering check of the kernel model the plan carries (its
+    findings are among ``findings`` too) and ``needs`` the edges a declared plan's
+    hand-overs need (``None`` for a plan with a model, or with no hand-over whose
+    accesses it declares)."""
 
     plan: LayoutPlan
     arch: str | None
@@ -42,6 +50,13 @@ class Analysed:
     occupancy: Occupancy | None
     findings: Findings
     banks: tuple[AnalysedAccess, ...]
+    ordering: OrderingReport | None = None
+    needs: PlanNeeds | None = None
+
+    @property
+    def has_ordering(self) -> bool:
+        """Whether there is an ordering to show: a checked model, or a declared plan's needs."""
+        return self.ordering is not None or self.needs is not None
 
     @property
     def beyond_capacity(self) -> tuple[Finding, ...]:
@@ -63,18 +78,22 @@ def analyse(
 ) -> Analysed:
     """Judge ``plan`` on ``arch`` (default: the plan's own, else the machine's) once:
     capacity, occupancy (with ``threads`` per CTA and ``registers`` per thread, when
-    given), lint and the bank analysis of every declared access."""
+    given), lint, the bank analysis of every declared access and the ordering check
+    of the plan's kernel model (run once: lint reads its findings)."""
     a = plan.resolved_arch(arch)
     from .banks._access import analyse_accesses  # the bank model loads only for plans with accesses
 
     banks = analyse_accesses(plan) if plan.accesses else ()
+    ordering = ordering_of(plan)
     return Analysed(
         plan=plan,
         arch=a.name if a is not None else None,
         capacity=plan.capacity(a),
         occupancy=plan_occupancy(plan, a, threads=threads, registers=registers),
-        findings=lint_with_accesses(plan, a, banks),
+        findings=lint_with_accesses(plan, a, banks, ordering=ordering),
         banks=banks,
+        ordering=ordering,
+        needs=declared_needs(plan),
     )
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan
     from ..layout.ordering import OrderingModel
     from .banks._access import AnalysedAccess
+    from .ordering._result import OrderingReport
 
 __all__ = ["Finding", "Findings", "RULES", "lint", "align_fix", "PADDING_SHARE", "PADDING_MIN_BYTES"]
 
@@ -254,7 +255,7 @@ def _bank_access(ctx: _Context) -> list[Finding]:
     return unanalysable_findings(ctx.plan, ctx.accesses)
 
 
-def _ordering_findings(model: OrderingModel) -> tuple[Finding, ...]:
+def _ordering_findings(model: OrderingModel, report: OrderingReport | None = None) -> tuple[Finding, ...]:
     """The ordering check's findings of ``model``. Where the tracer could not read all of the
     kernel (an incomplete model: an info finding names each thing), an error may follow from
     what was not read rather than from the kernel: it is reported as a warning saying so, so a
@@ -263,7 +264,7 @@ def _ordering_findings(model: OrderingModel) -> tuple[Finding, ...]:
     from .ordering._check import unread_notes
     from .ordering._result import NOT_READ
 
-    found = tuple(check_ordering(model).findings)
+    found = tuple((report if report is not None else check_ordering(model)).findings)
     missing = unread_notes(model)
     if not missing:
         return found
@@ -345,17 +346,19 @@ def lint_with_accesses(
     *,
     padding_share: float = PADDING_SHARE,
     ignore: tuple[str, ...] = (),
+    ordering: OrderingReport | None = None,
 ) -> Findings:
-    """:func:`lint` with the plan's accesses already analysed (see :func:`smemviz.analysis.analyse`)."""
+    """:func:`lint` with the plan's accesses already analysed (see :func:`smemviz.analysis.analyse`),
+    and ``ordering`` the check of its ordering model, when already run."""
     unknown = [r for r in ignore if r not in RULES]
     if unknown:
         raise ValueError(f"unknown lint rule {unknown[0]!r}; rules: {', '.join(RULES)}")
     if not 0 < padding_share <= 1:
         raise ValueError(f"padding_share must be in (0, 1], got {padding_share!r}")
-    ordering: tuple[Finding, ...] = ()
+    ordering_found: tuple[Finding, ...] = ()
     if plan.ordering is not None and not set(ORDERING_RULES) <= set(ignore):
-        ordering = _ordering_findings(plan.ordering)
-    ctx = _Context(plan, plan.resolved_arch(arch), padding_share, accesses, ordering)
+        ordering_found = _ordering_findings(plan.ordering, ordering)
+    ctx = _Context(plan, plan.resolved_arch(arch), padding_share, accesses, ordering_found)
     found: list[Finding] = []
     for rule_id, (_, check) in RULES.items():
         if rule_id not in ignore:
