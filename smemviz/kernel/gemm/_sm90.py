@@ -44,6 +44,14 @@ THREADS = (1 + CONSUMER_WARPGROUPS) * WARPGROUP
 PRODUCER_REGISTERS = 40
 CONSUMER_REGISTERS = 232
 EPILOGUE_BARRIER_ID = 1
+# Test-only mutations (``Sm90Gemm(layout, _test_mutation=...)``), each a deliberate ordering bug for
+# the ordering check's GPU proof; never set outside tests and benchmarks/ordering_h200.py. Off
+# (``None``, the default) the traced kernel, and so its PTX, is the same as without the keyword.
+#   "no-epilogue-barrier": drop the consumers' named barrier before the first C write over the A
+#       stages (a warpgroup's stmatrix may overwrite A rows the other's WGMMA still reads);
+#   "empty-count+1": the mainloop's empty barriers expect one arrival more than the consumer warps
+#       give (the producer hangs on its first refill of a stage).
+_TEST_MUTATIONS = ("no-epilogue-barrier", "empty-count+1")
 # clusters are walked in bands of this many cluster rows, so a wave of CTAs
 # reuses the same A rows and B columns from L2
 RASTER_GROUP_M = 8
@@ -68,8 +76,11 @@ def _k_major_staged(atom_name: str, dtype: Any, shape: tuple[int, int], stages: 
 class Sm90Gemm(GemmKernelBase):
     """``C = A @ B^T`` for K-major A (m, k, l), K-major B (n, k, l), N-major C (m, n, l)."""
 
-    def __init__(self, layout: GemmLayout) -> None:
+    def __init__(self, layout: GemmLayout, *, _test_mutation: str | None = None) -> None:
         super().__init__(layout)
+        if _test_mutation is not None and _test_mutation not in _TEST_MUTATIONS:
+            raise ValueError(f"unknown test mutation {_test_mutation!r}; one of {_TEST_MUTATIONS}")
+        self._test_mutation = _test_mutation  # test-only: see _TEST_MUTATIONS
         cfg = layout.config
         self.cluster_mn = (cfg.cluster_m, cfg.cluster_n)
         self.epi_tile = cfg.epi_tile
@@ -234,12 +245,13 @@ class Sm90Gemm(GemmKernelBase):
         sC = self._staged_tensor(self.layout.c, c_dtype, c_staged)
 
         mcast = self.cluster_mn[0] + self.cluster_mn[1] - 1
+        extra_arrivals = 1 if cutlass.const_expr(self._test_mutation == "empty-count+1") else 0
         mainloop = pipeline.PipelineTmaAsync.create(
             barrier_storage=barriers,
             num_stages=self.stages,
             producer_group=pipeline.CooperativeGroup(pipeline.Agent.Thread),
             consumer_group=pipeline.CooperativeGroup(
-                pipeline.Agent.Thread, mcast * CONSUMER_WARPGROUPS * WARPGROUP // 32
+                pipeline.Agent.Thread, mcast * CONSUMER_WARPGROUPS * WARPGROUP // 32 + extra_arrivals
             ),
             tx_count=stage_bytes,
             cta_layout_vmnk=cute.make_layout((1, *cta_layout.shape)),
@@ -341,7 +353,7 @@ class Sm90Gemm(GemmKernelBase):
             epilogue_barrier = pipeline.NamedBarrier(
                 barrier_id=EPILOGUE_BARRIER_ID, num_threads=CONSUMER_WARPGROUPS * WARPGROUP
             )
-            if cutlass.const_expr(self.aliased):
+            if cutlass.const_expr(self.aliased and self._test_mutation != "no-epilogue-barrier"):
                 # C staging overlays the operand stages: both warpgroups' WGMMAs must be done
                 epilogue_barrier.arrive_and_wait()
             r2s = self.make_epilogue_copy(tiled_mma, self.c_major, c_dtype)
