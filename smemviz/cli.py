@@ -143,13 +143,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser(
         "check",
-        help="exit 1 if the layout does not fit or breaks a hardware rule",
+        help="exit 1 if the layout (or a captured kernel) does not fit or breaks a rule",
         description="Check the layout against an architecture's SMEM and TMEM capacity "
-        "and the lint rules (docs/lint.md); print the occupancy.",
+        "and the lint rules (docs/lint.md); print the occupancy. FILE.py:FUNCTION captures "
+        "the kernel FUNCTION compiles and checks it as well, its ordering included: every "
+        "finding is printed, and every alias with the edge that orders it (docs/ordering.md).",
         epilog=_EPILOG,
     )
     common(check)
     check.add_argument("--strict", action="store_true", help="exit 1 on lint warnings too")
+    check.add_argument("--kernel", help="FILE.py:FUNCTION only: which kernel, when it compiles several")
     occupancy_options(check)
     capture_options(sub)
     return parser
@@ -355,22 +358,61 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-def _cmd_capture(args: argparse.Namespace, out: TextIO) -> int:
-    """``smemviz capture FILE.py:FUNCTION``: its own loading (a Python file, not a layout)."""
+# a capture target, FILE.py:FUNCTION (a layout file or MODULE:NAME never ends its path in .py)
+_KERNEL_TARGET = re.compile(r"^.+\.py:[A-Za-z_][\w.]*$")
+
+
+def _captured(target: str, arch: str | None, kernel: str | None) -> Any:
+    """The plans of the kernel ``FILE.py:FUNCTION`` compiles, captured; or the exit status
+    (an int) once the reason is on stderr."""
     from .sources.capture import CaptureError
     from .sources.capture._cli import CaptureTargetError, capture_call, load_function, pick
 
     try:
-        fn = load_function(args.target)
+        fn = load_function(target)
     except CaptureTargetError as exc:
         return _fail(str(exc), EXIT_BAD_INPUT)
     try:
-        cap = capture_call(fn, args.arch)
-        layouts = pick(cap, args.kernel)
+        return pick(capture_call(fn, arch), kernel)
     except CaptureError as exc:
-        return _fail(f"{args.target}: {exc}", EXIT_DOES_NOT_FIT)
+        return _fail(f"{target}: {exc}", EXIT_DOES_NOT_FIT)
     except Exception as exc:  # the kernel's own error while tracing: shown as it is, no plan
-        return _fail(f"{args.target} raised {type(exc).__name__}: {exc}", EXIT_DOES_NOT_FIT)
+        return _fail(f"{target} raised {type(exc).__name__}: {exc}", EXIT_DOES_NOT_FIT)
+
+
+def _cmd_check_kernel(args: argparse.Namespace, out: TextIO) -> int:
+    """``smemviz check FILE.py:FUNCTION``: capture the kernel, then print its capacity, every
+    finding (ordering included, infos too) and every alias with its edge; errors (and, with
+    ``--strict``, warnings) go to stderr and exit 1."""
+    layouts = _captured(args.file, args.arch, args.kernel)
+    if isinstance(layouts, int):
+        return layouts
+    from .analysis.ordering import check_ordering
+
+    name = shown(args.file)
+    failed = 0
+    for plan in layouts:
+        arch = plan.resolved_arch(args.arch)
+        if arch is None:
+            return _fail(f"{name}: no architecture to check against; pass --arch (e.g. --arch sm_90a)", EXIT_BAD_INPUT)
+        result = plan.capacity(arch)
+        failed += not result.fits
+        (out if result.fits else sys.stderr).write(f"{name}: {shown(result.message())}\n")
+        for finding in lint(plan, arch, ignore=("capacity",)):
+            bad = finding.severity == "error" or (args.strict and finding.severity == "warning")
+            failed += bad
+            (sys.stderr if bad else out).write(f"{name}: {shown(finding.line())}\n")
+        if plan.ordering is not None:
+            for alias in check_ordering(plan.ordering).aliases:
+                out.write(f"{name}: alias {shown(alias.line())}\n")
+    return EXIT_DOES_NOT_FIT if failed else EXIT_OK
+
+
+def _cmd_capture(args: argparse.Namespace, out: TextIO) -> int:
+    """``smemviz capture FILE.py:FUNCTION``: its own loading (a Python file, not a layout)."""
+    layouts = _captured(args.target, args.arch, args.kernel)
+    if isinstance(layouts, int):
+        return layouts
     from .analysis import analyse
 
     judged = [analyse(p, args.arch) for p in layouts]
@@ -409,6 +451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ._export._render_service import use_render_service
 
         use_render_service()
+    if args.command == "check" and _KERNEL_TARGET.match(args.file):
+        return _cmd_check_kernel(args, sys.stdout)
     if args.command == "capture":
         try:
             return _cmd_capture(args, sys.stdout)
