@@ -224,7 +224,7 @@ def _all_events(model: m.OrderingModel) -> list[m.Event]:
 
     def walk(steps: tuple[m.Step, ...]) -> None:
         for s in steps:
-            if isinstance(s, m.Loop):
+            if isinstance(s, (m.Loop, m.When)):
                 walk(s.body)
             else:
                 out.append(s)

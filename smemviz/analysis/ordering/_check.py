@@ -30,6 +30,8 @@ def _loops(steps: tuple[m.Step, ...]) -> list[m.Loop]:
         if isinstance(s, m.Loop):
             out.append(s)
             out += _loops(s.body)
+        elif isinstance(s, m.When):
+            out += _loops(s.body)
     return out
 
 

@@ -44,8 +44,10 @@ class _Cursor:
     stages: int
     index: int
     phase: int
+    count: int = 0  # how many times it advanced
 
     def advance(self) -> None:
+        self.count += 1
         self.index += 1
         if self.index >= self.stages:
             self.index = 0
@@ -60,6 +62,7 @@ class _Unroller:
         self.cursors: dict[tuple[str, str, str], _Cursor] = {}
         self.ops: list[Op] = []
         self.iters: tuple[tuple[str, int], ...] = ()
+        self.counts: dict[str, int] = {}  # loop id -> its count (before any at_most)
         self.unread: list[str] = []
 
     def cursor(self, pipeline: str, side: str, state: str = "") -> _Cursor:
@@ -88,6 +91,9 @@ class _Unroller:
             if isinstance(step, m.Loop):
                 self.loop(step)
                 continue
+            if isinstance(step, m.When):
+                self.when(step)
+                continue
             try:
                 self.event(step)
             except KeyError as exc:  # a pipeline or region the model does not declare
@@ -95,11 +101,29 @@ class _Unroller:
 
     def loop(self, loop: m.Loop) -> None:
         count = loop.trips if loop.trips is not None else self.trips.get(loop.id, 1)
+        self.counts.setdefault(loop.id, count)
+        if loop.at_most is not None:
+            count = min(count, max(loop.at_most, 0))
         outer = self.iters
         for i in range(count):
             self.iters = (*outer, (loop.id, i))
             self.run(loop.body)
         self.iters = outer
+
+    def when(self, w: m.When) -> None:
+        """Run the block if the state's count is below the loop's count (plus ``plus``)."""
+        count = self.counts.get(w.loop, self.trips.get(w.loop))
+        if count is None:
+            self.unread.append(f"a block guarded by loop {w.loop!r}'s count, which is not known there (at {w.site})")
+            self.run(w.body)
+            return
+        try:
+            cur = self.cursor(w.pipeline, w.side, w.state)
+        except KeyError as exc:
+            self.unread.append(f"{exc.args[0]} (at {w.site})")
+            return
+        if cur.count < count + w.plus:
+            self.run(w.body)
 
     def event(self, e: m.Event) -> None:  # noqa: C901 - one branch per event type
         if isinstance(e, m.PipelineOp):
@@ -132,6 +156,8 @@ class _Unroller:
         stage: int | None
         if isinstance(e.stage, str):
             stage = self.cursor_of(e.stage, e.state).index
+        elif e.stage is None and e.rotation is not None:
+            stage = self.rotated(e, e.rotation)
         else:
             stage = e.stage
         barrier_name = e.barrier if e.barrier is not None else (e.stage if isinstance(e.stage, str) else None)
@@ -143,10 +169,22 @@ class _Unroller:
             tx = size * e.multicast
         self.emit("access", e, stage=stage, barrier=barrier, tx=tx)
 
+    def rotated(self, e: m.Access, rot: m.Rotation) -> int | None:
+        trip = dict(self.iters).get(rot.loop)
+        if trip is None:
+            self.unread.append(f"{e.kind} at {e.site}: its slot counts trips of loop {rot.loop!r}, which it is not in")
+            return None
+        return (trip * rot.per_trip + rot.offset) % max(self.model.region(e.region).stages, 1)
+
     def pipeline_op(self, e: m.PipelineOp) -> None:
         p = self.model.pipeline(e.pipeline)
         if e.op in ("producer_advance", "consumer_advance"):
             self.cursor(p.name, e.op.split("_")[0], e.state).advance()
+            return
+        if e.op in ("producer_snapshot", "consumer_snapshot"):
+            side = e.op.split("_")[0]
+            src = self.cursor(p.name, side, e.source)
+            self.cursors[(p.name, side, e.state)] = _Cursor(src.stages, src.index, src.phase, src.count)
             return
         side = "producer" if e.op.startswith("producer") else "consumer"
         cur = self.cursor(p.name, side, e.state)

@@ -31,6 +31,7 @@ _CLASSES: dict[str, type] = {
         _model.PipelineOp,
         _model.RegionSpan,
         _model.RoleProgram,
+        _model.Rotation,
         _model.StateSpec,
         _model.Tcgen05Commit,
         _model.Tcgen05Wait,
@@ -39,6 +40,7 @@ _CLASSES: dict[str, type] = {
         _model.TmemRelinquish,
         _model.WaitGroup,
         _model.WarpRole,
+        _model.When,
     )
 }
 

@@ -31,6 +31,7 @@ __all__ = [
     "PipelineOp",
     "RegionSpan",
     "RoleProgram",
+    "Rotation",
     "StateSpec",
     "Step",
     "Tcgen05Commit",
@@ -40,6 +41,7 @@ __all__ = [
     "TmemRelinquish",
     "WaitGroup",
     "WarpRole",
+    "When",
 ]
 
 # the meta key under which a tracer notes what it could not read: the checker reports each
@@ -188,10 +190,22 @@ class RegionSpan:
 # ---- events: each carries its call site; role and loop come from where it sits
 
 
+@dataclass(frozen=True)
+class Rotation:
+    """A slot index counted by a loop: at trip ``t`` of loop ``loop`` the access takes slot
+    ``(t * per_trip + offset) % stages`` (a rotating epilogue buffer indexed by how many
+    tiles the role has done, ``(tiles_done * epi_tiles + i) % stages``)."""
+
+    loop: str
+    per_trip: int
+    offset: int = 0
+
+
 @dataclass(frozen=True, kw_only=True)
 class Access:
     """A read or write of a region. ``stage``: a fixed slot, a pipeline's name (the slot
-    the role's state of that pipeline points at), or None (the whole region).
+    the role's state of that pipeline points at), or None (the whole region, or the slot
+    ``rotation`` gives when it is set).
     ``bytes`` is what moves (TMA box bytes; None: the slot), ``barrier`` the pipeline
     whose full barrier a TMA load completes on, ``multicast`` the CTAs it lands in;
     ``state`` the role's state object the slot index comes from (see ``PipelineOp``)."""
@@ -205,6 +219,7 @@ class Access:
     bytes: int | None = None
     barrier: str | None = None
     multicast: int = 1
+    rotation: Rotation | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -214,13 +229,18 @@ class PipelineOp:
     ``arrivals``: how many arrivals it makes as traced (None: what the group
     declares). ``state``: which of the role's ``PipelineState`` objects it takes, where
     a role keeps more than one per side (a WGMMA consumer releasing one stage behind
-    the one it reads)."""
+    the one it reads).
+
+    ``producer_snapshot`` / ``consumer_snapshot`` make ``state`` a copy of the role's state
+    ``source`` as it is now (a resource handle: ``handle = consumer.wait_and_advance()``
+    keeps the stage it was acquired at; ``handle.release()`` then takes that stage)."""
 
     op: str
     pipeline: str
     site: CallSite
     arrivals: int | None = None
     state: str = ""
+    source: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -324,14 +344,32 @@ Event = (
 @dataclass(frozen=True)
 class Loop:
     """A loop in a role's program. Loops with one ``id`` share one trip count, also
-    across roles (the same K-tile count); ``trips`` None: known only at run time."""
+    across roles (the same K-tile count); ``trips`` None: known only at run time.
+    ``at_most``: this loop runs ``min(at_most, count)`` trips of its id's count (a
+    prefetch of at most as many tiles as there are stages)."""
 
     id: str
     trips: int | None
     body: tuple[Step, ...]
+    at_most: int | None = None
 
 
-Step = Event | Loop
+@dataclass(frozen=True)
+class When:
+    """A block that runs only while the role's ``state`` of a pipeline ``side`` has
+    advanced fewer times than loop ``loop``'s count plus ``plus`` (``if
+    producer_state.count < k_tile_cnt``: a refill that stops once every tile is loaded)."""
+
+    pipeline: str
+    side: Literal["producer", "consumer"]
+    loop: str
+    body: tuple[Step, ...]
+    state: str = ""
+    plus: int = 0
+    site: CallSite | None = None
+
+
+Step = Event | Loop | When
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ Loop ids name one loop each: two sibling loops need two ids.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import _model as m
 
@@ -18,10 +18,14 @@ __all__ = ["Context", "LoopInfo", "contexts", "programs_from_trace"]
 
 @dataclass(frozen=True)
 class LoopInfo:
-    """A loop an event sits in: its id and trip count (None: known only at run time)."""
+    """A loop an event sits in: its id and trip count (None: known only at run time).
+    With ``guard`` set it is no loop but a conditional block (``guard`` with an empty
+    body; ``id`` tells two such blocks apart); ``at_most`` is the loop's own cap."""
 
     id: str
     trips: int | None
+    guard: m.When | None = None
+    at_most: int | None = None
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,9 @@ def contexts(model: m.OrderingModel) -> Iterator[tuple[m.Event, Context]]:
     ) -> Iterator[tuple[m.Event, Context]]:
         for s in steps:
             if isinstance(s, m.Loop):
-                yield from walk(s.body, role, (*loops, LoopInfo(s.id, s.trips)))
+                yield from walk(s.body, role, (*loops, LoopInfo(s.id, s.trips, at_most=s.at_most)))
+            elif isinstance(s, m.When):
+                yield from walk(s.body, role, loops)
             else:
                 yield s, Context(s.site, role, loops)
 
@@ -67,7 +73,11 @@ def _nest(records: list[tuple[m.Event, tuple[LoopInfo, ...]]], depth: int) -> tu
         j = i
         while j < len(records) and len(records[j][1]) > depth and records[j][1][depth] == head:
             j += 1
-        out.append(m.Loop(head.id, head.trips, _nest(records[i:j], depth + 1)))
+        body = _nest(records[i:j], depth + 1)
+        if head.guard is not None:
+            out.append(replace(head.guard, body=body))
+        else:
+            out.append(m.Loop(head.id, head.trips, body, head.at_most))
         i = j
     return tuple(out)
 

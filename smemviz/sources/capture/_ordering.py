@@ -30,13 +30,17 @@ from ._ordering_ir import (
     block_dim,
     condition_threads,
     const_value,
+    count_value,
     defining_op,
+    encloses,
+    guard_terms,
     loop_bounds,
     plain_values,
     pointer_offset,
     raw_value,
     same_value,
 )
+from ._tmem_views import tmem_regions
 
 __all__ = ["UNREAD", "build_ordering", "unread_model"]
 
@@ -88,6 +92,10 @@ class _Builder:
         self.loop_ops: list[Any] = []
         self.loop_depth: dict[int, int] = {}  # loop uid -> how many loops lie around it
         self.spans: dict[str, m.RegionSpan] = {}
+        self.guard_cache: list[tuple[Any, tuple[int, Any] | None]] = []  # if op -> (state key, bound)
+        self.groups: list[tuple[Any, str, int]] = []  # (upper value, shared loop id, its first trip's start)
+        self.tmem = tmem_regions(trace.regions)  # TMEM views by placement: their columns, read from the IR
+        self.spans.update({s.name: s for s in self.tmem.spans})
 
     # -- threads and roles ---------------------------------------------------------------
 
@@ -99,12 +107,32 @@ class _Builder:
         self.cond_cache.append((op, threads))
         return threads
 
+    def guard(self, op: Any) -> tuple[int, Any] | None:
+        """``(state key, bound)`` when the run-time part of an ``if`` is ``state.count < bound``."""
+        for seen, found in self.guard_cache:
+            if seen == op:
+                return found
+        found = None
+        try:
+            terms = guard_terms(op, self.threads)
+        except Exception:
+            terms = None
+        if terms is not None and len(terms) == 1:
+            _, lhs, bound = terms[0]
+            lhs = count_value(lhs)[1]
+            key = next((k for v, k in self.trace.counts if k is not None and same_value(v, lhs)), None)
+            found = (key, bound) if key is not None else None
+        self.guard_cache.append((op, found))
+        return found
+
     def event_threads(self, raw: RawEvent) -> frozenset[int]:
         out = frozenset(range(self.threads))
         for op, arm in raw.ctx.ifs:
             held = self.cond(op)
             if held is not None:
                 out &= held.arm(arm)
+            if arm == 0 and (held is None or held.partial) and self.guard(op) is not None:
+                continue  # a guard on a state's count: the model keeps it (see ``loop_infos``)
             if (held is None or held.partial) and raw.event is not None and not isinstance(raw.event, m.Access):
                 # an access taken as made when it is not can only add findings; a sync taken
                 # as made when it is not could order what the kernel leaves unordered: say so
@@ -145,15 +173,25 @@ class _Builder:
                 self.loop_depth[index] = depth
             bounds = loop_bounds(op)
             infos.append(LoopInfo(f"#{index}", bounds.trips))
-        return tuple(infos)
+        keyed = [((d, 1), info) for d, info in enumerate(infos)]
+        for op, arm in raw.ctx.ifs:
+            if arm != 0 or self.guard(op) is None:
+                continue
+            gi = next(i for i, (seen, _) in enumerate(self.guard_cache) if seen == op)
+            depth = sum(1 for loop in raw.ctx.loops if encloses(loop, op))
+            placeholder = m.When(pipeline="", side="producer", loop=f"?{gi}", body=())
+            keyed.append(((depth, 0), LoopInfo(f"when#{gi}", None, guard=placeholder)))
+        keyed.sort(key=lambda k: k[0])
+        return tuple(info for _, info in keyed)
 
-    def loop_plan(self) -> dict[str, tuple[str, int]]:
-        """Loop uid -> (shared id, iterations written out in front) for run-time counts."""
-        groups: list[tuple[Any, list[tuple[int, int]]]] = []  # (upper value, [(uid, lower)])
-        plan: dict[str, tuple[str, int]] = {}
+    def loop_plan(self) -> dict[str, tuple[str, int, int | None]]:
+        """Loop uid -> (shared id, iterations written out in front, its cap on the rest) for
+        run-time counts. A loop up to ``min(c, k)`` shares ``k``'s id, capped."""
+        groups: list[tuple[Any, list[tuple[int, int, int | None]]]] = []  # (upper value, [(uid, lower, cap)])
+        plan: dict[str, tuple[str, int, int | None]] = {}
         whiles = [i for i, op in enumerate(self.loop_ops) if op.name == "scf.while" and not self.loop_depth.get(i)]
         for i in whiles:
-            plan[f"#{i}"] = ("tiles", 0)
+            plan[f"#{i}"] = ("tiles", 0, None)
         if len(whiles) > 1:
             self.notes.append(
                 f"the {len(whiles)} outermost while loops (a persistent kernel's tile loops, one per role) "
@@ -164,29 +202,37 @@ class _Builder:
             if b.trips is not None or i in whiles:
                 continue
             if op.name != "scf.for":
-                plan[f"#{i}"] = (f"loop{i}", 0)
+                plan[f"#{i}"] = (f"loop{i}", 0, None)
                 self.notes.append(f"loop #{i}: a while loop inside another loop; its count is read as its own")
                 continue
             if b.step != 1 or b.lower is None or b.upper_value is None:
-                plan[f"#{i}"] = (f"loop{i}", 0)
+                plan[f"#{i}"] = (f"loop{i}", 0, None)
                 self.notes.append(f"loop #{i}: its trip count is not a run-time bound from a constant start by step 1")
                 continue
             for upper, members in groups:
                 if same_value(upper, b.upper_value):
-                    members.append((i, b.lower))
+                    members.append((i, b.lower, b.cap))
                     break
             else:
-                groups.append((b.upper_value, [(i, b.lower)]))
+                groups.append((b.upper_value, [(i, b.lower, b.cap)]))
         if len(groups) > 1:
             how = ", ".join(f"k{g}: {_bound_text(upper)}" for g, (upper, _) in enumerate(groups))
             self.notes.append(
                 f"loops with run-time counts capture could not relate to one another ({how}); "
                 "the check tries them apart, so some of its cases may never occur"
             )
-        for g, (_, members) in enumerate(groups):
-            base = max(lower for _, lower in members)
-            for i, lower in members:
-                plan[f"#{i}"] = (f"k{g}" if len(groups) > 1 else "k", base - lower)
+        self.groups = []
+        for g, (upper, members) in enumerate(groups):
+            base = max(lower for _, lower, _ in members)
+            shared = f"k{g}" if len(groups) > 1 else "k"
+            self.groups.append((upper, shared, base))
+            for i, lower, cap in members:
+                at_most = None
+                if cap is not None:
+                    at_most = cap - base
+                    if cap < base:
+                        self.notes.append(f"loop #{i}: at most {cap} trips, fewer than the {base} written out in front")
+                plan[f"#{i}"] = (shared, base - lower, at_most)
         return plan
 
     # -- accesses -----------------------------------------------------------------------------
@@ -208,7 +254,11 @@ class _Builder:
             return None
         stage: int | str | None = None
         state = ""
-        if span.stages > 1:
+        offset, size = 0, None
+        inner = self.tmem.of.get(id(view)) if view.memory == "tmem" else None
+        if inner is not None and (inner[1] or inner[2] != span.size):
+            offset, size = inner[1], inner[2]  # a view inside a region: its own columns of it
+        elif span.stages > 1:
             last = _last_coord(coord)
             if last is not None and last != "?":
                 stage = int(last)
@@ -232,12 +282,16 @@ class _Builder:
             site=site,
             stage=stage,
             state=state,
-            bytes=a.bytes if a.kind == "tma_load" else None,
+            offset=offset,
+            bytes=size if size is not None else (a.bytes if a.kind == "tma_load" else None),
             barrier=a.barrier,
             multicast=a.multicast,
         )
 
     def span(self, view: RegionView) -> m.RegionSpan | None:
+        if view.memory == "tmem":
+            placed = self.tmem.of.get(id(view))
+            return self.spans.get(placed[0]) if placed is not None else None
         if view.name in self.spans:
             return self.spans[view.name]
         if view.alloca is None or view.size is None:
@@ -392,10 +446,16 @@ class _Builder:
 
     def peel(self, programs: tuple[m.RoleProgram, ...]) -> tuple[m.RoleProgram, ...]:
         plan = self.loop_plan()
+        states = self.state_pipelines()
 
         def walk(steps: tuple[m.Step, ...]) -> tuple[m.Step, ...]:
             out: list[m.Step] = []
             for s in steps:
+                if isinstance(s, m.When):
+                    body = walk(s.body)
+                    when = self.resolve_guard(s, body, states)
+                    out += [when] if when is not None else list(body)
+                    continue
                 if not isinstance(s, m.Loop):
                     out.append(s)
                     continue
@@ -403,13 +463,53 @@ class _Builder:
                 if s.trips is not None or s.id not in plan:
                     out.append(m.Loop(s.id, s.trips, body))
                     continue
-                shared, ahead = plan[s.id]
+                shared, ahead, at_most = plan[s.id]
                 for _ in range(ahead):
                     out += list(body)
-                out.append(m.Loop(shared, None, body))
+                out.append(m.Loop(shared, None, body, at_most))
             return tuple(out)
 
         return tuple(replace(p, body=walk(p.body)) for p in programs)
+
+    def resolve_guard(
+        self, w: m.When, body: tuple[m.Step, ...], states: dict[int, list[tuple[str, str]]]
+    ) -> m.When | None:
+        """The guard's state and loop, read once the loops are planned; None (and a note)
+        when its bound is no loop's count or its state serves more than one pipeline side."""
+        op, found = self.guard_cache[int(w.loop[1:])]
+        assert found is not None
+        key, bound = found
+        group = next((g for g in self.groups if same_value(g[0], count_value(bound)[1])), None)
+        pairs = states.get(key, [])
+        sites = ", ".join(dict.fromkeys(str(e.site) for e in _events_of(body)))
+        if group is None or len(pairs) != 1:
+            why = "no loop's count" if group is None else "a state used on more than one pipeline side"
+            self.notes.append(
+                f"a branch on a pipeline state's count (around {sites}) compares with {why}; its block is taken as run on every pass"
+            )
+            return None
+        pipeline, side = pairs[0]
+        name = self.trace.states[key][0] if key in self.trace.states else ""
+        first = next(iter(_events_of(body)), None)
+        return m.When(
+            pipeline=pipeline,
+            side=side,  # type: ignore[arg-type]
+            loop=group[1],
+            body=body,
+            state=name,
+            plus=group[2],
+            site=first.site if first is not None else None,
+        )
+
+
+def _events_of(steps: tuple[m.Step, ...]) -> list[m.Event]:
+    out: list[m.Event] = []
+    for s in steps:
+        if isinstance(s, (m.Loop, m.When)):
+            out += _events_of(s.body)
+        else:
+            out.append(s)
+    return out
 
 
 def _bound_text(value: Any) -> str:

@@ -99,6 +99,9 @@ class OrderingTrace:
     named: dict[str, m.NamedBarrier] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     indices: list[tuple[Any, int | None]] = field(default_factory=list)  # (a state's index value, its state key)
+    counts: list[tuple[Any, int | None]] = field(default_factory=list)  # (a state's count value, its state key)
+    snapshots: dict[int, str] = field(default_factory=dict)  # id(a handle's PipelineState) -> the handle's name
+    snapshot_names: set[str] = field(default_factory=set)
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -332,7 +335,7 @@ def _state_name(t: OrderingTrace, state: Any) -> tuple[str, int | None]:
     each loop-carried state, so the variable names it across loops), else its own."""
     if state is None:
         return "", None
-    held = _variable_of(state)
+    held = t.snapshots.get(id(state)) or _variable_of(state)
     if held is not None:
         key = hash(("state", held))
         t.states.setdefault(key, (held, state))
@@ -354,7 +357,7 @@ def _note_op(
     spec = found[0]
     state = _arg(args, kwargs, 0, "state")
     name, sid = _state_name(t, state)
-    if state is not None and _variable_of(state) is None and op in PIPELINE_OPS:
+    if state is not None and id(state) not in t.snapshots and _variable_of(state) is None and op in PIPELINE_OPS:
         t.notes.append(
             f"{op} on {spec.name!r} at {site}: its PipelineState is held by no kernel variable (a "
             "PipelineProducer / PipelineConsumer or a resource handle keeps it), so the stage it takes "
@@ -373,9 +376,9 @@ def _note_op(
     _add(t, m.PipelineOp(op=op, pipeline=spec.name, site=site, state=name), scale=_scale(spec.kind, op), state=sid)
 
 
-def _index_wrapper(orig: Any) -> Any:
-    """``PipelineState.index``: the value it gives is remembered, so a slice indexed by it
-    is known to take that state's stage."""
+def _index_wrapper(orig: Any, what: str = "index") -> Any:
+    """``PipelineState.index`` (``count``): the value it gives is remembered, so a slice
+    indexed by it is known to take that state's stage (a branch on it, that state's count)."""
     getter = orig.fget
 
     @functools.wraps(getter)
@@ -384,16 +387,22 @@ def _index_wrapper(orig: Any) -> Any:
         for t in _traces() if not _INSIDE.get() else ():
             try:
                 _, key = _state_name(t, self)
-                t.indices.append((raw_value(result), key))
+                (t.indices if what == "index" else t.counts).append((raw_value(result), key))
             except Exception as e:  # never let recording break the kernel
-                t.notes.append(f"a PipelineState.index: {type(e).__name__}: {e}")
+                t.notes.append(f"a PipelineState.{what}: {type(e).__name__}: {e}")
         return result
 
     return property(get, orig.fset, orig.fdel, orig.__doc__)
 
 
-# where cutlass.pipeline's participants keep their PipelineState (name-mangled private attributes)
-_PARTICIPANT_STATES = ("_PipelineProducer__state", "_PipelineConsumer__state")
+# where cutlass.pipeline's participants keep their PipelineState (name-mangled private attributes),
+# and where a resource handle keeps the copy it was acquired with
+_PARTICIPANT_STATES = (
+    "_PipelineProducer__state",
+    "_PipelineConsumer__state",
+    "_ImmutableResourceHandle__immutable_state",
+)
+_PARTICIPANT_PIPELINES = {"producer": "_PipelineProducer__pipeline", "consumer": "_PipelineConsumer__pipeline"}
 
 
 def _variable_of(obj: Any) -> str | None:
@@ -448,6 +457,45 @@ def _advance_wrapper(orig: Any) -> Any:
         return result
 
     return wrapper
+
+
+def _handle_wrapper(side: str) -> Callable[[Any], Any]:
+    """``PipelineProducer.acquire`` / ``PipelineConsumer.wait`` / ``current_handle``: the
+    handle they return keeps a copy of the participant's state as it is now. The pipeline
+    call inside is recorded on its own; this records the copy, named after the variable
+    the kernel assigns the handle to, so the handle's later calls and indices take it."""
+
+    def make(orig: Any) -> Any:
+        @functools.wraps(orig)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            result = orig(self, *args, **kwargs)
+            for t in _traces() if not _INSIDE.get() else ():
+                try:
+                    _note_snapshot(t, side, self, result)
+                except Exception as e:  # never let recording break the kernel
+                    t.notes.append(f"a pipeline resource handle: {type(e).__name__}: {e}")
+            return result
+
+        return wrapper
+
+    return make
+
+
+def _note_snapshot(t: OrderingTrace, side: str, participant: Any, handle: Any) -> None:
+    site = _site()
+    found = t.pipelines.get(id(getattr(participant, _PARTICIPANT_PIPELINES[side], None)))
+    copy = getattr(handle, "_ImmutableResourceHandle__immutable_state", None)
+    source = getattr(participant, f"_Pipeline{side.capitalize()}__state", None)
+    if found is None or copy is None or source is None:
+        _add(t, None, unread=f"a resource handle made at {site} on a pipeline or state capture did not see")
+        return
+    src_name, _ = _state_name(t, source)
+    name = _outer_assigned() or f"handle@{site}"
+    t.snapshots[id(copy)] = name
+    t.snapshot_names.add(name)
+    t.states.setdefault(hash(("state", name)), (name, copy))
+    op = m.PipelineOp(op=f"{side}_snapshot", pipeline=found[0].name, site=site, state=name, source=src_name)
+    _add(t, op)
 
 
 def _site_outer() -> m.CallSite:
@@ -637,7 +685,13 @@ def _record_gemm(
     else:
         return
     for operand in (a, b):
-        if _memory(operand) == "smem" or "desc" in str(getattr(operand, "type", "")).lower() or _smem_desc(operand):
+        if read == "umma_read" and _memory(operand) == "tmem":  # an A operand in TMEM (P in place of S)
+            _add(
+                t,
+                m.Access(kind=read, region="", site=site),
+                access=RawAccess(read, _value(operand), None, 1, None, None, "tmem"),
+            )
+        elif _memory(operand) == "smem" or "desc" in str(getattr(operand, "type", "")).lower() or _smem_desc(operand):
             _add(
                 t,
                 m.Access(kind=read, region="", site=site),
@@ -770,7 +824,13 @@ def ordering_targets() -> list[tuple[Any, str, Callable[[Any], Any]]]:
             if op in cls.__dict__:
                 out.append((cls, op, _op_wrapper(op)))
     out.append((helpers.PipelineState, "advance", _advance_wrapper))
+    for cls_name, side in (("PipelineProducer", "producer"), ("PipelineConsumer", "consumer")):
+        cls = getattr(pipeline, cls_name, None)
+        for meth in ("acquire", "wait", "current_handle"):
+            if cls is not None and meth in cls.__dict__:
+                out.append((cls, meth, _handle_wrapper(side)))
     out.append((helpers.PipelineState, "index", _index_wrapper))
+    out.append((helpers.PipelineState, "count", lambda orig: _index_wrapper(orig, "count")))
     out.append((cute, "make_tensor", _make_tensor_wrapper))
     out.append((struct._MemRangeData, "get_tensor", _guarded(_get_tensor_record)))
     out.append((cute, "copy", _guarded(_record_copy)))
@@ -801,6 +861,8 @@ def ordering_targets() -> list[tuple[Any, str, Callable[[Any], Any]]]:
         (arch, "alloc_tmem", _guarded(_simple(_tmem_alloc))),
         (arch, "dealloc_tmem", _guarded(_simple(_tmem_dealloc))),
         (arch, "relinquish_tmem_alloc_permit", _guarded(_simple(lambda s, *a, **k: m.TmemRelinquish(site=s)))),
+        (arch, "fence_view_async_tmem_load", _guarded(_simple(lambda s, *a, **k: m.Tcgen05Wait(kind="ld", site=s)))),
+        (arch, "fence_view_async_tmem_store", _guarded(_simple(lambda s, *a, **k: m.Tcgen05Wait(kind="st", site=s)))),
         (warpgroup, "commit_group", _guarded(_simple(lambda s, *a, **k: m.CommitGroup(unit="wgmma", site=s)))),
         (warpgroup, "wait_group", _guarded(_simple(_wait_group("wgmma")))),
         (tcgen05, "commit", _guarded(_tc_commit)),

@@ -27,6 +27,8 @@ __all__ = [
     "const_value",
     "count_value",
     "defining_op",
+    "encloses",
+    "guard_terms",
     "raw_value",
     "same_value",
     "loop_bounds",
@@ -331,6 +333,7 @@ class LoopBounds:
     upper: int | None
     step: int | None
     upper_value: Any = None
+    cap: int | None = None  # the upper bound is min(cap, upper_value)
 
     @property
     def trips(self) -> int | None:
@@ -353,10 +356,18 @@ def count_value(value: Any) -> tuple[int | None, Any]:
     """A loop bound as a count: ``(constant, None)`` or ``(None, the run-time value)``.
     ``max(x, 0)`` is ``x`` (a count is never negative) and ``min(c, x)`` with ``c`` at most 1
     is ``c`` (the check runs every loop at least once)."""
+    fixed, value, _ = capped_count(value)
+    return fixed, value
+
+
+def capped_count(value: Any) -> tuple[int | None, Any, int | None]:
+    """As :func:`count_value`, and ``min(c, x)`` with a larger constant ``c`` read as ``x``
+    capped at ``c``: ``(None, x, c)``."""
+    cap: int | None = None
     for _ in range(8):
         fixed = const_value(value)
         if fixed is not None:
-            return fixed, None
+            return fixed, None, None
         op = defining_op(value)
         name = getattr(op, "name", None)
         if name in _PASS:
@@ -368,9 +379,13 @@ def count_value(value: Any) -> tuple[int | None, Any]:
                 value = op.operands[1] if a == 0 else op.operands[0]
                 continue
             if name == "arith.minsi" and ((a is not None and a <= 1) or (b is not None and b <= 1)):
-                return (a if a is not None and a <= 1 else b), None
+                return (a if a is not None and a <= 1 else b), None, None
+            if name == "arith.minsi" and cap is None and (a is None) != (b is None):
+                cap = a if a is not None else b
+                value = op.operands[1] if a is not None else op.operands[0]
+                continue
         break
-    return None, raw_value(value)
+    return None, raw_value(value), cap
 
 
 def loop_bounds(loop_op: Any) -> LoopBounds:
@@ -378,8 +393,54 @@ def loop_bounds(loop_op: Any) -> LoopBounds:
         return LoopBounds(None, None, None)
     lb, ub, step = loop_op.operands[0], loop_op.operands[1], loop_op.operands[2]
     lower, _ = count_value(lb)
-    upper, upper_value = count_value(ub)
-    return LoopBounds(lower, upper, const_value(step), upper_value)
+    upper, upper_value, cap = capped_count(ub)
+    return LoopBounds(lower, upper, const_value(step), upper_value, cap)
+
+
+def encloses(outer: Any, op: Any) -> bool:
+    """Whether ``op`` sits (at any depth) inside ``outer``'s regions."""
+    cur = getattr(op, "parent", None)
+    for _ in range(256):
+        if cur is None:
+            return False
+        cur = getattr(cur, "operation", cur)
+        if cur == outer:
+            return True
+        cur = getattr(cur, "parent", None)
+    return False
+
+
+def guard_terms(if_op: Any, threads: int) -> list[tuple[str, Any, Any]] | None:
+    """The parts of an ``if`` condition, a conjunction, that depend on more than the thread
+    index: each ``("slt", a, b)`` for ``a < b`` (signed). None when a part is anything else.
+    Parts on the thread index alone are left out: ``condition_threads`` reads them."""
+    with plain_values():
+        terms = [raw_value(if_op.operands[0])]
+        out: list[tuple[str, Any, Any]] = []
+        while terms:
+            v = terms.pop()
+            op = defining_op(v)
+            name = getattr(op, "name", None)
+            if name == "arith.andi" and str(op.results[0].type) == "i1":
+                terms += [raw_value(o) for o in op.operands]
+                continue
+            f = _compile(v)
+            if all(_maybe_call(f, t, threads) is not None for t in range(0, threads, 32)):
+                continue  # read from the thread index
+            if name != "arith.cmpi":
+                return None
+            try:
+                pred = _predicate_name(str(op.attributes["predicate"]))
+            except _Unknown:
+                return None
+            a, b = raw_value(op.operands[0]), raw_value(op.operands[1])
+            if pred in ("slt", "ult"):
+                out.append(("slt", a, b))
+            elif pred in ("sgt", "ugt"):
+                out.append(("slt", b, a))
+            else:
+                return None
+        return out
 
 
 # -- pointers ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.cutlass, pytest.mark.slow]
 
 from smemviz.analysis.ordering import check_ordering  # noqa: E402
 from smemviz.kernel._compile import compile_host  # noqa: E402
-from smemviz.layout.ordering import Access, Loop, PipelineOp  # noqa: E402
+from smemviz.layout.ordering import Access, Loop, PipelineOp, When  # noqa: E402
 from smemviz.sources.capture import capture  # noqa: E402
 
 from .cutlass_examples import EXAMPLES, examples_dir, load  # noqa: E402
@@ -30,7 +30,7 @@ def _captured(name: str):
 
 def _events(steps):
     for s in steps:
-        if isinstance(s, Loop):
+        if isinstance(s, (Loop, When)):
             yield from _events(s.body)
         else:
             yield s
@@ -73,7 +73,18 @@ def test_persistent_gemm_has_no_barrier_error_and_names_what_it_cannot_read(pers
     assert any("stage of 'sC'" in m and "run-time index" in m for m in infos)
 
 
-def test_dense_gemm_names_its_run_time_guard(dense):
+def _errors(report) -> list[str]:
+    return [f.message for f in report.findings.errors if f.rule == "unordered-alias" or f.rule.startswith("mbarrier-")]
+
+
+def _walk(steps):
+    for s in steps:
+        yield s
+        if isinstance(s, (Loop, When)):
+            yield from _walk(s.body)
+
+
+def test_dense_gemm_reads_its_refill_guard_and_prefetch_cap(dense):
     model = dense.ordering
     roles = {p.role.name: p for p in model.programs}
     assert set(roles) == {"warp 0", "warps 1-3"}
@@ -81,8 +92,16 @@ def test_dense_gemm_names_its_run_time_guard(dense):
     others = [e for e in _events(roles["warps 1-3"].body) if isinstance(e, PipelineOp)]
     assert any(e.op == "producer_acquire" for e in warp0)
     assert not any(e.op == "producer_acquire" for e in others)  # `if warp_idx == 0 and ...` splits the roles
+    # the refill inside the consumer loop: `if ... producer_state.count < k_tile_cnt`
+    (guard,) = [s for s in _walk(roles["warp 0"].body) if isinstance(s, When)]
+    assert (guard.pipeline, guard.side, guard.state) == ("mainloop_pipeline", "producer", "mainloop_producer_state")
+    assert any(isinstance(e, PipelineOp) and e.op == "producer_acquire" for e in _events(guard.body))
+    # the prefetch runs min(stages, k) trips: one written out, the rest capped at stages - 1, on k's count
+    prefetch = next(s for s in roles["warp 0"].body if isinstance(s, Loop))
+    stages = model.pipeline("mainloop_pipeline").stages
+    assert prefetch.at_most == stages - 1 and guard.loop == prefetch.id and guard.plus == 1
     report = check_ordering(model)
-    infos = _infos(report)
-    guard = next(e.site for e in warp0 if e.op == "producer_acquire" and e.site.line > 800)
-    assert any(f"producer_acquire at {guard}" in m and "run-time values" in m for m in infos)
-    assert any("could not relate" in m for m in infos)
+    assert not _errors(report), report.text()
+    assert not [m for m in _infos(report) if m.startswith("ordering not read")], report.text()
+    edges = {(a.earlier, a.later): a for a in report.aliases}
+    assert set(edges) == {("sA", "sC")} and edges[("sA", "sC")].ordered, report.text()
