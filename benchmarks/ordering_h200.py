@@ -49,11 +49,14 @@ def _started(proc: subprocess.Popen) -> subprocess.Popen:
 
 
 def _compiled(mutation: str | None):
+    from cutlass.cutlass_dsl import CuTeDSL
+
     from smemviz.kernel._compile import compile_host
     from smemviz.kernel.gemm import GemmConfig, gemm_layout
     from smemviz.kernel.gemm._host import _fake_operands
     from smemviz.kernel.gemm._sm90 import Sm90Gemm
 
+    CuTeDSL._get_dsl().envar.no_cache = True  # each variant traced afresh, never served from a cache
     config = GemmConfig(alias_epilogue=True, arch="sm_90a")
     layout = gemm_layout(config)
     kernel = Sm90Gemm(layout, _test_mutation=mutation)
@@ -84,6 +87,7 @@ def part_alias(args, log) -> dict:
     layout, clean = _compiled(None)
     _, mutated = _compiled(ALIAS_MUTATION)
     out["stages"] = layout.stages
+    out["ptx_differs"] = clean.ptx != mutated.ptx
     out["compile_s"] = round(time.perf_counter() - t0, 1)
     log(f"alias: compiled both in {out['compile_s']} s, {layout.stages} stages")
     tile_m = layout.config.tile_m
