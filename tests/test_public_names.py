@@ -135,6 +135,13 @@ MOVED = {
     "conflict_strip_figure": "smemviz.figures",
     "step_figure": "smemviz.figures",
 }
+# smemviz.figures: every figure's public name (the root offers the three maps of the stable face)
+FIGURES = {
+    "smem_figure", "tmem_figure", "bank_conflict_figure", "access_bank_figure", "plan_bank_figure",
+    "bank_conflict_spec", "conflict_strip_figure", "layout_figure", "lifetime_figure", "lifetime_spec",
+    "step_figure", "step_map_spec", "totals_figure", "compare_figure", "ordering_figure", "smem_spec", "tmem_spec",
+    "FigureSpec", "TRACE_NAMES", "color_for",
+}  # fmt: skip
 PLOTLY = {"smem_figure", "tmem_figure", "bank_conflict_figure", "bank_figure", "lifetime_figure", "compare_figure"}
 PLOTLY |= {"conflict_strip_figure", "step_figure", "explore", "Explorer"}
 
@@ -173,6 +180,14 @@ def test_a_moved_name_warns_and_is_its_new_home(name):
     with pytest.warns(DeprecationWarning, match=rf"smemviz\.{name} is deprecated.*import it from {MOVED[name]}"):
         old = getattr(smemviz, name)
     assert old is new
+
+
+def test_the_figures_face():
+    pytest.importorskip("plotly")
+    from smemviz import figures
+
+    assert set(figures.__all__) == FIGURES
+    assert all(callable(getattr(figures, name)) or name == "TRACE_NAMES" for name in FIGURES)
 
 
 def test_a_replaced_figure_warns():

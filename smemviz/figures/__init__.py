@@ -1,5 +1,5 @@
-"""Plotly figures of a layout plan: the SMEM byte map, the TMEM column map and
-the bank view. Needs plotly, not ipywidgets.
+"""Plotly figures of a layout plan: the SMEM byte map, the TMEM column map, the
+bank view and the pipeline diagram of a kernel's ordering. Needs plotly, not ipywidgets.
 
 Each map is drawn with a few bulk bar traces (one bar per region, placed with
 ``base=``) rather than one shape per region, so thousands of regions draw in
@@ -19,6 +19,7 @@ from ._bars import TRACE_NAMES
 from ._combined import layout_figure
 from ._compare import compare_figure
 from ._lifetime import lifetime_figure, lifetime_spec, totals_figure
+from ._ordering import ordering_figure
 from ._smem import smem_figure, smem_spec
 from ._spec import FigureSpec
 from ._step import step_figure, step_map_spec
@@ -40,6 +41,7 @@ __all__ = [
     "step_map_spec",
     "totals_figure",
     "compare_figure",
+    "ordering_figure",
     "smem_spec",
     "tmem_spec",
     "FigureSpec",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ._alias_marks import alias_trace
 from ._geometry import Lane, gaps, lanes
 from ._hover import region_hover, region_label
 from ._style import KIND_COLORS, family_of, fmt_units, plain, region_colors
@@ -17,6 +18,7 @@ from ._style import KIND_COLORS, family_of, fmt_units, plain, region_colors
 if TYPE_CHECKING:
     from ..analysis._lint import Finding
     from ..layout._plan import LayoutPlan, Region
+    from ._alias_marks import AliasMark
 
 __all__ = ["region_traces", "TRACE_NAMES", "widened", "spread", "marker_xs", "moved_markers"]
 
@@ -33,6 +35,7 @@ TRACE_NAMES = (
     "stages",
     "findings",
     "leaders",
+    "ordering",
 )
 FINDING_COLORS = {"error": "#c62828", "warning": "#ef6c00", "info": "#546e7a"}
 
@@ -225,8 +228,12 @@ def region_traces(
     span: float | None = None,
     findings: Iterable[Finding] = (),
     colors: dict[str, str] | None = None,
+    aliases: Iterable[AliasMark] = (),
 ) -> list[dict[str, Any]]:
     """The block traces of one map, in :data:`TRACE_NAMES` order.
+
+    ``aliases`` (see :func:`~smemviz.figures._alias_marks.alias_marks`) are drawn over
+    their shared bytes, each with its edge in the hover.
 
     ``scale`` maps the band ``[0, 1]`` onto the y axis (1 for SMEM, 128 lanes for TMEM);
     ``span`` is the x-axis extent (default: the plan's total), which decides
@@ -335,6 +342,7 @@ def region_traces(
         _stage_marks(standalone + aliased, plan, scale, where),
         _finding_marks(plan, findings, scale),
         _leaders(drawn, at, rows, moved),
+        alias_trace(list(aliases), unit, scale),
     ]
 
 

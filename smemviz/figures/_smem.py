@@ -10,6 +10,7 @@ from .._units import kib_label
 from ..analysis._analysed import Analysed, as_analysed
 from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
+from ._alias_marks import alias_marks
 from ._bank_strip import strip_shapes
 from ._bars import (
     AXIS_END,
@@ -159,7 +160,8 @@ def smem_spec(
         if occ is not None and occ.next_smem_per_cta is not None:
             meta["narrow"]["annotations[1].text"] = f"{occ.ctas + 1} CTAs: {kib_label(occ.next_smem_per_cta)}"
     findings = an.beyond_capacity  # capacity has its own line
-    return FigureSpec(region_traces(plan, 1.0, highlight, span, findings, colors), layout, meta)
+    traces = region_traces(plan, 1.0, highlight, span, findings, colors, alias_marks(an))
+    return FigureSpec(traces, layout, meta)
 
 
 OCCUPANCY_CHAR_PX = 6.5  # a character of the occupancy label (11 px)

@@ -10,6 +10,7 @@ from .. import hardware
 from ..analysis._analysed import Analysed, as_analysed
 from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
+from ._alias_marks import alias_marks
 from ._bars import AXIS_END, LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
@@ -132,7 +133,7 @@ def tmem_spec(
     }
     findings = an.beyond_capacity  # capacity has its own line
     return FigureSpec(
-        region_traces(plan, float(LANES), highlight, span, findings, colors),
+        region_traces(plan, float(LANES), highlight, span, findings, colors, alias_marks(an)),
         layout,
         {"alloc_columns": alloc, "span": span, "narrow": narrow, "short_title": short},
     )

@@ -1,0 +1,152 @@
+"""The ordering of shared bytes on the maps and in the pipeline diagram: each alias
+marked over its shared bytes with its edge in the hover (an unordered one in the
+lint-error colour), the diagram's lanes, barrier arrows and hanging aliases, all
+read from the plan's analysis, where the check ran once."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("plotly")
+
+import smemviz.analysis.ordering  # noqa: E402
+from smemviz import SmemAllocation, SmemAllocator  # noqa: E402
+from smemviz.analysis import analyse, text_report  # noqa: E402
+from smemviz.figures import TRACE_NAMES, ordering_figure, smem_spec, tmem_spec  # noqa: E402
+from smemviz.figures._bars import FINDING_COLORS  # noqa: E402
+from smemviz.figures._ordering import ORDERING_TRACES, ordering_spec  # noqa: E402
+
+from .ordering_plans import declared_plan, hopper_plan, tmem_plan  # noqa: E402
+
+ERROR = FINDING_COLORS["error"]
+
+
+def _trace(spec, meta):
+    return next(t for t in spec.traces if t["meta"] == meta)
+
+
+def test_the_check_runs_once_per_analysis_and_every_view_reads_it(monkeypatch):
+    calls = []
+    real = smemviz.analysis.ordering.check_ordering
+    monkeypatch.setattr(smemviz.analysis.ordering, "check_ordering", lambda m: calls.append(m) or real(m))
+    an = analyse(hopper_plan(unordered=True))
+    assert len(calls) == 1
+    assert an.ordering is not None and an.needs is None and an.has_ordering
+    assert {f.rule for f in an.ordering.findings.errors} <= {f.rule for f in an.findings.errors}  # lint read it
+    smem_spec(an), ordering_spec(an), text_report(an)
+    assert len(calls) == 1  # the map, the diagram and the report read the analysis
+
+
+def test_a_plan_without_a_model_or_declared_accesses_has_no_ordering():
+    s = SmemAllocator(arch="sm_90a")
+    s.add(SmemAllocation("a", 4096))
+    s.compute_layout()
+    an = analyse(s.plan)
+    assert (an.ordering, an.needs, an.has_ordering) == (None, None, False)
+    assert _trace(smem_spec(an), "ordering")["base"] == []
+    assert "No ordering to show" in ordering_spec(an).layout["title"]["text"]
+
+
+def test_the_byte_map_marks_an_alias_over_its_shared_bytes_with_its_edge():
+    spec = smem_spec(analyse(hopper_plan()))
+    assert [t["meta"] for t in spec.traces] == list(TRACE_NAMES) and TRACE_NAMES[-1] == "ordering"
+    marks = _trace(spec, "ordering")
+    # sC (32 KiB) sits over the first two of sA's stages: the model's spans, as the plan has no sC
+    assert (marks["base"], marks["x"]) == ([0], [32768])
+    hover = marks["hovertext"][0]
+    assert "<b>alias sA -> sC</b>" in hover
+    assert "edge: wgmma wait_group(0) at gemm.py:44" in hover
+    assert "wgmma_read at gemm.py:41" in hover and "stmatrix at gemm.py:60" in hover
+    assert marks["marker"]["color"] == ["#2e7d32"]
+
+
+def test_an_unordered_alias_is_drawn_as_an_error_on_the_map():
+    spec = smem_spec(analyse(hopper_plan(unordered=True)))
+    marks = _trace(spec, "ordering")
+    assert marks["marker"]["color"] == [ERROR]
+    assert "<b>unordered</b>" in marks["hovertext"][0]
+    # and the race is a lint error marked on sA, in the same colour
+    findings = _trace(spec, "findings")
+    assert ERROR in findings["marker"]["color"] and any("unordered-alias" in h for h in findings["hovertext"])
+
+
+def test_the_tmem_map_marks_p_in_s_and_the_dealloc_hand_overs():
+    an = analyse(tmem_plan())
+    marks = _trace(tmem_spec(an), "ordering")
+    spans = dict(
+        zip((h.split("</b>")[0].removeprefix("<b>alias ") for h in marks["hovertext"]), zip(marks["base"], marks["x"]))
+    )
+    assert spans["S -> P"] == (64, 32)  # P's 32 columns inside S's 128
+    assert spans["O -> TMEM allocation"] == (128, 128)
+    assert len(marks["base"]) == len(an.ordering.aliases) == 5
+    assert all("edge: " in h for h in marks["hovertext"])
+    assert len(set(marks["y"])) > 1  # strips over the same columns are stacked, each one hoverable
+
+
+def test_a_declared_plan_shows_the_edge_each_hand_over_needs():
+    an = analyse(declared_plan())
+    assert an.ordering is None and an.needs is not None
+    (need,) = an.needs.needs
+    assert (need.earlier, need.earlier_kind, need.later, need.later_kind) == (
+        "a_stages",
+        "ldmatrix",
+        "epi_c",
+        "stmatrix",
+    )
+    marks = _trace(smem_spec(an), "ordering")
+    assert (marks["base"], marks["x"]) == ([0], [16384])
+    assert "declared plan: needs a named barrier" in marks["hovertext"][0]
+    aliases = _trace(ordering_spec(an), "aliases")
+    assert aliases["text"] == ["a_stages -> epi_c"] and "needs a named barrier" in aliases["hovertext"][0]
+
+
+def test_the_diagram_draws_roles_as_lanes_and_each_pipeline_as_full_and_empty_arrows():
+    spec = ordering_spec(analyse(hopper_plan()))
+    assert [t["meta"] for t in spec.traces] == list(ORDERING_TRACES)
+    assert spec.layout["yaxis"]["ticktext"] == ["<b>producer</b><br>warp 0", "<b>mma</b><br>warps 4-11"]
+    barriers = _trace(spec, "barriers")
+    assert barriers["text"] == ["full", "empty"]
+    assert "ab: full barriers" in barriers["hovertext"][0] and "producer -> mma" in barriers["hovertext"][0]
+    assert "ab: empty barriers" in barriers["hovertext"][1] and "mma -> producer" in barriers["hovertext"][1]
+    arrows = [a for a in spec.layout["annotations"] if a.get("showarrow")]
+    # full: producer lane (0) down to the consumer lane (-1); empty: back up
+    assert [(a["ay"], a["y"]) for a in arrows] == [(0.0, -1.0), (-1.0, 0.0)]
+    headers = [a["text"] for a in spec.layout["annotations"] if not a.get("showarrow")]
+    assert "<b>ab</b><br>3 stages" in headers and "<b>bar epi</b>" in headers
+    named = _trace(spec, "named barriers")
+    assert "named barrier epi" in named["hovertext"][0] and "256 threads" in named["hovertext"][0]
+    aliases = _trace(spec, "aliases")
+    assert aliases["text"] == ["sA -> sC"]
+    assert spec.meta["anchors"] == [("within", "mma")]  # handed over by the MMA warps' own wait_group
+    assert "edge: wgmma wait_group(0)" in aliases["hovertext"][0]
+    assert spec.layout["title"]["subtitle"]["text"] == "ordering: no findings"
+
+
+def test_an_alias_hangs_off_the_pipeline_barrier_that_hands_it_over():
+    spec = ordering_spec(analyse(tmem_plan()))
+    anchors = spec.meta["anchors"]
+    texts = _trace(spec, "aliases")["text"]
+    assert dict(zip(texts, anchors))["P -> S"] == ("empty", "p_inplace")
+    # the link starts on p_inplace's empty arrow
+    arrows = [a for a in spec.layout["annotations"] if a.get("showarrow")]
+    empty_x = arrows[3]["x"]  # s_full full, s_full empty, p_inplace full, p_inplace empty
+    links = _trace(spec, "alias links")
+    starts = [links["x"][i] for i in range(0, len(links["x"]), 3)]
+    assert starts[texts.index("P -> S")] == empty_x
+
+
+def test_an_unordered_alias_and_the_errors_are_in_the_error_colour():
+    spec = ordering_spec(analyse(hopper_plan(unordered=True)))
+    aliases = _trace(spec, "aliases")
+    assert aliases["marker"]["color"] == [ERROR] and "<b>unordered</b>" in aliases["hovertext"][0]
+    assert spec.meta["anchors"] == [("unordered", "")]
+    assert [x for x in _trace(spec, "unordered links")["x"] if x is not None]  # drawn between the roles
+    assert "<b>unordered</b>" in [a["text"] for a in spec.layout["annotations"]]
+    assert spec.layout["title"]["subtitle"]["text"] == "ordering: 3 errors"
+
+
+def test_the_diagram_is_a_valid_plotly_figure_of_a_plan_or_its_analysis():
+    plan = tmem_plan()
+    fig = ordering_figure(plan)
+    assert [t.meta for t in fig.data] == list(ORDERING_TRACES)
+    assert fig.layout.title.text == ordering_figure(analyse(plan)).layout.title.text
