@@ -275,7 +275,10 @@ class Capture(_hooks.Recorder):
             model = build_ordering(trace, module, kc.kernel, alloca_offset, region_at, arch)
         except Exception as e:  # the memory plan stands; the model says it could not be read
             model = unread_model(kc.kernel, arch, f"reading its ordering failed: {type(e).__name__}: {e}")
-        return replace(kc, ordering=model, plan=replace(kc.plan, ordering=model))
+        from ._tmem_views import tmem_view_plan
+
+        tmem = tmem_view_plan(kc.tmem_plan, [r for r in model.regions if r.memory == "tmem"], arch)
+        return replace(kc, ordering=model, plan=replace(kc.plan, ordering=model), tmem_plan=tmem)
 
     def _kernel(  # noqa: PLR0913 - what one trace gives each of its kernels
         self,
