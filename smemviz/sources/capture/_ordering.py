@@ -26,6 +26,7 @@ from ...layout.ordering import Context, LoopInfo, programs_from_trace
 from ...layout.ordering import _model as m
 from ._ordering_hooks import OrderingTrace, RawEvent, RegionView
 from ._ordering_ir import (
+    PASS_OPS,
     Condition,
     block_dim,
     condition_threads,
@@ -163,16 +164,18 @@ class _Builder:
 
     # -- loops ------------------------------------------------------------------------------
 
+    def loop_uid(self, op: Any, depth: int) -> str:
+        index = next((i for i, seen in enumerate(self.loop_ops) if seen == op), None)
+        if index is None:
+            self.loop_ops.append(op)
+            index = len(self.loop_ops) - 1
+            self.loop_depth[index] = depth
+        return f"#{index}"
+
     def loop_infos(self, raw: RawEvent) -> tuple[LoopInfo, ...]:
         infos = []
         for depth, op in enumerate(raw.ctx.loops):
-            index = next((i for i, seen in enumerate(self.loop_ops) if seen == op), None)
-            if index is None:
-                self.loop_ops.append(op)
-                index = len(self.loop_ops) - 1
-                self.loop_depth[index] = depth
-            bounds = loop_bounds(op)
-            infos.append(LoopInfo(f"#{index}", bounds.trips))
+            infos.append(LoopInfo(self.loop_uid(op, depth), loop_bounds(op).trips))
         keyed = [((d, 1), info) for d, info in enumerate(infos)]
         for op, arm in raw.ctx.ifs:
             if arm != 0 or self.guard(op) is None:
@@ -247,13 +250,14 @@ class _Builder:
                 f"{a.kind} at {site}: the {a.memory.upper()} it reaches is no tensor view capture saw made"
             )
             return None
-        view, coord, by_state = found
+        view, coord, by_state, slice_op = found
         span = self.span(view)
         if span is None:
             self.notes.append(f"{a.kind} at {site}: where {view.name!r} lies in {a.memory.upper()} is not constant")
             return None
         stage: int | str | None = None
         state = ""
+        rotation: m.Rotation | None = None
         offset, size = 0, None
         inner = self.tmem.of.get(id(view)) if view.memory == "tmem" else None
         if inner is not None and (inner[1] or inner[2] != span.size):
@@ -271,6 +275,8 @@ class _Builder:
                 key = int(by_state)
                 stage = states[key][0][0]
                 state = self.trace.states[key][0]
+            elif (rotation := self.rotation(raw, slice_op, span.stages)) is not None:
+                pass
             else:
                 self.notes.append(
                     f"{a.kind} at {site}: the stage of {view.name!r} it reaches ({coord}) is a run-time index not taken "
@@ -286,7 +292,28 @@ class _Builder:
             bytes=size if size is not None else (a.bytes if a.kind == "tma_load" else None),
             barrier=a.barrier,
             multicast=a.multicast,
+            rotation=rotation,
         )
+
+    def rotation(self, raw: RawEvent, slice_op: Any, stages: int) -> m.Rotation | None:
+        """A slot index that counts the tiles a persistent loop has done: ``(tiles_done *
+        per_tile + i) % stages``, with ``tiles_done`` a tile scheduler's count read in that
+        loop before its one ``advance_to_next_work`` there (so it is the loop's trip index)."""
+        if slice_op is None:
+            return None
+        with plain_values():
+            found = _rotation_terms(slice_op, stages)
+            if found is None:
+                return None
+            counter, per_trip, offset = found
+            loop = next((lp for v, lp in self.trace.tile_counts if lp is not None and same_value(v, counter)), None)
+        if loop is None or loop not in raw.ctx.loops:
+            return None
+        advances = [c for c in self.trace.tile_advances if c.loops and c.loops[-1] == loop]
+        if len(advances) != 1:
+            return None
+        depth = raw.ctx.loops.index(loop)
+        return m.Rotation(self.loop_uid(loop, depth), per_trip, offset)
 
     def span(self, view: RegionView) -> m.RegionSpan | None:
         if view.memory == "tmem":
@@ -440,7 +467,7 @@ class _Builder:
         span = self.spans.get(e.region)
         if span is None:
             return e
-        whole = span.slot if e.stage is not None else span.size
+        whole = span.slot if e.stage is not None or e.rotation is not None else span.size
         before = sum(1 for t in threads if t < min(mine))
         return replace(e, offset=whole * before // len(threads), bytes=whole * len(mine) // len(threads))
 
@@ -456,6 +483,13 @@ class _Builder:
                     when = self.resolve_guard(s, body, states)
                     out += [when] if when is not None else list(body)
                     continue
+                if isinstance(s, m.Access) and s.rotation is not None and s.rotation.loop in plan:
+                    shared, ahead, _ = plan[s.rotation.loop]
+                    if ahead:
+                        self.notes.append(f"{s.kind} at {s.site}: its slot counts trips of a loop written out in part")
+                        s = replace(s, rotation=None)
+                    else:
+                        s = replace(s, rotation=replace(s.rotation, loop=shared))
                 if not isinstance(s, m.Loop):
                     out.append(s)
                     continue
@@ -559,9 +593,9 @@ def _last_coord(coord: str | None) -> str | None:
 
 def _region_of(
     value: Any, views: list[RegionView], indices: list[tuple[Any, int | None]]
-) -> tuple[RegionView, str | None, int | str | None] | None:
+) -> tuple[RegionView, str | None, int | str | None, Any] | None:
     """The view an accessed tensor comes from, the coordinate of the slice nearest the
-    access, and the pipeline state whose index that slice takes (if it takes one)."""
+    access, the pipeline state whose index that slice takes (if it takes one), and the slice."""
     if value is None:
         return None
     with plain_values():
@@ -569,7 +603,50 @@ def _region_of(
         if found is None:
             return None
         view, coord, slice_op = found
-        return view, coord, _state_of(slice_op, indices) if slice_op is not None else None
+        return view, coord, _state_of(slice_op, indices) if slice_op is not None else None, slice_op
+
+
+def _strip(value: Any) -> Any:
+    for _ in range(8):
+        op = defining_op(value)
+        if getattr(op, "name", None) not in PASS_OPS:
+            break
+        value = op.operands[0]
+    return raw_value(value)
+
+
+def _rotation_terms(slice_op: Any, stages: int) -> tuple[Any, int, int] | None:
+    """``(counter value, per_trip, offset)`` when the slice's last coordinate is
+    ``(counter * per_trip + offset) % stages`` with constants ``per_trip`` and ``offset``."""
+    coord = defining_op(slice_op.operands[1]) if len(slice_op.operands) > 1 else None
+    if coord is None or not len(coord.operands):
+        return None
+    rem = defining_op(_strip(coord.operands[len(coord.operands) - 1]))
+    if getattr(rem, "name", None) not in ("arith.remsi", "arith.remui") or const_value(rem.operands[1]) != stages:
+        return None
+    offset, rest, todo = 0, [], [_strip(rem.operands[0])]
+    while todo:
+        v = todo.pop()
+        fixed = const_value(v)
+        if fixed is not None:
+            offset += fixed
+            continue
+        op = defining_op(v)
+        if getattr(op, "name", None) == "arith.addi":
+            todo += [_strip(o) for o in op.operands]
+        else:
+            rest.append(v)
+    if len(rest) != 1:
+        return None
+    counter, per_trip = rest[0], 1
+    op = defining_op(counter)
+    if getattr(op, "name", None) == "arith.muli":
+        a, b = (const_value(o) for o in op.operands)
+        if (a is None) == (b is None):
+            return None
+        per_trip = a if a is not None else b  # type: ignore[assignment]
+        counter = _strip(op.operands[1] if a is not None else op.operands[0])
+    return counter, per_trip, offset
 
 
 def _state_of(slice_op: Any, indices: list[tuple[Any, int | None]]) -> int | str | None:

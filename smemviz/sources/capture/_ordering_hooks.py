@@ -102,6 +102,8 @@ class OrderingTrace:
     counts: list[tuple[Any, int | None]] = field(default_factory=list)  # (a state's count value, its state key)
     snapshots: dict[int, str] = field(default_factory=dict)  # id(a handle's PipelineState) -> the handle's name
     snapshot_names: set[str] = field(default_factory=set)
+    tile_counts: list[tuple[Any, Any]] = field(default_factory=list)  # (a scheduler's tiles-done value, loop read in)
+    tile_advances: list[TraceContext] = field(default_factory=list)  # where a scheduler moved to its next tile
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -498,6 +500,32 @@ def _note_snapshot(t: OrderingTrace, side: str, participant: Any, handle: Any) -
     _add(t, op)
 
 
+def _tiles_done_wrapper(orig: Any) -> Any:
+    """A tile scheduler's ``num_tiles_executed``: the value is remembered with the loop it is
+    read in, so a slot index counted from it can be read as rotating with that loop."""
+    getter = orig.fget
+
+    @functools.wraps(getter)
+    def get(self: Any) -> Any:
+        result = getter(self)
+        for t in _traces() if not _INSIDE.get() else ():
+            try:
+                ctx = trace_context()
+                t.tile_counts.append((raw_value(result), ctx.loops[-1] if ctx.loops else None))
+            except Exception as e:  # never let recording break the kernel
+                t.notes.append(f"a tile scheduler's num_tiles_executed: {type(e).__name__}: {e}")
+        return result
+
+    return property(get, orig.fset, orig.fdel, orig.__doc__)
+
+
+def _tile_advance(t: OrderingTrace, site: m.CallSite, result: Any, sched: Any, *args: Any, **kwargs: Any) -> None:
+    if _static_int(kwargs.get("advance_count", 1)) != 1:
+        t.notes.append(f"a tile scheduler at {site} advances by more than one tile")
+        return
+    t.tile_advances.append(trace_context())
+
+
 def _site_outer() -> m.CallSite:
     return _site()
 
@@ -832,6 +860,12 @@ def ordering_targets() -> list[tuple[Any, str, Callable[[Any], Any]]]:
     out.append((helpers.PipelineState, "index", _index_wrapper))
     out.append((helpers.PipelineState, "count", lambda orig: _index_wrapper(orig, "count")))
     out.append((cute, "make_tensor", _make_tensor_wrapper))
+    import cutlass.utils as cutlass_utils
+
+    scheduler = getattr(cutlass_utils, "StaticPersistentTileScheduler", None)
+    if scheduler is not None:
+        out.append((scheduler, "num_tiles_executed", _tiles_done_wrapper))
+        out.append((scheduler, "advance_to_next_work", _guarded(_tile_advance)))
     out.append((struct._MemRangeData, "get_tensor", _guarded(_get_tensor_record)))
     out.append((cute, "copy", _guarded(_record_copy)))
     out.append((tensor_module._Tensor, "__setitem__", _guarded(_record_element("st"))))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "PASS_OPS",
     "Condition",
     "LoopBounds",
     "TraceContext",
@@ -177,6 +178,7 @@ _BIN: dict[str, Callable[[int, int], int]] = {
     "arith.minui": min,
 }
 _PASS = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "cute_nvgpu.arch.make_warp_uniform")
+PASS_OPS = _PASS  # ops that only cast or move a value
 
 
 class _Unknown(Exception):
