@@ -483,13 +483,14 @@ class _Builder:
                     when = self.resolve_guard(s, body, states)
                     out += [when] if when is not None else list(body)
                     continue
-                if isinstance(s, m.Access) and s.rotation is not None and s.rotation.loop in plan:
-                    shared, ahead, _ = plan[s.rotation.loop]
+                rot = s.rotation if isinstance(s, m.Access) else None
+                if isinstance(s, m.Access) and rot is not None and rot.loop in plan:
+                    shared, ahead, _ = plan[rot.loop]
                     if ahead:
                         self.notes.append(f"{s.kind} at {s.site}: its slot counts trips of a loop written out in part")
                         s = replace(s, rotation=None)
                     else:
-                        s = replace(s, rotation=replace(s.rotation, loop=shared))
+                        s = replace(s, rotation=replace(rot, loop=shared))
                 if not isinstance(s, m.Loop):
                     out.append(s)
                     continue
