@@ -40,6 +40,7 @@ from ._records import CapturedAllocation, CapturedTmem
 
 if TYPE_CHECKING:
     from ...layout.ordering import OrderingModel
+    from ._bank_accesses import CapturedCopy
     from ._ordering_hooks import OrderingTrace
 
 __all__ = ["Capture", "CaptureError", "KernelCapture", "capture"]
@@ -64,6 +65,9 @@ class KernelCapture:
     branches: tuple[str, ...] = ()
     # the kernel's pipelines, syncs and accesses per warp role, as traced (check it with smemviz.analysis.ordering.check_ordering)
     ordering: OrderingModel | None = None
+    # every SMEM ld/st, ldmatrix/stmatrix and cp.async copy, with its lanes' addresses as compiled
+    # (the plan's ``accesses`` hold the declared accesses that give the same addresses)
+    banks: tuple[CapturedCopy, ...] = ()
 
 
 class Capture(_hooks.Recorder):
@@ -254,6 +258,7 @@ class Capture(_hooks.Recorder):
                 self._refused[kernel] = str(e)
                 continue
             self._kernels[kernel] = self._with_ordering(self._kernels[kernel], trace, module, smem_sites, result)
+            self._kernels[kernel] = self._with_banks(self._kernels[kernel], trace, module, smem_sites, result)
 
     def _with_ordering(
         self, kc: KernelCapture, trace: OrderingTrace, module: Any, sites: list[Any], result: Any
@@ -279,6 +284,27 @@ class Capture(_hooks.Recorder):
 
         tmem = tmem_view_plan(kc.tmem_plan, [r for r in model.regions if r.memory == "tmem"], arch)
         return replace(kc, ordering=model, plan=replace(kc.plan, ordering=model), tmem_plan=tmem)
+
+    def _with_banks(
+        self, kc: KernelCapture, trace: OrderingTrace, module: Any, sites: list[Any], result: Any
+    ) -> KernelCapture:
+        """The kernel's capture with its SMEM copies' lane addresses, and the plan with the
+        declared accesses that give the same addresses; one that cannot be read is left out
+        with the reason (``banks``' ``unread``), never a refused capture."""
+        from ._bank_accesses import CapturedCopy, bank_records, plan_accesses
+
+        placed = [(s.op, result.offsets.get(s.index)) for s in sites if s.kernel == kc.kernel and result is not None]
+
+        def alloca_offset(op: Any) -> int | None:
+            return next((off for candidate, off in placed if candidate == op), None)
+
+        try:
+            records = bank_records(trace, module, kc.kernel, alloca_offset, kc.plan)
+        except Exception as e:  # the memory plan stands; the reading says it failed
+            records = (CapturedCopy(kc.kernel, "?", "?", "", None, None, unread=f"{type(e).__name__}: {e}"),)
+        found = tuple(a for a in plan_accesses(records) if a not in kc.plan.accesses)
+        plan = replace(kc.plan, accesses=kc.plan.accesses + found) if found else kc.plan
+        return replace(kc, banks=records, plan=plan)
 
     def _kernel(  # noqa: PLR0913 - what one trace gives each of its kernels
         self,
