@@ -1,6 +1,8 @@
 """An HTML page: heading, usage tables and the interactive figure; for a
 layout solved from lifetimes, its lifetime map under it (the tables say when
-each region is live, the map shows it).
+each region is live, the map shows it); for a plan carrying its kernel's
+ordering model (or declaring its hand-overs), the pipeline diagram (the tables
+list every alias with its edge, the diagram shows who hands it over).
 
 plotly.js is inlined by default, so the page opens offline (about 4.8 MB);
 ``plotlyjs="cdn"`` references plotly's CDN copy instead, for a page of a few
@@ -36,6 +38,7 @@ h1 { font-size: 20px; margin: 0 0 4px 0; }
 h2.smemviz-extra { font-size: 14px; margin: 16px 0 0 0; }
 .smemviz-meta { color: #607d8b; font-size: 12px; margin: 0 0 16px 0; }
 .smemviz-report { margin: 0 0 16px 0; }
+.smemviz-alias.smemviz-error { color: #c62828; }
 .smemviz-report td, .smemviz-report th { padding: 1px 8px; text-align: right; border-bottom: 1px solid #eceff1; }
 """
 
@@ -72,6 +75,24 @@ def _lifetime_maps(analysed: AnalysedPair, figure: Any) -> list[tuple[str, Any]]
     ]
 
 
+def _ordering_diagrams(analysed: AnalysedPair, figure: Any) -> list[tuple[str, Any]]:
+    """(heading, pipeline diagram) for each plan with an ordering to show (one diagram
+    when both plans carry the same model), none where ``figure`` already is one."""
+    from ..figures._ordering import ORDERING_TRACES, ordering_spec
+
+    if tuple(getattr(t, "meta", None) for t in getattr(figure, "data", ())) == ORDERING_TRACES:
+        return []
+    out: list[tuple[str, Any]] = []
+    shown_models: list[Any] = []
+    for a in analysed.analysed:
+        if not a.has_ordering or (a.plan.ordering is not None and a.plan.ordering in shown_models):
+            continue
+        shown_models.append(a.plan.ordering)
+        what = "ordering: the pipeline diagram" if a.ordering is not None else "ordering the declared plan needs"
+        out.append((f"{a.plan.memory.upper()} {what}", ordering_spec(a).to_figure()))
+    return out
+
+
 def to_html(
     pair: LayoutPair | AnalysedPair,
     figure: Any,
@@ -85,7 +106,7 @@ def to_html(
     ``plotlyjs`` is ``"inline"`` (offline) or ``"cdn"`` (small, needs the network);
     ``extra`` are (heading, figure) drawn under it (the bank pictures of a plan's accesses).
     A plan solved from lifetimes gets its lifetime map under the figure, unless
-    ``figure`` is that map already."""
+    ``figure`` is that map already, and a plan with an ordering its pipeline diagram."""
     import plotly.io as pio
 
     analysed = analyse_pair(pair)
@@ -102,7 +123,8 @@ def to_html(
         div_id="smemviz-figure",
         config={"displaylogo": False, "responsive": True},
     )
-    for i, (heading_text, extra_figure) in enumerate([*_lifetime_maps(analysed, figure), *extra]):
+    under = [*_lifetime_maps(analysed, figure), *_ordering_diagrams(analysed, figure), *extra]
+    for i, (heading_text, extra_figure) in enumerate(under):
         fragment += f'\n<h2 class="smemviz-extra">{escape(shown(heading_text))}</h2>\n' + pio.to_html(
             extra_figure,
             full_html=False,

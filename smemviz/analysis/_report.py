@@ -30,6 +30,7 @@ __all__ = [
     "region_rows",
     "live_steps",
     "lifetime_summary",
+    "ordering_lines",
 ]
 
 # the region table, as every view shows it: (heading, right-aligned?)
@@ -172,6 +173,9 @@ def text_report(plan: LayoutPlan | Analysed) -> str:
     lines += [rule, *_text_totals(plan), *_text_verdicts(an)]
     if plan.accesses:
         lines += [rule, *_banks().bank_text(an)]
+    if an.has_ordering:
+        head, items = ordering_lines(an)
+        lines += [rule, f"  {head}", *(f"    {item}" for item in items)]
     findings = an.beyond_capacity
     if findings:
         lines += [rule, *(f"  {f.line()}" for f in findings)]
@@ -275,12 +279,59 @@ def markdown_report(plan: LayoutPlan | Analysed) -> str:
     out += ["", _summary(an), ""]
     if plan.accesses:
         out += _banks().bank_markdown(an)
+    if an.has_ordering:
+        head, items = ordering_lines(an)
+        out += [f"{cell(head)}", "", *(f"- {cell(item)}" for item in items), ""]
     findings = an.beyond_capacity
     if findings:
         out += ["Lint findings:", ""]
         out += [f"- **{f.severity}** `{f.rule}`: {cell(f.message)}; fix: {cell(f.fix)}" for f in findings]
         out.append("")
     return "\n".join(out)
+
+
+def ordering_lines(an: Analysed) -> tuple[str, list[str]]:
+    """The ordering section of every report: a heading (what was checked, how many aliases,
+    the ordering findings in brief) and one line per alias with the edge that orders it
+    (``unordered`` where none does), or per hand-over of a declared plan with the edge it
+    needs. The findings themselves are listed with the lint findings."""
+    found = [f for f in an.findings if f.rule in _ordering_rules()]
+    counts = ", ".join(
+        f"{n} {s}{'' if n == 1 else 's'}"
+        for s in ("error", "warning", "info")
+        if (n := sum(f.severity == s for f in found))
+    )
+    brief = f"ordering findings: {counts} (listed with the findings)" if found else "no ordering findings"
+    if an.ordering is not None and an.plan.ordering is not None:
+        aliases = an.ordering.aliases
+        unordered = sum(not a.ordered for a in aliases)
+        bad = f", {unordered} unordered" if unordered else ""
+        head = f"Ordering of {shown(an.plan.ordering.name)}: {len(aliases)} alias{'' if len(aliases) == 1 else 'es'}{bad}; {brief}"
+        return head, [f"alias {a.line()}" for a in aliases]
+    needs = an.needs
+    items = needs.lines() if needs is not None else []
+    return (
+        f"Ordering a declared plan needs (no kernel yet): {len(items)} hand-over{'' if len(items) == 1 else 's'}",
+        items,
+    )
+
+
+def _ordering_rules() -> tuple[str, ...]:
+    from ._lint import ORDERING_RULES
+
+    return ORDERING_RULES
+
+
+def _ordering_html(an: Analysed) -> str:
+    head, items = ordering_lines(an)
+    rows = "".join(
+        f"<li class='smemviz-alias{' smemviz-error' if item.endswith(': unordered') else ''}'>{escape(item)}</li>"
+        for item in items
+    )
+    return (
+        f"<div class='smemviz-ordering' style='font-size:12px'><b>{escape(head)}</b>"
+        f"<ul style='margin:2px 0'>{rows}</ul></div>"
+    )
 
 
 def _summary(an: Analysed) -> str:
@@ -324,6 +375,7 @@ def html_report(plan: LayoutPlan | Analysed) -> str:
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<div style='font-size:12px'>{escape(_summary(an))}</div>"
         + (_banks().bank_html(an) if plan.accesses else "")
+        + (_ordering_html(an) if an.has_ordering else "")
         + (f"<ul class='smemviz-findings' style='font-size:12px'>{findings}</ul>" if findings else "")
         + "</div>"
     )
