@@ -1,5 +1,5 @@
 """Two small kernels for ``smemviz capture``'s verdict: one breaks a lint error rule
-(a 128B-swizzled tile on a 128-byte boundary), one only a warning (padding)."""
+(a 128B-swizzled tile on a 64-byte boundary, below what TMA needs), one only a warning (padding)."""
 
 import cutlass
 import cutlass.cute as cute
@@ -11,9 +11,9 @@ from smemviz.kernel._compile import compile_host
 @cute.kernel
 def misaligned_kernel(out: cute.Tensor):
     smem = SmemAllocator()
-    flags = smem.allocate_array(cutlass.Int32, 32, byte_alignment=128)
+    flags = smem.allocate_array(cutlass.Int32, 16, byte_alignment=64)
     swizzled = cute.make_composed_layout(cute.make_swizzle(3, 4, 3), 0, cute.make_layout((8, 64), stride=(64, 1)))
-    sD = smem.allocate_tensor(cutlass.Int16, swizzled, 128)
+    sD = smem.allocate_tensor(cutlass.Int16, swizzled, 64)
     flags[0] = cutlass.Int32(1)
     sD[0, 0] = cutlass.Int16(2)
     tidx, _, _ = cute.arch.thread_idx()

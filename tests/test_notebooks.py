@@ -195,7 +195,7 @@ def check_cutlass(text: str, nb) -> None:
     assert "mainloop_pipeline_array_ptr [mbarrier]" in text
     assert re.search(r"struct: 230400 B, allocator: (\d+) B, difference (\d+) B", text)
     assert "as written: no findings" in text
-    assert "error[swizzle-align] sB (128B swizzle)" in text
+    assert "[swizzle-align] sB (128B swizzle)" in text
     assert "sm_90: 1 CTA/SM (limited by shared memory); 2 CTAs/SM need <= 115,712 B per CTA" in text
     assert re.search(r"3 stages: +\d+ B -> 2 CTA\(s\)/SM", text)
 
