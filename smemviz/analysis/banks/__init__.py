@@ -23,6 +23,7 @@ from ._access import (
     bank_findings,
 )
 from ._advice import Advice, advise
+from ._captured import CapturedTotals, analyse_captured
 from ._layout import SWIZZLE_ALIGNMENT, SWIZZLE_MODES, CuteLayout, Swizzle, parse_cute_layout, parse_swizzle
 from ._model import BankConflicts, LaneWord, bank_conflicts
 from ._patterns import (
@@ -47,6 +48,8 @@ __all__ = [
     "AccessReport",
     "Advice",
     "AnalysedAccess",
+    "CapturedTotals",
+    "analyse_captured",
     "advise_declared",
     "analyse_plan",
     "analyse_declared",

@@ -346,7 +346,10 @@ def analyze_access(  # noqa: PLR0913 - keyword options, each defaulting to the r
 
 def _one_swizzle(region: str, lay: CuteLayout, swz_obj: object) -> tuple[CuteLayout, Swizzle | None, str | None]:
     """The tile's layout and the one swizzle on its addresses (given, or carried by the layout),
-    and how to name it: a byte swizzle acts on the absolute address, an element one on the layout."""
+    and how to name it: a byte swizzle acts on the absolute address, an element one on the layout.
+    ``S<0,M,S>`` is the identity: a layout that writes it (to state an offset) carries no swizzle."""
+    if lay.swizzle is not None and lay.swizzle.bits == 0:
+        lay = lay.without_swizzle()
     if lay.swizzle is not None and swz_obj is not None:
         same = (
             isinstance(swz_obj, str)

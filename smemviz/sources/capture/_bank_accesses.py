@@ -69,6 +69,7 @@ _SAME_ITERATOR = (
     "builtin.unrealized_conversion_cast",
 )
 _MODE_BITS = {"32B": (1, 4, 3), "64B": (2, 4, 3), "128B": (3, 4, 3)}
+_MODE_NAMES = {bits: mode for mode, bits in _MODE_BITS.items()}
 _MAX_ENUMERATED = 8  # a run-time index over a mode this small has each of its values analysed
 _WIDTH_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8}
 
@@ -745,13 +746,19 @@ def _declared(
     rel = start - region.offset
     if rel % eb:
         return None, None, f"the view {view.name!r} starts {rel} B into its region, no whole number of elements"
-    mode = _MODE_BITS.get(region.swizzle) if region.swizzle is not None else None
-    if region.swizzle is not None and mode != (swz_bits if swz_bits and swz_bits[0] else None):
+    # the tensor's own swizzle, stated as a hardware mode (the region's may differ: a tile laid over
+    # another buffer); the layout then carries only the tile's offset in the region
+    swizzle = "none" if not swz_bits or not swz_bits[0] else _MODE_NAMES.get(swz_bits)
+    if swizzle is None and region.swizzle is not None and _MODE_BITS.get(region.swizzle) != swz_bits:
         return (
             None,
             None,
-            f"the region {region.name!r} states the {region.swizzle} swizzle; the tensor {view.name!r} has another",
+            (
+                f"the tensor {view.name!r} is swizzled S<{','.join(map(str, swz_bits or ()))}>, no hardware mode, "
+                f"and its region {region.name!r} states the {region.swizzle} swizzle"
+            ),
         )
+    written = (0, 4, 3) if swizzle is not None else swz_bits
     swz = _swizzle(swz_bits)
     per_warp = len(rec.addresses) // max(1, len(rec.warps))
     by_warp = [sorted(rec.addresses[i * per_warp : (i + 1) * per_warp], key=_key) for i in range(len(rec.warps))]
@@ -779,12 +786,12 @@ def _declared(
         )
         if not same:
             continue
-        layout = f"S<{','.join(map(str, swz_bits or (0, 4, 3)))}> o {rel // eb} o {_layout_str(shape, stride)}"
+        layout = f"S<{','.join(map(str, written or (0, 4, 3)))}> o {rel // eb} o {_layout_str(shape, stride)}"
         access = SmemAccess(
             rec.instruction,
             layout=layout,
             dtype=rec.dtype,
-            swizzle="region",
+            swizzle=swizzle or "region",
             warps=pair,
             threads=threads,
             stage=stage,
