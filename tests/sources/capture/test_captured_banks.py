@@ -1,0 +1,142 @@
+"""The bank analysis of a captured kernel with nothing declared: capture reads every SMEM
+copy's atom, per-thread layout, swizzle and warps, and each lane's address as compiled.
+
+Checked on smemviz's own Hopper GEMM, traced for sm_90a on the CPU once per C staging mode:
+the captured epilogue gives the same wavefronts, ideal and conflicts per access as
+``epilogue_reports`` / ``predict_epilogue`` (which read the plan's declared access), and
+``lint``'s bank rule, the conflict strip and the Banks tab see it. CUTLASS's Hopper
+``dense_gemm`` (when its examples are fetched) is read the same way."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("cutlass")
+pytestmark = pytest.mark.cutlass
+
+from smemviz.analysis import lint  # noqa: E402
+from smemviz.analysis.banks import analyse_captured, analyse_declared, analyse_plan, conflict_strip  # noqa: E402
+from smemviz.kernel._compile import compile_host  # noqa: E402
+from smemviz.kernel.gemm import GemmConfig, GemmProblem, predict_epilogue  # noqa: E402
+from smemviz.kernel.gemm._banks import epilogue_reports  # noqa: E402
+from smemviz.kernel.gemm._host import _fake_operands, gemm_kernel  # noqa: E402
+from smemviz.sources.capture import capture  # noqa: E402
+
+from .cutlass_examples import EXAMPLES, examples_dir, load  # noqa: E402
+
+ARCH = "sm_90a"
+# every C staging mode the Hopper GEMM builds (docs/gemm.md): "auto" is the DSL's 64B
+C_MODES = ("auto", "none", "interleaved", "32B", "64B")
+CONSUMER_WARPS = tuple(range(4, 12))
+
+
+@pytest.fixture(scope="module", params=C_MODES)
+def captured(request):
+    config = GemmConfig(arch=ARCH, c_swizzle=request.param)
+    _, kernel = gemm_kernel(config)
+    with capture() as cap:
+        compile_host(f"banks_gemm_{request.param}", kernel, _fake_operands(config.dtype), ARCH, key=None)
+    (kc,) = cap.kernels.values()
+    return config, kc
+
+
+def _totals(x):
+    return (x.instructions, x.wavefronts, x.ideal, x.conflicts, x.n_way)
+
+
+def test_every_epilogue_copy_is_read_with_its_atom_layout_and_warps(captured):
+    config, kc = captured
+    records = kc.banks
+    subtiles = config.tile_n // config.epi_tile[1]
+    assert len(records) == subtiles  # one stmatrix copy per C sub-tile, none left unread
+    for e, r in enumerate(records):
+        assert not r.unread, r.unread
+        assert (r.kind, r.instruction, r.bits, r.trans, r.matrices) == ("stmatrix", "stmatrix.x4", 128, False, 4)
+        assert "stsm" in r.atom and r.view == "sC" and r.dtype == config.out_dtype
+        assert r.warps == CONSUMER_WARPS
+        assert r.stage == e % config.epi_stages  # sub-tile e goes to buffer e % stages
+        assert r.access is not None and r.access.region == r.region and r.access.warps == (8, 1)
+        assert r.access.swizzle == (config.c_swizzle_mode or "none")
+        assert all(len(a) == 32 for a in r.addresses)
+
+
+def test_each_captured_access_gives_the_predicted_report(captured):
+    """Counted from the lane addresses as compiled, and through the declared access the plan
+    now carries: both equal the prediction from the GEMM's own declared access, per stage."""
+    config, kc = captured
+    predicted = epilogue_reports(config)
+    counted = analyse_captured(kc)
+    assert len(counted) == len(kc.banks)
+    for totals in counted:
+        want = _totals(predicted[totals.copy.stage])
+        assert _totals(totals) == want
+        assert _totals(analyse_declared(kc.plan, totals.copy.access)) == want
+    distinct = [item for item in analyse_plan(kc.plan)]
+    assert len(distinct) == config.epi_stages and all(item.error is None for item in distinct)
+
+
+@pytest.mark.parametrize("problem", [GemmProblem(1024, 1024, 256), GemmProblem(1000, 520, 64, 2)])
+def test_a_launch_totals_what_predict_epilogue_says(captured, problem):
+    config, kc = captured
+    launch = predict_epilogue(config, problem)
+    counted = analyse_captured(kc)
+    per_cta = [sum(getattr(t, key) for t in counted) for key in ("instructions", "wavefronts", "ideal", "conflicts")]
+    assert [launch.ctas * n for n in per_cta] == [
+        launch.instructions,
+        launch.wavefronts,
+        launch.ideal,
+        launch.conflicts,
+    ]
+
+
+def test_lint_the_strip_and_the_banks_tab_see_the_captured_epilogue(captured):
+    config, kc = captured
+    findings = lint(kc.plan, ARCH)
+    bank = [f for f in findings if f.rule == "bank-conflict"]
+    assert not [f for f in findings if f.rule == "bank-access"]
+    conflicted = config.c_atom == "none"  # plain rows: the 4-way epilogue
+    assert bool(bank) == conflicted
+    if conflicted:
+        assert all("stmatrix.x4" in f.message and "4-way" in f.message for f in bank)
+    (segment,) = conflict_strip(kc.plan, [item.report for item in analyse_plan(kc.plan)])
+    assert (segment.wavefronts > segment.ideal) == conflicted
+    pytest.importorskip("ipywidgets")
+    pytest.importorskip("plotly")
+    from smemviz.explorer._banks import BankView
+
+    view = BankView()
+    view.show(kc.plan)
+    assert view.current is not None and view.current.region == kc.banks[0].region
+    assert "stmatrix.x4" in view.title and ("4-way" in view.title) == conflicted
+
+
+# -- CUTLASS's Hopper dense_gemm --------------------------------------------------------------
+
+
+def _dense_gemm():
+    example = EXAMPLES["hopper_dense_gemm"]
+    if not (examples_dir() / example.path).exists():
+        pytest.skip(
+            f"CUTLASS example {example.path} not found under {examples_dir()} "
+            "(set SMEMVIZ_CUTLASS_EXAMPLES to a copy of CUTLASS's examples/python/CuTeDSL)"
+        )
+    host, args = example.build(load(example))
+    with capture() as cap:
+        compile_host("banks_hopper_dense_gemm", host, args, example.arch)
+    (kc,) = cap.kernels.values()
+    return kc
+
+
+def test_cutlass_dense_gemm_epilogue_is_read_as_compiled():
+    """Its epilogue stages C in ``sC``, a 64B-swizzled view laid over the 128B-swizzled A
+    stages: four warps' stmatrix.x4, conflict-free in each of the four buffers."""
+    kc = _dense_gemm()
+    assert kc.banks and not [r for r in kc.banks if r.unread]
+    assert {(r.instruction, r.view, r.region, r.warps) for r in kc.banks} == {("stmatrix.x4", "sC", "sA", (0, 1, 2, 3))}
+    assert {r.access.swizzle for r in kc.banks} == {"64B"}  # the view's own, not the region's 128B
+    counted = analyse_captured(kc)
+    assert all(t.conflict_free for t in counted)
+    for t in counted:
+        assert _totals(analyse_declared(kc.plan, t.copy.access)) == _totals(t)
+    assert sorted({r.stage for r in kc.banks}) == [0, 1, 2, 3]
+    assert not [f for f in lint(kc.plan, "sm_90a") if f.rule in ("bank-conflict", "bank-access")]
