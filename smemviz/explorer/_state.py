@@ -75,6 +75,19 @@ class Analysis:
         return tuple(f for a in (self.smem, self.tmem) if a is not None for f in a.beyond_capacity)
 
     @property
+    def ordered(self) -> tuple[Analysed, ...]:
+        """The analyses with an ordering to show (a checked kernel model, or a declared
+        plan's needed edges), SMEM first; where both plans carry one model, the SMEM one."""
+        out: list[Analysed] = []
+        for a in (self.smem, self.tmem):
+            if a is None or not a.has_ordering:
+                continue
+            if a.plan.ordering is not None and any(b.plan.ordering == a.plan.ordering for b in out):
+                continue
+            out.append(a)
+        return tuple(out)
+
+    @property
     def over_capacity(self) -> str | None:
         """Why the layout does not fit (one line per memory), or ``None``."""
         problems = [a.capacity.message() for a in (self.smem, self.tmem) if a is not None and not a.capacity.fits]

@@ -9,7 +9,10 @@ layout stays on screen.
 A layout solved from lifetimes also gets a "Lifetimes" tab (``_lifetimes``);
 while that tab is open its maps are updated once per change, right after the
 byte map has been sent (the map being moved is drawn first), and not again
-with the text panels; a hidden tab is drawn when opened.
+with the text panels; a hidden tab is drawn when opened. A layout with an
+ordering to show (a captured kernel's model, or a declared plan's hand-overs)
+gets an "Ordering" tab (``_ordering``): the pipeline diagram, every alias with
+its edge, and the ordering findings.
 
 Inside a running kernel the text panels (totals, usage table) follow the maps
 after ``PANEL_DELAY_S``: the browser redraws the maps first instead of
@@ -36,6 +39,7 @@ from ._fit_width import EXPLORER_CLASS, make_fitter
 from ._history import Attempt, history_html, option_labels
 from ._inputs import Plans
 from ._lifetimes import LifetimeView, both_solved, lifetime_plan
+from ._ordering import OrderingView
 from ._panels import TABLE_CSS, key_html, message_html, summary_html, tables_html
 from ._state import ExplorerState, Outcome, is_builder
 from ._sync import LiveFigure
@@ -52,9 +56,11 @@ _EMPTY_SMEM = LayoutPlan("smem", ())
 _EMPTY_TMEM = LayoutPlan("tmem", ())
 
 USAGE_TAB, BANKS_TAB, TRIED_TAB, LIFETIMES_TAB = "Usage table", "Banks", "Tried", "Lifetimes"
+ORDERING_TAB = "Ordering"
 # every tab an explorer can have, in the order shown; "Tried" needs a builder,
-# "Lifetimes" a layout solved from lifetimes
-TABS = (USAGE_TAB, BANKS_TAB, TRIED_TAB, LIFETIMES_TAB)
+# "Lifetimes" a layout solved from lifetimes, "Ordering" a plan with an ordering model
+# (a captured kernel's) or a declared plan whose hand-overs need edges
+TABS = (USAGE_TAB, BANKS_TAB, TRIED_TAB, LIFETIMES_TAB, ORDERING_TAB)
 
 
 class Explorer(widgets.VBox):
@@ -82,6 +88,7 @@ class Explorer(widgets.VBox):
         self._batch = False  # several controls set at once (reset): one rebuild at the end
         self._panels_timer: asyncio.TimerHandle | None = None
         self.lifetimes: LifetimeView | None = None  # the "Lifetimes" tab, made for the first layout with steps
+        self.ordering: OrderingView | None = None  # the "Ordering" tab, made for the first layout with an ordering
 
         started = self.state.start(self._control_values())
         self.arch_selector = widgets.Dropdown(
@@ -224,7 +231,7 @@ class Explorer(widgets.VBox):
         return self._tabs.open
 
     def show_tab(self, name: str) -> None:
-        """Open the tab called ``name`` ("Usage table", "Banks", "Tried", "Lifetimes")."""
+        """Open the tab called ``name`` ("Usage table", "Banks", "Tried", "Lifetimes", "Ordering")."""
         self._tabs.show(name)
 
     def __smemviz_layout__(self, arch: str | None = None) -> LayoutPair:
@@ -307,6 +314,7 @@ class Explorer(widgets.VBox):
         # the byte map has been sent: an open Lifetimes tab redraws now (once: it is then not
         # stale, so the text panels that follow leave it alone), a hidden one when opened
         self._sync_lifetimes(smem, tmem)
+        self._sync_ordering()
         self._schedule_panels()
 
     def _sync_lifetimes(self, smem: LayoutPlan | None, tmem: LayoutPlan | None) -> None:
@@ -329,6 +337,18 @@ class Explorer(widgets.VBox):
             self._tabs.stale.discard(LIFETIMES_TAB)
         else:
             self._tabs.stale.add(LIFETIMES_TAB)
+
+    def _sync_ordering(self) -> None:
+        """Offer the Ordering tab while the layout on screen has an ordering to show; it is
+        drawn when open (stale until then, like every tab)."""
+        if not self.state.analysed().ordered:
+            self._tabs.withdraw(ORDERING_TAB)
+            return
+        if self.ordering is None:
+            self.ordering = OrderingView()
+            if self._fitter is not None and self._fitter.width >= MIN_WIDTH:
+                self.ordering.set_width(int(self._fitter.width) - WIDGET_MARGIN - TAB_INSET)
+        self._tabs.offer(ORDERING_TAB, self.ordering)
 
     def _schedule_panels(self) -> None:
         """Update the text panels now, or after the maps where a kernel's loop runs."""
@@ -368,6 +388,9 @@ class Explorer(widgets.VBox):
             self.history_table.value = history_html(self.history, labels)
         elif tab == USAGE_TAB:
             self.table.value = tables_html(smem, tmem)
+        elif tab == ORDERING_TAB:
+            if self.ordering is not None:
+                self.ordering.show(self.state.analysed().ordered)
         else:
             self.banks.show(self.state.analysed().smem)
         self._tabs.stale.discard(tab)
@@ -440,6 +463,8 @@ class Explorer(widgets.VBox):
         self._tmem_live.set_width(width - WIDGET_MARGIN)
         if self.lifetimes is not None:
             self.lifetimes.set_width(width - WIDGET_MARGIN - TAB_INSET)
+        if self.ordering is not None:
+            self.ordering.set_width(width - WIDGET_MARGIN - TAB_INSET)
 
     # -- exports -------------------------------------------------------------------
 
