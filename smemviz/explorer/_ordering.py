@@ -126,7 +126,7 @@ class OrderingView(widgets.VBox):
     def show(self, ordered: tuple[Analysed, ...]) -> None:
         """Draw the ordering of ``ordered`` (the analyses with one, SMEM first)."""
         self._shown = ordered
-        memories = [a.plan.memory for a in ordered]
+        memories: list[str] = [a.plan.memory for a in ordered]
         if memories != self._memories:
             keep = self.memory.value
             self._memories = memories
