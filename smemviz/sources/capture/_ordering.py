@@ -40,6 +40,7 @@ from ._ordering_ir import (
     pointer_offset,
     raw_value,
     same_value,
+    thread_trips,
 )
 from ._tmem_views import tmem_regions
 
@@ -94,6 +95,7 @@ class _Builder:
         self.loop_depth: dict[int, int] = {}  # loop uid -> how many loops lie around it
         self.spans: dict[str, m.RegionSpan] = {}
         self.guard_cache: list[tuple[Any, tuple[int, Any] | None]] = []  # if op -> (state key, bound)
+        self.role_trips: dict[tuple[str, frozenset[int]], int | None] = {}
         self.groups: list[tuple[Any, str, int]] = []  # (upper value, shared loop id, its first trip's start)
         self.tmem = tmem_regions(trace.regions)  # TMEM views by placement: their columns, read from the IR
         self.spans.update({s.name: s for s in self.tmem.spans})
@@ -187,12 +189,31 @@ class _Builder:
         keyed.sort(key=lambda k: k[0])
         return tuple(info for _, info in keyed)
 
+    def role_loops(self, loops: tuple[LoopInfo, ...], threads: frozenset[int]) -> tuple[LoopInfo, ...]:
+        """The loops as one role runs them: a count read from the thread index is the role's own."""
+        out = []
+        for info in loops:
+            if info.trips is None and info.guard is None:
+                key = (info.id, threads)
+                if key not in self.role_trips:
+                    op = self.loop_ops[int(info.id[1:])]
+                    self.role_trips[key] = thread_trips(op, threads, self.threads)
+                trips = self.role_trips[key]
+                if trips is not None:
+                    info = replace(info, id=f"{info.id}@{min(threads) // WARP}", trips=trips)
+            out.append(info)
+        return tuple(out)
+
     def loop_plan(self) -> dict[str, tuple[str, int, int | None]]:
         """Loop uid -> (shared id, iterations written out in front, its cap on the rest) for
         run-time counts. A loop up to ``min(c, k)`` shares ``k``'s id, capped."""
         groups: list[tuple[Any, list[tuple[int, int, int | None]]]] = []  # (upper value, [(uid, lower, cap)])
         plan: dict[str, tuple[str, int, int | None]] = {}
-        whiles = [i for i, op in enumerate(self.loop_ops) if op.name == "scf.while" and not self.loop_depth.get(i)]
+        whiles = [
+            i
+            for i, op in enumerate(self.loop_ops)
+            if op.name == "scf.while" and not self.loop_depth.get(i) and loop_bounds(op).trips is None
+        ]
         for i in whiles:
             plan[f"#{i}"] = ("tiles", 0, None)
         if len(whiles) > 1:
@@ -384,10 +405,11 @@ class _Builder:
                 mine = threads & role.threads
                 if not mine:
                     continue
+                mine_loops = self.role_loops(loops, role.threads)
                 for e in self.advances(events, raw.state, uses, mine):
                     e = self.arrivals(e, raw.scale, mine, partners)
                     e = self.share(e, mine, threads)
-                    records.append((e, Context(e.site, role.role, loops)))
+                    records.append((e, Context(e.site, role.role, mine_loops)))
         programs = self.peel(programs_from_trace(records))
         used = {e.pipeline for e, _ in records if isinstance(e, m.PipelineOp)} | {
             e.pipeline for e in prologue if isinstance(e, m.Init)
@@ -674,23 +696,44 @@ def _state_of(slice_op: Any, indices: list[tuple[Any, int | None]]) -> int | str
 
 
 def _walk_to_view(value: Any, views: list[RegionView]) -> tuple[RegionView, str | None, Any] | None:
-    stack = [raw_value(value)]
-    coord: str | None = None
-    slice_op: Any = None
+    """The view, and the slice on the path from it that picks its last (stage) mode: the
+    first slice after the view whose last coordinate is not ``_`` (a slice of a slice,
+    ``A[(None, None, k_block)]`` of ``tSrK[(None, None, None, stage)]``, indexes another mode)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(raw_value(value), ())]
     seen = 0
     while stack and seen < 400:
-        v = stack.pop()
+        v, slices = stack.pop()
         seen += 1
         for view in views:
             if same_value(view.value, v):
-                return view, coord, slice_op
+                for op in reversed(slices):  # from the view's side
+                    coord = str(op.operands[1].type)
+                    if _last_text(coord) != "_":
+                        return view, coord, op
+                return view, None, None
         op = defining_op(v)
         if op is None:
             continue
-        if op.name == "cute.slice" and coord is None and len(op.operands) > 1:
-            coord, slice_op = str(op.operands[1].type), op
-        stack += [raw_value(o) for o in reversed(list(op.operands))]
+        if op.name == "cute.slice" and len(op.operands) > 1:
+            slices = (*slices, op)
+        stack += [(raw_value(o), slices) for o in reversed(list(op.operands))]
     return None
+
+
+def _last_text(coord: str) -> str:
+    m_ = _COORD.search(coord)
+    text = m_.group(1) if m_ else coord
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1]
+    depth, last = 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            last = i + 1
+    return text[last:].strip()
 
 
 def unread_model(kernel: str, arch: str | None, why: str) -> m.OrderingModel:

@@ -193,6 +193,8 @@ def _static_int(x: Any) -> int | None:
         return int(x)
     if isinstance(x, int):
         return x
+    if isinstance(x, float) and x.is_integer():
+        return int(x)  # a count written as a division (128 / 32 threads per warp)
     return None
 
 
@@ -497,7 +499,7 @@ def _note_snapshot(t: OrderingTrace, side: str, participant: Any, handle: Any) -
     t.snapshot_names.add(name)
     t.states.setdefault(hash(("state", name)), (name, copy))
     op = m.PipelineOp(op=f"{side}_snapshot", pipeline=found[0].name, site=site, state=name, source=src_name)
-    _add(t, op)
+    _add(t, op, state=hash(("state", name)))  # the handle's state serves this pipeline side
 
 
 def _tiles_done_wrapper(orig: Any) -> Any:
@@ -676,8 +678,9 @@ def _record_copy(t: OrderingTrace, site: m.CallSite, result: Any, atom: Any, src
     bstate: int | None = None
     if kind in ("tma_load", "tma_store"):
         nbytes, cta = _copy_bits(atom)
-        if nbytes is None:
-            nbytes = _tensor_bytes(tensor)
+        whole = _tensor_bytes(tensor)
+        if nbytes is None or (cta == 1 and whole is not None and whole > nbytes and whole % nbytes == 0):
+            nbytes = whole  # one copy issues a box per part of its tensor (a head dim over two 128 B boxes)
         if kind == "tma_load":
             if kw.get("mcast_mask") is not None and cta > 1:
                 multicast = cta

@@ -30,6 +30,7 @@ __all__ = [
     "defining_op",
     "encloses",
     "guard_terms",
+    "thread_trips",
     "raw_value",
     "same_value",
     "loop_bounds",
@@ -390,13 +391,50 @@ def capped_count(value: Any) -> tuple[int | None, Any, int | None]:
     return None, raw_value(value), cap
 
 
+def _once(while_op: Any) -> bool:
+    """Whether an ``scf.while`` runs its body exactly once: its condition is a flag it
+    carries, entering true and yielded false by the body (a scheduler's first and only tile)."""
+    from cutlass._mlir import ir
+
+    try:
+        before, after = while_op.regions[0].blocks[0], while_op.regions[1].blocks[0]
+        cond = list(before.operations)[-1]
+        flag = ir.BlockArgument(raw_value(cond.operands[0]))  # type: ignore[attr-defined]  # raises if it is none
+        if flag.owner != before:
+            return False
+        j = flag.arg_number
+        yielded = list(after.operations)[-1]
+        return const_value(while_op.operands[j]) == 1 and const_value(yielded.operands[j]) == 0
+    except Exception:
+        return False
+
+
 def loop_bounds(loop_op: Any) -> LoopBounds:
+    if loop_op.name == "scf.while" and _once(loop_op):
+        return LoopBounds(0, 1, 1)
     if loop_op.name != "scf.for":
         return LoopBounds(None, None, None)
     lb, ub, step = loop_op.operands[0], loop_op.operands[1], loop_op.operands[2]
     lower, _ = count_value(lb)
     upper, upper_value, cap = capped_count(ub)
     return LoopBounds(lower, upper, const_value(step), upper_value, cap)
+
+
+def thread_trips(loop_op: Any, threads: frozenset[int], block: int) -> int | None:
+    """An ``scf.for``'s trip count when its bounds depend on the thread index alone and come
+    out the same for every thread of ``threads`` (``range(warp_group_idx - 1)``)."""
+    if loop_op.name != "scf.for" or not threads:
+        return None
+    try:
+        with plain_values():
+            lo, hi, step = (_compile(loop_op.operands[i]) for i in range(3))
+            seen = {(lo(t, block), hi(t, block), step(t, block)) for t in threads}
+    except Exception:  # _Unknown: a run-time value
+        return None
+    if len(seen) != 1:
+        return None
+    a, b, c = seen.pop()
+    return max(0, -(-(b - a) // c)) if c > 0 else None
 
 
 def encloses(outer: Any, op: Any) -> bool:
