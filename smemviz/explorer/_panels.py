@@ -12,6 +12,7 @@ from .. import hardware
 from .._names import shown
 from .._units import fmt_units
 from ..analysis._report import region_rows, summary_parts, table_columns
+from ..figures._alias_marks import ALIAS_COLORS
 from ..figures._style import FAMILY_HUES, KIND_COLORS, PALETTE, shade
 
 if TYPE_CHECKING:
@@ -68,6 +69,16 @@ def _key_items(memory: str, plan: LayoutPlan | None = None) -> list[tuple[str, s
         items.append((f"<span style='{_SWATCH}{lanes}'></span>", "alias group: one lane per phase"))
     if plan is None or plan.padding:
         items.append((f"<span style='{_SWATCH}{hatch}'></span>", "padding"))
+    if plan is not None and plan.ordering is not None:  # a kernel's model: each alias over its shared bytes
+        strip = (
+            f"background:linear-gradient(90deg, {ALIAS_COLORS['ordered']} 0 50%, {ALIAS_COLORS['unordered']} 50% 100%)"
+        )
+        items.append(
+            (
+                f"<span style='{_SWATCH}height:4px;vertical-align:2px;{strip}'></span>",
+                "alias over its shared bytes: ordered, unordered (hover: its edge; the Ordering tab)",
+            )
+        )
     if memory == "smem":
         if "barrier" in kinds:
             items.append((f"<span style='{_GLYPH}color:{KIND_COLORS['barrier']}'>&#9650;</span>", "pipeline mbarriers"))

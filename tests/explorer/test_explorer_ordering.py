@@ -102,3 +102,9 @@ def test_a_declared_plan_shows_the_edges_its_hand_overs_need():
     table = ex.ordering.aliases.value
     assert "<tr class='smemviz-alias-row smemviz-needed'>" in table and "needs a named barrier" in table
     assert next(t for t in ex.ordering.figure.widget.data if t.meta == "aliases").text == ("a_stages -> epi_c",)
+
+
+def test_the_maps_key_names_the_alias_strips_of_a_plan_with_a_model():
+    assert "alias over its shared bytes" in explore(hopper_plan()).smem_key.value
+    assert "alias over its shared bytes" in explore((hopper_plan(), tmem_plan())).tmem_key.value
+    assert "alias over its shared bytes" not in explore(_plain()).smem_key.value
