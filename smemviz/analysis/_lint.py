@@ -20,9 +20,11 @@ from ._finding import Finding, Findings, Severity
 
 if TYPE_CHECKING:
     from ..layout._plan import LayoutPlan
+    from ..layout._tma_atom import TmaAtom
     from ..layout.ordering import OrderingModel
     from .banks._access import AnalysedAccess
     from .ordering._result import OrderingReport
+    from .tma import TmaDescriptorCheck
 
 __all__ = ["Finding", "Findings", "RULES", "lint", "align_fix", "PADDING_SHARE", "PADDING_MIN_BYTES"]
 
@@ -171,6 +173,117 @@ def _misaligned(ctx: _Context, kind: str, rule: str, what: str, need: int, field
         for r in ctx.plan.regions
         if r.kind == kind and r.offset % need
     ]
+
+
+def _tma_descriptor(ctx: _Context) -> list[Finding]:
+    """Each captured (or declared) TMA atom's descriptor, checked as ``cuTensorMapEncodeTiled``
+    will judge it at launch: an error per broken rule, an info for what is only known at run time."""
+    from .tma._enums import ELEMENT_BITS
+    from .tma._rules import DOCUMENTED
+
+    out: list[Finding] = []
+    arch = ctx.arch.name if ctx.arch is not None and ctx.arch.number >= 90 else "sm_90a"
+    for atom in ctx.plan.tma_atoms:
+        regions = (atom.region,) if atom.region else ()
+        what = f"TMA {atom.direction} {atom.label}"
+        data_type = atom.data_type
+        if (
+            atom.unread
+            or data_type is None
+            or data_type not in ELEMENT_BITS
+            or atom.swizzle is None
+            or not atom.box_dims
+        ):
+            why = "; ".join(atom.unread) or "its data type, swizzle or box"
+            out.append(
+                Finding(
+                    "tma-descriptor",
+                    "info",
+                    regions,
+                    f"{what}: not checked, capture could not read {why}",
+                    "check it with smemviz.check_tma_descriptor(...) and the launch's values",
+                    DOCUMENTED,
+                )
+            )
+            continue
+        dims, strides = _static_stand_ins(atom.global_dims, atom.global_strides, atom.box_dims, data_type)
+        check = check_tma_descriptor_for(atom, dims, strides, arch)
+        runtime = set(atom.runtime)
+        for p in check.problems:
+            if p.parameter in runtime:
+                continue  # a stand-in's problem, not the kernel's
+            out.append(
+                Finding(
+                    "tma-descriptor",
+                    "error",
+                    regions,
+                    f"{what}: {p.parameter} = {p.value!r}: {p.rule}; the driver refuses this descriptor at launch",
+                    _tma_fix(p.parameter),
+                    p.source,
+                )
+            )
+        if runtime:
+            names = ", ".join(atom.runtime)
+            out.append(
+                Finding(
+                    "tma-descriptor",
+                    "info",
+                    regions,
+                    f"{what}: {names} are run-time values, not checked; its box {list(atom.box_dims)}, "
+                    f"swizzle {atom.swizzle} and data type {atom.data_type} were, and pass"
+                    if not check.problems or all(p.parameter in runtime for p in check.problems)
+                    else f"{what}: {names} are run-time values, not checked",
+                    "check them at launch: smemviz.check_tma_descriptor(...) with the tensor's sizes",
+                    DOCUMENTED,
+                )
+            )
+    return out
+
+
+def _tma_fix(parameter: str) -> str:
+    """What to change in the kernel for a broken descriptor rule, by the parameter it names."""
+    if parameter.startswith(("global_strides", "global_address")):
+        return f"pad the global tensor (its rows, or its base) so that {parameter} obeys the rule"
+    if parameter.startswith("global_dims"):
+        return f"change the global tensor's extent so that {parameter} obeys the rule"
+    if parameter.startswith(("box_dims", "swizzle", "interleave", "element_strides")):
+        return f"change the TMA tile or the SMEM layout's swizzle so that {parameter} obeys the rule"
+    return f"change {parameter} so that it obeys the rule"
+
+
+def _static_stand_ins(
+    dims: tuple[int | None, ...], strides: tuple[int | None, ...], box: tuple[int, ...], data_type: str
+) -> tuple[list[int], list[int]]:
+    """Run-time extents and strides replaced by values every rule accepts (the box's extent, the
+    packed row rounded up to 16 B), so that the static parameters can be checked on their own."""
+    from .tma._enums import ELEMENT_BITS
+
+    full_dims = [d if d is not None else max(b, 1) for d, b in zip(dims, box, strict=False)]
+    full_strides: list[int] = []
+    reach = full_dims[0] * ELEMENT_BITS[data_type] // 8 if full_dims else 0
+    for i, s in enumerate(strides):
+        stride = s if s is not None else -(-max(reach, 1) // 16) * 16
+        full_strides.append(stride)
+        reach = stride * full_dims[i + 1] if i + 1 < len(full_dims) else reach
+    return full_dims, full_strides
+
+
+def check_tma_descriptor_for(atom: TmaAtom, dims: list[int], strides: list[int], arch: str) -> TmaDescriptorCheck:
+    from .tma import check_tma_descriptor
+
+    return check_tma_descriptor(
+        atom.data_type or "",
+        dims,
+        strides,
+        atom.box_dims,
+        atom.element_strides,
+        atom.interleave,
+        atom.swizzle or "none",
+        0,
+        atom.l2_promotion or "none",
+        atom.oob_fill,
+        arch=arch,
+    )
 
 
 def _mbarrier_align(ctx: _Context) -> list[Finding]:
@@ -343,6 +456,7 @@ RULES: dict[str, tuple[Severity, Rule]] = {
     "swizzle-align": ("warning", _swizzle_align),  # error below 128 B alignment
     "swizzle-stage": ("error", _swizzle_stage),
     "tma-align": ("error", _tma_align),
+    "tma-descriptor": ("error", _tma_descriptor),
     "mbarrier-align": ("error", _mbarrier_align),
     "tmem-ptr-align": ("error", _tmem_ptr_align),
     "bank-access": ("error", _bank_access),

@@ -25,6 +25,7 @@ from .._errors import CapacityError
 from .._names import shown
 from .._units import align_up
 from ._access import SmemAccess
+from ._tma_atom import TmaAtom
 from .ordering import OrderingModel
 from .ordering import to_dict as ordering_to_dict
 
@@ -219,6 +220,7 @@ class LayoutPlan:
     solver: str | None = None  # what found the layout ("exact", "greedy:size", ...)
     accesses: tuple[SmemAccess, ...] = ()  # how the kernel's warps touch its regions (bank analysis)
     ordering: OrderingModel | None = None  # the kernel's sync objects and per-role programs (ordering checks)
+    tma_atoms: tuple[TmaAtom, ...] = ()  # the kernel's TMA descriptors' parameters, as captured (tma-descriptor rule)
 
     def __post_init__(self) -> None:
         if self.memory not in ("smem", "tmem"):
@@ -542,6 +544,7 @@ class LayoutPlan:
             # written only when there are some, so older readers see no change
             **({"accesses": [a.to_dict() for a in self.accesses]} if self.accesses else {}),
             **({"ordering": ordering_to_dict(self.ordering)} if self.ordering is not None else {}),
+            **({"tma_atoms": [t.to_dict() for t in self.tma_atoms]} if self.tma_atoms else {}),
         }
 
     def _lifetime_dict(self) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from ._plan import (
     LayoutPlan,
     Region,
 )
+from ._tma_atom import TmaAtom
 from .ordering import OrderingModel
 from .ordering import from_dict as ordering_from_dict
 
@@ -308,6 +309,20 @@ def _lifetime_fields(d: dict[str, Any], version: Any, regions: tuple[Region, ...
     }
 
 
+def _tma_atoms(value: Any) -> tuple[TmaAtom, ...]:
+    if value is None:
+        return ()
+    out = []
+    for i, item in enumerate(_list(value, "tma_atoms")):
+        if not isinstance(item, dict):
+            raise _fail(f"tma_atoms[{i}]", f"expected an object, got {_brief(item)}")
+        try:
+            out.append(TmaAtom.from_dict(item))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _fail(f"tma_atoms[{i}]", f"not a TMA atom: {type(exc).__name__}: {exc}") from None
+    return tuple(out)
+
+
 def _ordering(value: Any) -> OrderingModel | None:
     """The optional ``ordering`` model (a captured kernel's sync objects and programs)."""
     if value is None:
@@ -461,6 +476,7 @@ def plan_from_dict(data: Any) -> LayoutPlan:
         source=_str(d.get("source", "smemviz"), "source") or "smemviz",
         accesses=_accesses(d.get("accesses"), memory, regions),
         ordering=_ordering(d.get("ordering")),
+        tma_atoms=_tma_atoms(d.get("tma_atoms")),
         **_lifetime_fields(d, version, regions),
     )
     struct = plan.source in SELF_SIZED_SOURCES

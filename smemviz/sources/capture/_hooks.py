@@ -97,7 +97,7 @@ _OUTER_TMEM: ContextVar[bool] = ContextVar("smemviz_capture_outer_tmem", default
 
 _lock = threading.Lock()
 _users = 0
-_saved: list[tuple[type, str, Any]] = []
+_saved: list[tuple[Any, str, Any]] = []  # (class or module, name, original)
 
 
 def layout_text(layout: Any, swizzle: Any = None) -> str | None:
@@ -342,11 +342,12 @@ def _pool_allocate_wrapper(orig: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _targets() -> list[tuple[type, str, Callable[[Callable[..., Any]], Callable[..., Any]]]]:
+def _targets() -> list[tuple[Any, str, Callable[[Callable[..., Any]], Callable[..., Any]]]]:
     from cutlass.cute import struct
     from cutlass.memory import smem, tmem
 
     from ._ordering_hooks import ordering_targets  # the ordering model's package imports the analysis floor
+    from ._tma_atoms import tma_targets
 
     alloc = smem.SmemAllocator
     return [
@@ -359,6 +360,7 @@ def _targets() -> list[tuple[type, str, Callable[[Callable[..., Any]], Callable[
         (tmem.TmemAllocator, "reserve", _tmem_reserve_wrapper),
         (tmem.TmemBufferPool, "allocate", _pool_allocate_wrapper),
         *ordering_targets(),
+        *tma_targets(),  # the TMA atoms' descriptor parameters (_tma_atoms)
     ]
 
 

@@ -37,6 +37,7 @@ from ._compiled import (
 from ._experimental import experimental_dsl, experimental_refusal
 from ._hooks import Pending, PendingTmem
 from ._records import CapturedAllocation, CapturedTmem
+from ._tma_atoms import take_tma_atoms
 
 if TYPE_CHECKING:
     from ...layout.ordering import OrderingModel
@@ -197,6 +198,7 @@ class Capture(_hooks.Recorder):
         self._pending, self._tmem = [], []
         self._fields.clear()
         self.ordering_trace = _new_trace()
+        take_tma_atoms(self)
         try:
             buffers = experimental_buffers(module)
             for site in walk_allocas(module):
@@ -215,6 +217,7 @@ class Capture(_hooks.Recorder):
         tmem, self._tmem = self._tmem, []
         self._fields.clear()
         trace, self.ordering_trace = self.ordering_trace, _new_trace()
+        tma = take_tma_atoms(self)
         sites = walk_allocas(module)
         smem_sites = [s for s in sites if s.smem]
         kernels = sorted({s.kernel for s in smem_sites if s.kernel} | {t.kernel for t in tmem if t.kernel})
@@ -259,6 +262,10 @@ class Capture(_hooks.Recorder):
                 continue
             self._kernels[kernel] = self._with_ordering(self._kernels[kernel], trace, module, smem_sites, result)
             self._kernels[kernel] = self._with_banks(self._kernels[kernel], trace, module, smem_sites, result)
+            if tma:  # the TMA atoms the trace built (its host function's): on each of its kernels' plans
+                self._kernels[kernel] = replace(
+                    self._kernels[kernel], plan=replace(self._kernels[kernel].plan, tma_atoms=tma)
+                )
 
     def _with_ordering(
         self, kc: KernelCapture, trace: OrderingTrace, module: Any, sites: list[Any], result: Any

@@ -1,0 +1,107 @@
+"""The ``tma-descriptor`` lint rule on TMA atoms a plan carries (captured, or written by hand), and
+capture's reading of the DSL's type texts into those atoms, without compiling anything."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from smemviz import SmemAllocation, SmemAllocator
+from smemviz.analysis import lint
+from smemviz.layout import plan_from_json
+from smemviz.layout._tma_atom import TmaAtom
+from smemviz.sources.capture._tma_atoms import atom_from_types
+
+
+def _plan(*atoms: TmaAtom):
+    s = SmemAllocator()
+    s.add(SmemAllocation("sA", 16384, 1024, swizzle="128B"))
+    s.compute_layout()
+    return replace(s.plan, tma_atoms=atoms)
+
+
+def _atom(**kw) -> TmaAtom:
+    base = dict(
+        name="tma_a",
+        site="k.py:12",
+        direction="load",
+        data_type="float16",
+        global_dims=(1024, 4096),
+        global_strides=(2048,),
+        box_dims=(64, 128),
+        element_strides=(1, 1),
+        swizzle="128B",
+        region="sA",
+    )
+    return TmaAtom(**{**base, **kw})
+
+
+def _tma(plan, arch="sm_90a"):
+    return [f for f in lint(plan, arch) if f.rule == "tma-descriptor"]
+
+
+def test_a_good_static_atom_gives_nothing():
+    assert _tma(_plan(_atom())) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "parameter", "words"),
+    [
+        ({"box_dims": (128, 128)}, "box_dims[0] = 128", "swizzle"),  # 256 B rows under a 128 B swizzle
+        ({"box_dims": (64, 512)}, "box_dims[1] = 512", "1 to 256"),
+        ({"global_strides": (2008,)}, "global_strides[0] = 2008", "multiple of 16"),
+        ({"data_type": "16u4_align8b", "box_dims": (128, 16)}, "data_type = '16u4_align8b'", "sm_100"),
+    ],
+)
+def test_a_broken_rule_is_an_error_naming_parameter_value_rule_and_call_site(change, parameter, words):
+    found = _tma(_plan(_atom(**change)))
+    errors = [f for f in found if f.severity == "error"]
+    assert errors, found
+    f = next(f for f in errors if parameter in f.message)
+    assert words in f.message and "TMA load tma_a (k.py:12)" in f.message
+    assert f.regions == ("sA",)
+    assert "cuTensorMapEncodeTiled" in f.fact or "H200" in f.fact
+
+
+def test_run_time_extents_are_named_and_the_rest_still_checked():
+    (info,) = _tma(_plan(_atom(global_dims=(None, None), global_strides=(None,))))
+    assert info.severity == "info"
+    assert "global_dims[0], global_dims[1], global_strides[0] are run-time values" in info.message
+    # a static box broken beside run-time extents is still an error
+    found = _tma(_plan(_atom(global_dims=(None, None), global_strides=(None,), box_dims=(128, 128))))
+    assert [f.severity for f in found] == ["error", "info"]
+
+
+def test_an_atom_capture_could_not_read_is_an_info():
+    (f,) = _tma(_plan(_atom(data_type=None, unread=("data type (f4E2M1FN, tma_format absent)",))))
+    assert f.severity == "info" and "not checked" in f.message and "f4E2M1FN" in f.message
+
+
+def test_the_rule_can_be_ignored_and_atoms_round_trip_through_json():
+    plan = _plan(_atom(box_dims=(128, 128)))
+    assert not [f for f in lint(plan, "sm_90a", ignore=("tma-descriptor",)) if f.rule == "tma-descriptor"]
+    assert plan_from_json(plan.to_json()).tma_atoms == plan.tma_atoms
+
+
+def test_capture_reads_static_and_run_time_values_from_the_type_texts():
+    atom = atom_from_types(
+        '!cute.memref<f16, gmem, align<16>, "(?,?,?):(?{i64 div=8},1,?{i64 div=8})">',
+        '!cute_nvgpu.atom.non_exec_tiled_tma_load<sm_90, f16, copy_bits = 131072, tma_gbasis = <"(64,128,1):(1@1,1@0,1@2)">, tma_format = F16_RN>',
+        '!cute.composed_layout<"S<3,4,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))">',
+        "load",
+        "tma_a",
+        "k.py:3",
+    )
+    assert atom.global_dims == (None, None, None) and atom.global_strides == (None, None)
+    assert atom.box_dims == (64, 128, 1) and atom.swizzle == "128B" and atom.data_type == "float16"
+    static = atom_from_types(
+        '!cute.memref<bf16, gmem, "(4096,1004):(1004,1)">',
+        '!x<sm_90, bf16, tma_gbasis = <"(32,64):(1@1,1@0)">, tma_format = BF16_RN>',
+        '!cute.composed_layout<"S<2,4,3> o 0 o (64,32):(32,1)">',
+        "store",
+        "",
+        None,
+    )
+    assert static.global_dims == (1004, 4096) and static.global_strides == (2008,)
+    assert static.swizzle == "64B" and static.data_type == "bfloat16" and static.label == "(unnamed)"
