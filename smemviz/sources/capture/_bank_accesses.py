@@ -98,8 +98,10 @@ class CapturedCopy:
     warps: tuple[int, ...] = ()
     stage: int | None = None  # the stage of a staged view the copy reaches (None: unstaged, or not read)
     addresses: tuple[tuple[int | None, ...], ...] = ()
-    access: SmemAccess | None = None
+    accesses: tuple[SmemAccess, ...] = ()  # declared accesses giving the same addresses (one per group of warps)
     unread: str = ""
+    note: str = ""  # what was read but is worth saying (a run-time index whose every value is taken)
+    alternatives: int = 1  # records standing for this one copy: one per value of a run-time index
 
     @property
     def instructions(self) -> int:
@@ -399,7 +401,7 @@ class _Reader:
             n = _size(sh)
             if n > _MAX_ENUMERATED:
                 raise _Unread(f"a slice index known only at run time, over a mode of {n} values")
-            choices.append((f"a run-time index over a mode of {n}", [_mode_at(sh, st, i) * eb for i in range(n)]))
+            choices.append((f"a slice index over a mode of {n} values", [_mode_at(sh, st, i) * eb for i in range(n)]))
 
     def add_offset(self, op: Any) -> Offset:
         m = re.search(r'int_tuple<"(-?\d+)">', str(op.operands[1].type))
@@ -577,7 +579,7 @@ class _Builder:
         if start is None:
             return [_replace(base, view=view.name, unread=f"where {view.name!r} lies in shared memory is not constant")]
         start += view.offset or 0
-        region = _region_at(self.plan, start)
+        region = _region_at(self.plan, start, view.size or 0)
         base = _replace(base, view=view.name, region=region.name if region is not None else None)
         swz = _swizzle(swz_bits)
         per_instr = [o * eb for o in _instruction_offsets(leaves)]
@@ -602,14 +604,12 @@ class _Builder:
             note = why
             if walk.choices:
                 note = (note + "; " if note else "") + (
-                    f"{walk.choices[0][0]} is known only at run time: each of its values is analysed as its own copy"
+                    f"{walk.choices[0][0]} is known only at run time: each value is read as its own record "
+                    f"({len(options)} records stand for this one copy)"
                 )
-            rec = _replace(base, layout=text, addresses=tuple(addrs), unread=note if note and not walk.choices else "")
-            rec = _replace(rec, stage=None)
-            access, stage, miss = _declared(rec, view, start, region, eb)
-            out.append(
-                _replace(rec, access=access, stage=stage, unread=rec.unread or miss if access is None else rec.unread)
-            )
+            rec = _replace(base, layout=text, addresses=tuple(addrs), note=note, alternatives=len(options))
+            accesses, stage, miss = _declared(rec, view, start, region, eb)
+            out.append(_replace(rec, accesses=accesses, stage=stage, unread=miss))
         return out
 
 
@@ -630,10 +630,11 @@ def _layout_str(shape: Any, stride: Any) -> str:
     return f"{text(shape)}:{text(stride)}"
 
 
-def _region_at(plan: Any, byte: int) -> Any:
+def _region_at(plan: Any, byte: int, size: int) -> Any:
+    """The smallest data region of the plan holding ``size`` bytes from ``byte``."""
     best = None
     for r in plan.regions:
-        if r.kind == "data" and r.offset <= byte < r.offset + max(r.size, 1):
+        if r.kind == "data" and r.size and r.offset <= byte and byte + max(size, 1) <= r.offset + r.size:
             if best is None or r.size < best.size:
                 best = r
     return best
@@ -683,8 +684,8 @@ def _contiguous(stride: Any) -> int | None:
 
 
 def _candidate(  # noqa: PLR0913 - the declared access's fields, and where its tile lies
-    view_shape: Any,
-    view_stride: Any,
+    tile_shape: Any,
+    tile_stride: Any,
     instruction: str,
     eb: int,
     region_start: int,
@@ -692,16 +693,15 @@ def _candidate(  # noqa: PLR0913 - the declared access's fields, and where its t
     swz: Callable[[int], int],
     warps: tuple[int, int],
     threads: tuple[int, int] | None,
-    stage: int,
 ) -> list[list[tuple[int | None, ...]]] | None:
-    """The addresses the bank analysis gives a declared access (``analyze_access``'s walk), by warp."""
-    modes = len(_modes(view_shape))
-    contiguous = _contiguous(view_stride)
+    """The addresses the bank analysis gives a declared access over a two-mode tile
+    (``analyze_access``'s walk: atom tiles dealt to the warps in turn), by warp."""
+    contiguous = _contiguous(tile_stride)
     made = _atom_coords(instruction, eb, threads)
-    if modes not in (2, 3) or contiguous is None or contiguous > 1 or made is None:
+    if contiguous is None or made is None:
         return None
     rows, cols, coords = made
-    shapes, strides = _modes(view_shape), _modes(view_stride)
+    shapes, strides = _modes(tile_shape), _modes(tile_stride)
     rows_total, cols_total = _size(shapes[1 - contiguous]), _size(shapes[contiguous])
     if rows_total % rows or cols_total % cols:
         return None
@@ -719,10 +719,7 @@ def _candidate(  # noqa: PLR0913 - the declared access's fields, and where its t
                         continue
                     r_, c_ = ti * rows + c[0], tj * cols + c[1]
                     coord = [r_, c_] if contiguous == 1 else [c_, r_]
-                    if modes == 3:
-                        coord.append(stage)
-                    off = (elem_offset + _at(shapes, strides, coord)) * eb
-                    row.append(swz(region_start + off))
+                    row.append(swz(region_start + (elem_offset + _at(shapes, strides, coord)) * eb))
                 mine.append(tuple(row))
         out.append(mine)
     return out
@@ -732,77 +729,137 @@ def _factor_pairs(n: int) -> list[tuple[int, int]]:
     return [(a, n // a) for a in range(1, n + 1) if n % a == 0]
 
 
+_MAX_COMBOS = 256  # coordinates over a view's modes past its tile tried for one group of warps
+
+
+@dataclass(frozen=True)
+class _Fit:
+    combo: tuple[int, ...]
+    warps: tuple[int, int]
+    threads: tuple[int, int] | None
+
+
+def _fit(  # noqa: PLR0913 - what one group of warps is matched against
+    want: list[list[tuple[int | None, ...]]],
+    tile: tuple[Any, Any],
+    extras: list[tuple[Any, Any]],
+    instruction: str,
+    eb: int,
+    region_start: int,
+    rel: int,
+    swz: Callable[[int], int],
+) -> _Fit | None:
+    """The coordinate over the view's extra modes, arrangement of warps and lanes that give
+    these warps' instructions: each warp its own first, else the same instructions among them."""
+    matrix = lookup(instruction).kind in ("ldmatrix", "stmatrix")
+    thread_options: list[tuple[int, int] | None] = (
+        [None] if matrix else [None, (4, 8), (16, 2), (2, 16), (32, 1), (1, 32)]
+    )
+    flat = sorted((r for w in want for r in w), key=_key)
+    combos = list(itertools.product(*(range(_size(sh)) for sh, _ in extras)))
+    for strict in (True, False):
+        for combo in combos:
+            offset = rel + sum(_mode_at(sh, st, c) for (sh, st), c in zip(extras, combo))
+            for pair in _factor_pairs(len(want))[::-1]:
+                for threads in thread_options:
+                    got = _candidate(*tile, instruction, eb, region_start, offset, swz, pair, threads)
+                    if got is None:
+                        continue
+                    if strict and [sorted(w, key=_key) for w in got] == want:
+                        return _Fit(combo, pair, threads)
+                    if not strict and sorted((r for w in got for r in w), key=_key) == flat:
+                        return _Fit(combo, pair, threads)
+    return None
+
+
 def _declared(
     rec: CapturedCopy, view: Any, start: int, region: Any, eb: int
-) -> tuple[SmemAccess | None, int | None, str]:
-    """The access a plan can carry that gives exactly ``rec``'s addresses, its stage, or why none does."""
+) -> tuple[tuple[SmemAccess, ...], int | None, str]:
+    """The accesses a plan can carry that give exactly ``rec``'s addresses (one per group of
+    warps that reaches its own part of the view), its stage, or why none do."""
     if region is None:
-        return None, None, "no data region of the plan holds the tensor it reaches"
+        return (), None, "no data region of the plan holds the tensor it reaches"
     assert rec.instruction is not None
     view_type = _view_layout(view)
     if view_type is None:
-        return None, None, f"the view {view.name!r} has no static layout to declare the access on"
+        return (), None, f"the view {view.name!r} has no static layout to declare the access on"
     swz_bits, shape, stride = view_type
     rel = start - region.offset
     if rel % eb:
-        return None, None, f"the view {view.name!r} starts {rel} B into its region, no whole number of elements"
+        return (), None, f"the view {view.name!r} starts {rel} B into its region, no whole number of elements"
     # the tensor's own swizzle, stated as a hardware mode (the region's may differ: a tile laid over
     # another buffer); the layout then carries only the tile's offset in the region
     swizzle = "none" if not swz_bits or not swz_bits[0] else _MODE_NAMES.get(swz_bits)
     if swizzle is None and region.swizzle is not None and _MODE_BITS.get(region.swizzle) != swz_bits:
-        return (
-            None,
-            None,
-            (
-                f"the tensor {view.name!r} is swizzled S<{','.join(map(str, swz_bits or ()))}>, no hardware mode, "
-                f"and its region {region.name!r} states the {region.swizzle} swizzle"
-            ),
+        why = (
+            f"the tensor {view.name!r} is swizzled S<{','.join(map(str, swz_bits or ()))}>, no hardware mode, "
+            f"and its region {region.name!r} states the {region.swizzle} swizzle"
         )
-    written = (0, 4, 3) if swizzle is not None else swz_bits
+        return (), None, why
+    written = ",".join(map(str, (0, 4, 3) if swizzle is not None else (swz_bits or (0, 4, 3))))
+    shapes, strides = _modes(shape), _modes(stride)
+    if len(shapes) < 2 or _contiguous(tuple(strides[:2])) is None:
+        return (), None, f"the view {view.name!r} has no two-mode tile with a contiguous mode to declare the access on"
+    tile = (tuple(shapes[:2]), tuple(strides[:2]))
+    extras = list(zip(shapes[2:], strides[2:]))
+    combos = 1
+    for sh, _ in extras:
+        combos *= _size(sh)
+    if combos > _MAX_COMBOS:
+        return (), None, f"the view {view.name!r} has {combos} tiles past its first two modes, more than are tried"
     swz = _swizzle(swz_bits)
-    per_warp = len(rec.addresses) // max(1, len(rec.warps))
-    by_warp = [sorted(rec.addresses[i * per_warp : (i + 1) * per_warp], key=_key) for i in range(len(rec.warps))]
-    want = sorted(rec.addresses, key=_key)
-    stages = _size(_modes(shape)[2]) if len(_modes(shape)) == 3 else 1
-    matrix = lookup(rec.instruction).kind in ("ldmatrix", "stmatrix")
-    thread_options: list[tuple[int, int] | None] = (
-        [None] if matrix else [None, (4, 8), (16, 2), (2, 16), (32, 1), (1, 32)]
-    )
-    tries = [
-        (strict, stage, pair, threads)
-        for strict in (True, False)  # each warp its own instructions first; else the same instructions among them
-        for stage in range(stages)
-        for pair in _factor_pairs(len(rec.warps))[::-1]
-        for threads in thread_options
-    ]
-    for strict, stage, pair, threads in tries:
-        got = _candidate(shape, stride, rec.instruction, eb, region.offset, rel // eb, swz, pair, threads, stage)
-        if got is None:
-            continue
-        same = (
-            [sorted(w, key=_key) for w in got] == by_warp
-            if strict
-            else sorted((r for w in got for r in w), key=_key) == want
-        )
-        if not same:
-            continue
-        layout = f"S<{','.join(map(str, written or (0, 4, 3)))}> o {rel // eb} o {_layout_str(shape, stride)}"
-        access = SmemAccess(
-            rec.instruction,
-            layout=layout,
-            dtype=rec.dtype,
-            swizzle=swizzle or "region",
-            warps=pair,
-            threads=threads,
-            stage=stage,
-            region=region.name,
-        )
-        return access, (stage if stages > 1 else None), ""
+    n = len(rec.warps)
+    per_warp = len(rec.addresses) // max(1, n)
+    by_warp = [sorted(rec.addresses[i * per_warp : (i + 1) * per_warp], key=_key) for i in range(n)]
+    for groups in [g for g in range(1, n + 1) if n % g == 0]:
+        size = n // groups
+        fits = []
+        for g in range(groups):
+            fit = _fit(
+                by_warp[g * size : (g + 1) * size], tile, extras, rec.instruction, eb, region.offset, rel // eb, swz
+            )
+            if fit is None:
+                break
+            fits.append(fit)
+        else:
+            accesses = tuple(_access(rec, region, fit, tile, extras, rel // eb, written, swizzle) for fit in fits)
+            stages = {fit.combo[0] for fit in fits} if len(extras) == 1 else set()
+            return accesses, (stages.pop() if len(stages) == 1 else None), ""
     return (
-        None,
+        (),
         None,
         f"no tile of {view.name!r}, arrangement of warps and stage gives these addresses: "
         "they are counted as compiled, but the plan carries no declared access for them",
+    )
+
+
+def _access(  # noqa: PLR0913 - one group's fit, written as the plan's record
+    rec: CapturedCopy,
+    region: Any,
+    fit: _Fit,
+    tile: tuple[Any, Any],
+    extras: list[tuple[Any, Any]],
+    rel: int,
+    written: str,
+    swizzle: str | None,
+) -> SmemAccess:
+    """A view of three modes keeps its stage mode (the access names its stage); a view of more
+    states its tile with the other modes' offset folded in."""
+    if len(extras) == 1:
+        full = (tile[0] + (extras[0][0],), tile[1] + (extras[0][1],))
+        layout, stage = f"S<{written}> o {rel} o {_layout_str(*full)}", fit.combo[0]
+    else:
+        offset = rel + sum(_mode_at(sh, st, c) for (sh, st), c in zip(extras, fit.combo))
+        layout, stage = f"S<{written}> o {offset} o {_layout_str(*tile)}", 0
+    return SmemAccess(
+        rec.instruction or "",
+        layout=layout,
+        dtype=rec.dtype,
+        swizzle=swizzle or "region",
+        warps=fit.warps,
+        threads=fit.threads,
+        stage=stage,
+        region=region.name,
     )
 
 
@@ -827,4 +884,4 @@ def bank_records(
 
 def plan_accesses(records: Sequence[CapturedCopy]) -> tuple[SmemAccess, ...]:
     """The distinct declared accesses of ``records``, in the order the kernel makes them."""
-    return tuple(dict.fromkeys(r.access for r in records if r.access is not None))
+    return tuple(dict.fromkeys(a for r in records for a in r.accesses))

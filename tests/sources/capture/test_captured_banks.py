@@ -55,8 +55,9 @@ def test_every_epilogue_copy_is_read_with_its_atom_layout_and_warps(captured):
         assert "stsm" in r.atom and r.view == "sC" and r.dtype == config.out_dtype
         assert r.warps == CONSUMER_WARPS
         assert r.stage == e % config.epi_stages  # sub-tile e goes to buffer e % stages
-        assert r.access is not None and r.access.region == r.region and r.access.warps == (8, 1)
-        assert r.access.swizzle == (config.c_swizzle_mode or "none")
+        (access,) = r.accesses
+        assert access.region == r.region and access.warps == (8, 1) and access.stage == r.stage
+        assert access.swizzle == (config.c_swizzle_mode or "none")
         assert all(len(a) == 32 for a in r.addresses)
 
 
@@ -70,7 +71,8 @@ def test_each_captured_access_gives_the_predicted_report(captured):
     for totals in counted:
         want = _totals(predicted[totals.copy.stage])
         assert _totals(totals) == want
-        assert _totals(analyse_declared(kc.plan, totals.copy.access)) == want
+        (access,) = totals.copy.accesses
+        assert _totals(analyse_declared(kc.plan, access)) == want
     distinct = [item for item in analyse_plan(kc.plan)]
     assert len(distinct) == config.epi_stages and all(item.error is None for item in distinct)
 
@@ -133,10 +135,11 @@ def test_cutlass_dense_gemm_epilogue_is_read_as_compiled():
     kc = _dense_gemm()
     assert kc.banks and not [r for r in kc.banks if r.unread]
     assert {(r.instruction, r.view, r.region, r.warps) for r in kc.banks} == {("stmatrix.x4", "sC", "sA", (0, 1, 2, 3))}
-    assert {r.access.swizzle for r in kc.banks} == {"64B"}  # the view's own, not the region's 128B
+    assert {a.swizzle for r in kc.banks for a in r.accesses} == {"64B"}  # the view's own, not the region's 128B
     counted = analyse_captured(kc)
     assert all(t.conflict_free for t in counted)
     for t in counted:
-        assert _totals(analyse_declared(kc.plan, t.copy.access)) == _totals(t)
+        (access,) = t.copy.accesses
+        assert _totals(analyse_declared(kc.plan, access)) == _totals(t)
     assert sorted({r.stage for r in kc.banks}) == [0, 1, 2, 3]
     assert not [f for f in lint(kc.plan, "sm_90a") if f.rule in ("bank-conflict", "bank-access")]
