@@ -383,6 +383,8 @@ def _name(e: m.Event) -> str:
         return f"{e.unit} wait_group({e.pending}{', read' if e.read else ''})"
     if isinstance(e, m.CommitGroup):
         return f"{e.unit} commit_group"
+    if isinstance(e, m.Tcgen05Wait) and e.registers:
+        return "the registers of tcgen05.ld read"
     if isinstance(e, m.Tcgen05Wait):
         return f"tcgen05.wait::{e.kind}"
     return type(e).__name__

@@ -293,10 +293,13 @@ class Tcgen05Commit:
 
 @dataclass(frozen=True, kw_only=True)
 class Tcgen05Wait:
-    """``tcgen05.wait::ld`` or ``::st``: the role's earlier tcgen05.ld / st are done."""
+    """``tcgen05.wait::ld`` or ``::st``: the role's earlier tcgen05.ld / st are done.
+    ``registers``: no wait is written; the thread reads the registers its tcgen05.ld
+    filled, which waits for the load (its earlier loads are taken as done with it)."""
 
     kind: Literal["ld", "st"]
     site: CallSite
+    registers: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

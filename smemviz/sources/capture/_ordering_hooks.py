@@ -104,6 +104,7 @@ class OrderingTrace:
     snapshot_names: set[str] = field(default_factory=set)
     tile_counts: list[tuple[Any, Any]] = field(default_factory=list)  # (a scheduler's tiles-done value, loop read in)
     tile_advances: list[TraceContext] = field(default_factory=list)  # where a scheduler moved to its next tile
+    tc_ld_registers: list[Any] = field(default_factory=list)  # the register tensors tcgen05.ld filled, not yet read
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -676,6 +677,10 @@ def _record_copy(t: OrderingTrace, site: m.CallSite, result: Any, atom: Any, src
     multicast = 1
     barrier: str | None = None
     bstate: int | None = None
+    if kind == "tcgen05_ld":
+        from ._tmem_views import register_root
+
+        t.tc_ld_registers.append(register_root(_value(dst)))
     if kind in ("tma_load", "tma_store"):
         nbytes, cta = _copy_bits(atom)
         whole = _tensor_bytes(tensor)
@@ -741,6 +746,8 @@ def _record_element(kind: str) -> Callable[..., None]:
 
     def record(t: OrderingTrace, site: m.CallSite, result: Any, tensor: Any, *args: Any, **kwargs: Any) -> None:
         memory = _memory(tensor)
+        if memory is None and kind == "ld":
+            _registers_read(t, site, tensor)
         if memory is None or (kind == "ld" and _memory(result) is not None):
             return  # not shared memory, or a slice (a view, not a load)
         if kind == "ld" and getattr(result, "value", None) is None and not hasattr(result, "owner"):
@@ -752,6 +759,23 @@ def _record_element(kind: str) -> Callable[..., None]:
         )
 
     return record
+
+
+def _registers_read(t: OrderingTrace, site: m.CallSite, tensor: Any, *args: Any, **kwargs: Any) -> None:
+    """A read of registers a tcgen05.ld filled: the read waits for the load (no wait::ld is written)."""
+    if not t.tc_ld_registers:
+        return
+    from ._tmem_views import register_root
+
+    root = register_root(_value(tensor))
+    if root is not None and any(r is not None and r == root for r in t.tc_ld_registers):
+        t.tc_ld_registers.clear()
+        _add(t, m.Tcgen05Wait(kind="ld", site=site, registers=True))
+
+
+def _register_load(t: OrderingTrace, site: m.CallSite, result: Any, tensor: Any, *args: Any, **kwargs: Any) -> None:
+    if _memory(tensor) is None:
+        _registers_read(t, site, tensor)
 
 
 def _smem_desc(tensor: Any) -> bool:
@@ -873,6 +897,7 @@ def ordering_targets() -> list[tuple[Any, str, Callable[[Any], Any]]]:
     out.append((cute, "copy", _guarded(_record_copy)))
     out.append((tensor_module._Tensor, "__setitem__", _guarded(_record_element("st"))))
     out.append((tensor_module._Tensor, "__getitem__", _guarded(_record_element("ld"))))
+    out.append((tensor_module._Tensor, "load", _guarded(_register_load)))
     out.append((cute, "gemm", _guarded(_record_gemm)))
     arch = cute.arch
     out += [

@@ -30,7 +30,7 @@ from ...layout.ordering import _model as m
 from ._build import _branch_layout
 from ._ordering_ir import defining_op, plain_values, raw_value
 
-__all__ = ["TmemPlace", "TmemRegions", "tmem_regions", "tmem_view_plan"]
+__all__ = ["TmemPlace", "TmemRegions", "register_root", "tmem_regions", "tmem_view_plan"]
 
 LANE_BITS = 16  # a TMEM address: lane << 16 | column
 _ROOTS = ("cute_nvgpu.arch.sm100.retrieve_tmem_ptr",)
@@ -63,9 +63,10 @@ def _width(type_text: str) -> int | None:
 
 def _is_tmem(value: Any) -> bool:
     try:
-        return "tmem" in str(raw_value(value).type)
+        text = str(raw_value(value).type)
     except Exception:
         return False
+    return text.startswith(("!cute.memref<", "!cute.ptr<")) and ", tmem" in text  # not a TMEM copy atom
 
 
 def _base_bits(value: Any) -> tuple[Any, int] | None:
@@ -97,6 +98,24 @@ def _base_bits(value: Any) -> tuple[Any, int] | None:
             value = tensors[0]
         else:
             return None
+    return None
+
+
+def register_root(value: Any) -> Any:
+    """The allocation a register tensor value is a view of (through slices and views), or None."""
+    if value is None:
+        return None
+    with plain_values():
+        value = raw_value(value)
+        for _ in range(32):
+            op = defining_op(value)
+            if op is None:
+                return None
+            if op.name in ("cute.memref.alloca", "cute.make_fragment", "cute.memref.alloc"):
+                return op
+            if not len(op.operands) or op.name.startswith("cute_nvgpu.atom"):
+                return None
+            value = op.operands[0]
     return None
 
 
@@ -243,9 +262,9 @@ def tmem_view_plan(block: LayoutPlan | None, spans: list[m.RegionSpan], arch: st
             outer.append(s)
             continue
         phases = inside.setdefault(host.name, [])
-        for phase in phases:
-            if all(s.start >= t.start + t.size or t.start >= s.start + s.size for t in phase):
-                phase.append(s)
+        for layer in phases:
+            if all(s.start >= t.start + t.size or t.start >= s.start + s.size for t in layer):
+                layer.append(s)
                 break
         else:
             phases.append([s])
@@ -253,8 +272,8 @@ def tmem_view_plan(block: LayoutPlan | None, spans: list[m.RegionSpan], arch: st
     end = alloc.offset
     for o in outer:
         shown.append((o, o.name))
-        for phase in inside.get(o.name, []):
-            shown += [(s, s.name) for s in phase]
+        for layer in inside.get(o.name, []):
+            shown += [(s, s.name) for s in layer]
         end = max(end, o.start + o.size)
     if end < alloc.offset + alloc.size:
         shown.append((m.RegionSpan(f"{alloc.name} (unassigned)", "tmem", end, alloc.offset + alloc.size - end), ""))
@@ -265,8 +284,8 @@ def tmem_view_plan(block: LayoutPlan | None, spans: list[m.RegionSpan], arch: st
         phases = inside.get(o.name, [])
         if phases:
             items = {index[o.name]: 0}
-            for p, phase in enumerate(phases, start=1):
-                items.update({index[s.name]: p for s in phase})
+            for p, layer in enumerate(phases, start=1):
+                items.update({index[s.name]: p for s in layer})
             branches.append(items)
     pads, groups, member = _branch_layout([(s.start, s.start + s.size, 1) for s, _ in shown], branches)
     regions = []
