@@ -41,6 +41,7 @@ from ._ordering_ir import (
     raw_value,
     same_value,
     thread_trips,
+    thread_values,
 )
 from ._tmem_views import tmem_regions
 
@@ -95,6 +96,7 @@ class _Builder:
         self.loop_depth: dict[int, int] = {}  # loop uid -> how many loops lie around it
         self.spans: dict[str, m.RegionSpan] = {}
         self.guard_cache: list[tuple[Any, tuple[int, Any] | None]] = []  # if op -> (state key, bound)
+        self.thread_stage: dict[int, tuple[Any, frozenset[int], str]] = {}  # id(access) -> (index value, threads, note)
         self.role_trips: dict[tuple[str, frozenset[int]], int | None] = {}
         self.groups: list[tuple[Any, str, int]] = []  # (upper value, shared loop id, its first trip's start)
         self.tmem = tmem_regions(trace.regions)  # TMEM views by placement: their columns, read from the IR
@@ -279,6 +281,7 @@ class _Builder:
         stage: int | str | None = None
         state = ""
         rotation: m.Rotation | None = None
+        by_thread: Any = None
         offset, size = 0, None
         inner = self.tmem.of.get(id(view)) if view.memory == "tmem" else None
         if inner is not None and (inner[1] or inner[2] != span.size):
@@ -298,12 +301,21 @@ class _Builder:
                 state = self.trace.states[key][0]
             elif (rotation := self.rotation(raw, slice_op, span.stages)) is not None:
                 pass
+            elif (index := _last_index(slice_op)) is not None and thread_values(
+                index, frozenset(range(0, self.threads, WARP)), self.threads
+            ) is not None:
+                by_thread = index  # a stage read from the thread index: each role's own (see ``per_role``)
             else:
                 self.notes.append(
                     f"{a.kind} at {site}: the stage of {view.name!r} it reaches ({coord}) is a run-time index not taken "
                     "from a pipeline state, so it is taken as the whole region"
                 )
-        return m.Access(
+            if (stage is not None or rotation is not None or by_thread is not None) and view.inner is not None:
+                n, stride = view.inner
+                fixed = _second_last_coord(coord)
+                if fixed is not None and n * stride == span.slot and 0 <= fixed < n:
+                    offset, size = fixed * stride, stride  # a slot split again by a constant index
+        made = m.Access(
             kind=a.kind,
             region=span.name,
             site=site,
@@ -315,6 +327,36 @@ class _Builder:
             multicast=a.multicast,
             rotation=rotation,
         )
+        if by_thread is not None:
+            note = f"{a.kind} at {site}: the stage of {view.name!r} it reaches ({coord}) differs among the threads of one role"
+            self.thread_stage[id(made)] = (by_thread, frozenset(), note)
+        return made
+
+    def per_role(self, raw: RawEvent, e: m.Event, mine: frozenset[int], threads: frozenset[int]) -> m.Event | None:
+        """What an event read from the thread index is for one role: a named barrier's id, an
+        access's stage (then the threads sharing that stage split it, see ``share``)."""
+        if isinstance(e, m.BarrierSync) and not e.barrier and raw.by_thread is not None:
+            value, count = raw.by_thread
+            ids = thread_values(value, mine, self.threads)
+            if ids is None or len(ids) != 1:
+                self.notes.append(f"a named barrier at {e.site} whose id is known only at run time")
+                return None
+            bid = ids.pop()
+            name = f"bar{bid}"
+            self.trace.named.setdefault(name, m.NamedBarrier(name, count, e.site, bid))
+            return replace(e, barrier=name)
+        found = self.thread_stage.get(id(e)) if isinstance(e, m.Access) else None
+        if found is None or not isinstance(e, m.Access):
+            return self.share(e, mine, threads)
+        value, _, note = found
+        stages = thread_values(value, mine, self.threads)
+        span = self.spans[e.region]
+        if stages is None or len(stages) != 1 or not 0 <= min(stages) < span.stages:
+            self.notes.append(note)
+            return self.share(replace(e, offset=0, bytes=None), mine, threads)
+        stage = stages.pop()
+        same = frozenset(t for t in threads if thread_values(value, frozenset({t}), self.threads) == {stage})
+        return self.share(replace(e, stage=stage), mine, same)
 
     def rotation(self, raw: RawEvent, slice_op: Any, stages: int) -> m.Rotation | None:
         """A slot index that counts the tiles a persistent loop has done: ``(tiles_done *
@@ -408,8 +450,9 @@ class _Builder:
                 mine_loops = self.role_loops(loops, role.threads)
                 for e in self.advances(events, raw.state, uses, mine):
                     e = self.arrivals(e, raw.scale, mine, partners)
-                    e = self.share(e, mine, threads)
-                    records.append((e, Context(e.site, role.role, mine_loops)))
+                    placed = self.per_role(raw, e, mine, threads)
+                    if placed is not None:
+                        records.append((placed, Context(placed.site, role.role, mine_loops)))
         programs = self.peel(programs_from_trace(records))
         used = {e.pipeline for e, _ in records if isinstance(e, m.PipelineOp)} | {
             e.pipeline for e in prologue if isinstance(e, m.Init)
@@ -490,8 +533,11 @@ class _Builder:
         if span is None:
             return e
         whole = span.slot if e.stage is not None or e.rotation is not None else span.size
+        base = 0
+        if span.memory == "smem" and e.bytes is not None:
+            base, whole = e.offset, e.bytes  # a part of the slot the access itself names
         before = sum(1 for t in threads if t < min(mine))
-        return replace(e, offset=whole * before // len(threads), bytes=whole * len(mine) // len(threads))
+        return replace(e, offset=base + whole * before // len(threads), bytes=whole * len(mine) // len(threads))
 
     def peel(self, programs: tuple[m.RoleProgram, ...]) -> tuple[m.RoleProgram, ...]:
         plan = self.loop_plan()
@@ -718,6 +764,38 @@ def _walk_to_view(value: Any, views: list[RegionView]) -> tuple[RegionView, str 
             slices = (*slices, op)
         stack += [(raw_value(o), slices) for o in reversed(list(op.operands))]
     return None
+
+
+def _last_index(slice_op: Any) -> Any:
+    """The value of a slice's last coordinate."""
+    if slice_op is None:
+        return None
+    with plain_values():
+        coord = defining_op(slice_op.operands[1]) if len(slice_op.operands) > 1 else None
+        if coord is None or not len(coord.operands):
+            return None
+        return raw_value(coord.operands[len(coord.operands) - 1])
+
+
+def _second_last_coord(coord: str | None) -> int | None:
+    """A slice's coordinate before the last one, when it is a constant: ``"(_,_,_,1,?)"`` -> 1."""
+    if coord is None:
+        return None
+    m_ = _COORD.search(coord)
+    text = m_.group(1) if m_ else coord
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1]
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return int(parts[-2]) if len(parts) >= 2 and parts[-2].isdigit() else None
 
 
 def _last_text(coord: str) -> str:

@@ -56,6 +56,7 @@ class RawEvent:
     state: int | None = None  # id of the PipelineState object it takes
     access: RawAccess | None = None
     unread: str = ""  # what could not be read about this call
+    by_thread: Any = None  # (value, threads): a named barrier whose id is read per role from the thread index
 
 
 @dataclass
@@ -84,6 +85,7 @@ class RegionView:
     stages: int
     site: str | None
     field: str | None = None  # the struct field it views, when it came from get_tensor
+    inner: tuple[int, int] | None = None  # (size, byte stride) of the mode before the stage mode
 
 
 @dataclass
@@ -569,6 +571,28 @@ def _last_mode(layout: Any) -> int:
     return 1
 
 
+def _inner_mode(layout: Any, width: int) -> tuple[int, int] | None:
+    """The size and byte stride of the mode before the last (stage) one, when both are static."""
+    import cutlass.cute as cute
+
+    try:
+        outer = getattr(layout, "outer", layout)
+        rank = cute.rank(outer)
+        if rank < 3:
+            return None
+        n = cute.size(outer, mode=[rank - 2])
+        shapes = cute.flatten(outer.shape[rank - 2])
+        strides = cute.flatten(outer.stride[rank - 2])
+        shapes = shapes if isinstance(shapes, tuple) else (shapes,)
+        strides = strides if isinstance(strides, tuple) else (strides,)
+        moving = [d for s, d in zip(shapes, strides) if s != 1]  # a mode (1, 2): only its 2 moves
+        if isinstance(n, int) and n > 1 and len(moving) == 1 and isinstance(moving[0], int) and moving[0] > 0:
+            return n, moving[0] * width // 8
+    except Exception:
+        return None
+    return None
+
+
 def _note_view(t: OrderingTrace, result: Any, name: str | None, site: str | None, field_name: str | None) -> None:
     import cutlass.cute as cute
 
@@ -594,6 +618,7 @@ def _note_view(t: OrderingTrace, result: Any, name: str | None, site: str | None
             offset=placed[1] if placed else None,
             size=size,
             stages=_last_mode(layout),
+            inner=_inner_mode(layout, width),
             site=site,
             field=field_name,
         )
@@ -806,6 +831,10 @@ def _named_barrier(wait: bool) -> Callable[..., None]:
         threads = _static_int(kwargs.get("number_of_threads"))
         if bid is None and kwargs.get("barrier_id") is None:
             bid = 0
+        if bid is None and threads is not None:  # an id the builder may read per role (``barrier_id=warp_group_idx``)
+            value = (raw_value(kwargs.get("barrier_id")), threads)
+            _add(t, m.BarrierSync(barrier="", site=site, wait=wait), by_thread=value)
+            return
         if bid is None or (threads is None and kwargs.get("number_of_threads") is not None):
             _add(t, None, unread=f"a named barrier at {site} whose id or thread count is known only at run time")
             return

@@ -31,6 +31,7 @@ __all__ = [
     "encloses",
     "guard_terms",
     "thread_trips",
+    "thread_values",
     "raw_value",
     "same_value",
     "loop_bounds",
@@ -418,6 +419,16 @@ def loop_bounds(loop_op: Any) -> LoopBounds:
     lower, _ = count_value(lb)
     upper, upper_value, cap = capped_count(ub)
     return LoopBounds(lower, upper, const_value(step), upper_value, cap)
+
+
+def thread_values(value: Any, threads: frozenset[int], block: int) -> set[int] | None:
+    """The values ``value`` takes over ``threads`` when it depends on the thread index alone."""
+    try:
+        with plain_values():
+            f = _compile(value)
+            return {f(t, block) for t in threads}
+    except Exception:  # _Unknown: a run-time value
+        return None
 
 
 def thread_trips(loop_op: Any, threads: frozenset[int], block: int) -> int | None:
