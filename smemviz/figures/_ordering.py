@@ -216,9 +216,8 @@ class _Diagram:
         self.x = 1.0
         text = {"size": 10}
         self.barriers = _points("barriers", "pipeline barriers", "markers+text", text=[], hovertext=[])
-        self.barriers.update(
-            textposition="middle left", textfont={**text, "color": []}, marker={"size": 9, "color": []}
-        )
+        # full's label left of its arrow, empty's right of its own: the two never overlap
+        self.barriers.update(textposition=[], textfont={**text, "color": []}, marker={"size": 9, "color": []})
         self.bars = _points("named barriers", "named barriers", "lines+markers", hovertext=[])
         self.bars.update(line={"color": NAMED_COLOR, "width": 3}, marker={"size": 11, "symbol": "square", "color": []})
         self.links = _points("alias links", "alias links", "lines", line={"color": "#90a4ae", "width": 1})
@@ -271,6 +270,7 @@ class _Diagram:
         b["x"].append(at)
         b["y"].append(mid)
         b["text"].append(side)
+        b["textposition"].append("middle left" if side == "full" else "middle right")
         b["hovertext"].append(_pipeline_hover(p, side, src or "?", dst or "?", bad))
         b["marker"]["color"].append(color)
         b["textfont"]["color"].append(color)
@@ -285,7 +285,7 @@ class _Diagram:
             bad = self.bad(name)
             b = declared.get(name)
             threads = f", {b.threads} threads" if b is not None else ""
-            self.header(self.x, f"<b>bar {plain(name)}</b>", ERROR if bad else NAMED_COLOR)
+            self.header(self.x, f"<b>{plain(name)}</b><br>bar.sync", ERROR if bad else NAMED_COLOR)
             hover = (
                 f"<b>named barrier {plain(name)}</b>{threads}<br>synced by "
                 + ", ".join(plain(r) for r in sorted(who, key=lambda r: -self.lane[r]))
@@ -297,7 +297,7 @@ class _Diagram:
             t["hovertext"] += [hover] * len(ys) + [""]
             t["marker"]["color"] += [ERROR if bad else NAMED_COLOR] * len(ys) + [NAMED_COLOR]
             self.anchors[("named", name)] = _Anchor("named", name, self.x, (ys[0] + ys[-1]) / 2)
-            self.x += COLUMN * 0.7
+            self.x += COLUMN
 
     def hang_aliases(self) -> float:
         """Every alias on its edge; the x where the diagram ends."""

@@ -112,7 +112,7 @@ def test_the_diagram_draws_roles_as_lanes_and_each_pipeline_as_full_and_empty_ar
     # full: producer lane (0) down to the consumer lane (-1); empty: back up
     assert [(a["ay"], a["y"]) for a in arrows] == [(0.0, -1.0), (-1.0, 0.0)]
     headers = [a["text"] for a in spec.layout["annotations"] if not a.get("showarrow")]
-    assert "<b>ab</b><br>3 stages" in headers and "<b>bar epi</b>" in headers
+    assert "<b>ab</b><br>3 stages" in headers and "<b>epi</b><br>bar.sync" in headers
     named = _trace(spec, "named barriers")
     assert "named barrier epi" in named["hovertext"][0] and "256 threads" in named["hovertext"][0]
     aliases = _trace(spec, "aliases")
