@@ -101,6 +101,8 @@ class _Builder:
         self.groups: list[tuple[Any, str, int]] = []  # (upper value, shared loop id, its first trip's start)
         self.tmem = tmem_regions(trace.regions)  # TMEM views by placement: their columns, read from the IR
         self.spans.update({s.name: s for s in self.tmem.spans})
+        # an access is placed on the nearest view that has a place (a TMEM view over a run-time slice has none)
+        self.views = [v for v in trace.regions if v.memory != "tmem" or id(v) in self.tmem.of]
 
     # -- threads and roles ---------------------------------------------------------------
 
@@ -267,7 +269,7 @@ class _Builder:
         assert raw.access is not None and isinstance(raw.event, m.Access)
         a = raw.access
         site = raw.event.site
-        found = _region_of(a.value, self.trace.regions, self.trace.indices)
+        found = _region_of(a.value, self.views, self.trace.indices)
         if found is None:
             self.notes.append(
                 f"{a.kind} at {site}: the {a.memory.upper()} it reaches is no tensor view capture saw made"

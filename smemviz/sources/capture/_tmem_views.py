@@ -89,9 +89,10 @@ def _base_bits(value: Any) -> tuple[Any, int] | None:
             value = op.operands[0]
         elif name in _MOVES:
             value = op.operands[0]
-        elif name.startswith("cute.tiled.copy.partition") or name.startswith("cute.slice"):
-            # a partition or slice keeps the columns of the tensor it is taken from (its own layout
-            # says how many); the tensor is its TMEM operand
+        elif name.startswith("cute.tiled.copy.partition"):
+            # a partition keeps the columns of the tensor it is taken from (its own layout says
+            # how many); the tensor is its TMEM operand. A slice moves them by its coordinate:
+            # not read here (the view it is taken from has the place)
             tensors = [o for o in op.operands if _is_tmem(o)]
             if len(tensors) != 1:
                 return None
@@ -113,9 +114,10 @@ def register_root(value: Any) -> Any:
                 return None
             if op.name in ("cute.memref.alloca", "cute.make_fragment", "cute.memref.alloc"):
                 return op
-            if not len(op.operands) or op.name.startswith("cute_nvgpu.atom"):
+            views = [o for o in op.operands if str(o.type).startswith(("!cute.memref<", "!cute.ptr<"))]
+            if not views or op.name.startswith("cute_nvgpu.atom"):
                 return None
-            value = op.operands[0]
+            value = views[0]  # the tensor a slice, view or retile is taken from
     return None
 
 
