@@ -382,6 +382,10 @@ class _Reader:
 
         return offset
 
+    def index(self, op: Any, steps: list[Offset], choices: list[tuple[str, list[int]]]) -> None:
+        """A ``cute.memref.load`` / ``store``: the element its coordinate picks, per thread."""
+        self.slice(op, steps, choices)
+
     def slice(self, op: Any, steps: list[Offset], choices: list[tuple[str, list[int]]]) -> None:
         tensor = _layout_of(str(op.operands[0].type))
         eb = _element_bytes(_dtype_of(str(op.operands[0].type)))
@@ -456,6 +460,34 @@ def _copy_op(value: Any) -> list[tuple[Any, Any]]:
     return found
 
 
+def _element_op(value: Any, kind: str) -> Any:
+    """The one ``cute.memref.load`` / ``store`` of ``value`` an element access made, or why not one."""
+    name = "cute.memref.store" if kind == "st" else "cute.memref.load"
+    ops = []
+    for use in raw_value(value).uses:
+        owner = getattr(use.owner, "operation", use.owner)
+        if owner.name == name and use.operand_number == 0:
+            ops.append(owner)
+    if not ops:
+        return f"an element-wise {kind} whose {name} op is not found"
+    from ._ordering_ir import same_value
+
+    if any(not same_value(o.operands[1], ops[0].operands[1]) for o in ops[1:]):
+        return f"one tensor indexed at several coordinates ({len(ops)} {name} ops): which this {kind} is, is not read"
+    return ops[0]
+
+
+def _element_atom(type_text: str, kind: str) -> _Atom:
+    """One element per thread: ``ld.shared`` / ``st.shared`` of the element's width."""
+    eb = _element_bytes(_dtype_of(type_text))
+    bits = 8 * eb if eb else None
+    spelled = {8: "b8", 16: "b16", 32: "b32", 64: "b64"}.get(bits or 0)
+    side = "st" if kind == "st" else "ld"
+    if spelled is None:
+        return _Atom(type_text, None, bits, why=f"a {bits}-bit element {side} is no instruction the bank model has")
+    return _Atom(f"element {side} ({_dtype_of(type_text)})", f"{side}.shared.{spelled}", bits)
+
+
 def _instruction_leaves(shape: Any, stride: Any, values: int) -> list[tuple[int, int]] | None:
     """The (extent, stride) leaves over which one thread's instructions run: all but the
     first leaves of the first mode that make up one instruction's ``values``."""
@@ -528,19 +560,39 @@ class _Builder:
                 out += self.record(raw, site)
         return out
 
+    def atom(
+        self, value: Any, kind: str, element: list[Offset], choices: list[tuple[str, list[int]]]
+    ) -> tuple[_Atom, Any, bool]:
+        """The copy's atom and the tensor as it takes it (a ``cute.copy``), or, for ``tensor[i]``,
+        one element per thread with the element each thread indexes added to ``element``."""
+        copies = _copy_op(value)
+        if copies:
+            atoms = {str(c.operands[0].type) for c, _ in copies}
+            if len(atoms) > 1:
+                raise _Unread("one tensor copied with several atoms: which copy this is is not read")
+            # the tensor as the copy takes it (its modes regrouped)
+            return _atom(next(iter(atoms)), kind), copies[0][1], True
+        found = _element_op(value, kind)
+        if isinstance(found, str):
+            raise _Unread(found)
+        try:
+            _Reader(self.trace.regions, self.threads).index(found, element, choices)
+        except _Unread as e:
+            raise _Unread(f"tensor[i] {kind}: {e}") from None
+        return _element_atom(str(value.type), kind), value, False
+
     def record(self, raw: Any, site: str) -> list[CapturedCopy]:
         a = raw.access
         base = CapturedCopy(self.kernel, site, a.kind, "", None, None)
         value = raw_value(a.value)
         if value is None:
             return [_replace(base, unread="the copied tensor is no IR value")]
-        copies = _copy_op(value)
-        if not copies:
-            return [_replace(base, unread=f"an element-wise {a.kind} (tensor[i]): its lane addresses are not read yet")]
-        atoms = {str(c.operands[0].type) for c, _ in copies}
-        if len(atoms) > 1:
-            return [_replace(base, unread="one tensor copied with several atoms: which copy this is is not read")]
-        atom = _atom(next(iter(atoms)), a.kind)
+        element: list[Offset] = []
+        element_choices: list[tuple[str, list[int]]] = []
+        try:
+            atom, value, copied = self.atom(value, a.kind, element, element_choices)
+        except _Unread as e:
+            return [_replace(base, unread=str(e))]
         base = _replace(
             base,
             atom=atom.text,
@@ -549,7 +601,6 @@ class _Builder:
             trans=atom.trans,
             matrices=atom.matrices,
         )
-        value = copies[0][1]  # the tensor as the copy takes it (its modes regrouped)
         type_text = str(value.type)
         dtype = _dtype_of(type_text)
         base = _replace(base, dtype=dtype)
@@ -561,7 +612,7 @@ class _Builder:
             return [_replace(base, unread=f"the copied tensor {_short(type_text)} has no static layout")]
         swz_bits, shape, stride = lay
         values = (atom.bits or 0) // (8 * eb)
-        leaves = _instruction_leaves(shape, stride, values)
+        leaves = _instruction_leaves(shape, stride, values) if copied else []
         if values < 1 or leaves is None:
             return [_replace(base, unread=f"the tensor's first mode is no whole number of {values}-value instructions")]
         threads, why = self.event_threads(raw)
@@ -574,6 +625,8 @@ class _Builder:
             walk = _Reader(self.trace.regions, self.threads).walk(value)
         except _Unread as e:
             return [_replace(base, unread=str(e))]
+        walk.steps += element  # an element access: the element each thread indexes
+        walk.choices += element_choices
         view = walk.view
         start = self.alloca_offset(view.alloca) if view.alloca is not None else None
         if start is None:
@@ -605,12 +658,25 @@ class _Builder:
             if walk.choices:
                 note = (note + "; " if note else "") + (
                     f"{walk.choices[0][0]} is known only at run time: each value is read as its own record "
-                    f"({len(options)} records stand for this one copy)"
+                    f"({len(options)} records stand for this one access)"
                 )
             rec = _replace(base, layout=text, addresses=tuple(addrs), note=note, alternatives=len(options))
-            accesses, stage, miss = _declared(rec, view, start, region, eb)
-            out.append(_replace(rec, accesses=accesses, stage=stage, unread=miss))
+            out.append(_declare(rec, view, start, region, eb, swz_bits))
         return out
+
+
+def _declare(  # noqa: PLR0913 - the record and where its view lies
+    rec: CapturedCopy, view: Any, start: int, region: Any, eb: int, swz_bits: tuple[int, int, int] | None
+) -> CapturedCopy:
+    """``rec`` with the declared accesses that give its addresses: over its view's tile, else
+    over a tile laid out from the addresses; or with why there are none."""
+    accesses, stage, miss = _declared(rec, view, start, region, eb)
+    if not accesses and region is not None:
+        made = _synthetic(rec, region, eb, swz_bits)
+        if made is not None:
+            accesses, miss = (made,), ""
+            rec = _replace(rec, note=_join(rec.note, SYNTHETIC))
+    return _replace(rec, accesses=accesses, stage=stage, unread=miss)
 
 
 def _replace(rec: CapturedCopy, **kw: Any) -> CapturedCopy:
@@ -798,33 +864,36 @@ def _declared(
         return (), None, why
     written = ",".join(map(str, (0, 4, 3) if swizzle is not None else (swz_bits or (0, 4, 3))))
     shapes, strides = _modes(shape), _modes(stride)
-    if len(shapes) < 2 or _contiguous(tuple(strides[:2])) is None:
-        return (), None, f"the view {view.name!r} has no two-mode tile with a contiguous mode to declare the access on"
-    tile = (tuple(shapes[:2]), tuple(strides[:2]))
-    extras = list(zip(shapes[2:], strides[2:]))
-    combos = 1
-    for sh, _ in extras:
-        combos *= _size(sh)
-    if combos > _MAX_COMBOS:
-        return (), None, f"the view {view.name!r} has {combos} tiles past its first two modes, more than are tried"
     swz = _swizzle(swz_bits)
     n = len(rec.warps)
     per_warp = len(rec.addresses) // max(1, n)
     by_warp = [sorted(rec.addresses[i * per_warp : (i + 1) * per_warp], key=_key) for i in range(n)]
-    for groups in [g for g in range(1, n + 1) if n % g == 0]:
-        size = n // groups
-        fits = []
-        for g in range(groups):
-            fit = _fit(
-                by_warp[g * size : (g + 1) * size], tile, extras, rec.instruction, eb, region.offset, rel // eb, swz
-            )
-            if fit is None:
-                break
-            fits.append(fit)
-        else:
-            accesses = tuple(_access(rec, region, fit, tile, extras, rel // eb, written, swizzle) for fit in fits)
-            stages = {fit.combo[0] for fit in fits} if len(extras) == 1 else set()
-            return accesses, (stages.pop() if len(stages) == 1 else None), ""
+    # the tile: the view's first two modes, else its first mode alone (a row of a staged buffer)
+    tiles = []
+    if len(shapes) >= 2 and _contiguous(tuple(strides[:2])) is not None:
+        tiles.append(((tuple(shapes[:2]), tuple(strides[:2])), list(zip(shapes[2:], strides[2:]))))
+    if _contiguous((strides[0],)) is not None:
+        tiles.append((((1, shapes[0]), (0, strides[0])), list(zip(shapes[1:], strides[1:]))))
+    for tile, extras in tiles:
+        combos = 1
+        for sh, _ in extras:
+            combos *= _size(sh)
+        if combos > _MAX_COMBOS:
+            continue
+        for groups in [g for g in range(1, n + 1) if n % g == 0]:
+            size = n // groups
+            fits = []
+            for g in range(groups):
+                fit = _fit(
+                    by_warp[g * size : (g + 1) * size], tile, extras, rec.instruction, eb, region.offset, rel // eb, swz
+                )
+                if fit is None:
+                    break
+                fits.append(fit)
+            else:
+                accesses = tuple(_access(rec, region, fit, tile, extras, rel // eb, written, swizzle) for fit in fits)
+                stages = {fit.combo[0] for fit in fits} if len(extras) == 1 else set()
+                return accesses, (stages.pop() if len(stages) == 1 else None), ""
     return (
         (),
         None,
@@ -861,6 +930,112 @@ def _access(  # noqa: PLR0913 - one group's fit, written as the plan's record
         stage=stage,
         region=region.name,
     )
+
+
+SYNTHETIC = (
+    "no tile of its view gives these addresses; it is declared over a tile laid out from the addresses "
+    "themselves (each lane's, each instruction's), checked to give every one of them"
+)
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}; {b}" if a else b
+
+
+def _bits(n: int) -> int | None:
+    """log2 of a power of two, else None."""
+    return n.bit_length() - 1 if n > 0 and n & (n - 1) == 0 else None
+
+
+def _mode_text(leaves: list[tuple[int, int]]) -> tuple[str, str]:
+    if not leaves:
+        return "1", "0"
+    if len(leaves) == 1:
+        return str(leaves[0][0]), str(leaves[0][1])
+    return "(" + ",".join(str(e) for e, _ in leaves) + ")", "(" + ",".join(str(d) for _, d in leaves) + ")"
+
+
+def _synthetic(rec: CapturedCopy, region: Any, eb: int, swz_bits: tuple[int, int, int] | None) -> SmemAccess | None:
+    """A declared access over a tile laid out from the addresses themselves: atom tiles down the
+    rows, warp ``w`` taking rows ``w, w + W, ...`` as the analysis deals them, each coordinate bit
+    the stride its lanes and instructions show. None when the addresses are no such layout
+    (checked by walking it as the analysis will)."""
+    assert rec.instruction is not None
+    swizzle = "none" if not swz_bits or not swz_bits[0] else _MODE_NAMES.get(swz_bits)
+    if swizzle is None or not rec.warps or not rec.addresses:
+        return None
+    spec = lookup(rec.instruction)
+    matrix = spec.kind in ("ldmatrix", "stmatrix")
+    threads = None if matrix else (1, WARP)
+    made = _atom_coords(rec.instruction, eb, threads)
+    if made is None:
+        return None
+    rows, cols, coords = made
+    per = 8 if matrix else spec.width // eb
+    swz = _swizzle(swz_bits)
+    n = len(rec.warps)
+    count = len(rec.addresses) // n
+    tiles = n * count
+
+    def element(tile: int, lane: int) -> int | None:
+        a = rec.addresses[(tile % n) * count + tile // n][lane]
+        if a is None:
+            return None
+        rel = swz(a) - region.offset  # the swizzle is its own inverse
+        return rel // eb if rel >= 0 and rel % eb == 0 else None
+
+    def lane_at(coord: tuple[int, int]) -> int | None:
+        return next((lane for lane, c in enumerate(coords) if c == coord), None)
+
+    first = lane_at((0, 0))
+    base = element(0, first) if first is not None else None
+    row_bits, col_bits = _bits(rows), _bits(cols // per)
+    if first is None or base is None or row_bits is None or col_bits is None:
+        return None
+    row_leaves, col_leaves = [], [(per, 1)]
+    for b in range(row_bits):
+        lane = lane_at((1 << b, 0))
+        value = element(0, lane) if lane is not None else None
+        if value is None or value < base:
+            return None
+        row_leaves.append((2, value - base))
+    tile_bits = _bits(tiles)
+    steps = [1 << b for b in range(tile_bits)] if tile_bits is not None else ([1] if tiles > 1 else [])
+    for step in steps:
+        value = element(step, first)
+        if value is None or value < base:
+            return None
+        row_leaves.append((2 if tile_bits is not None else tiles, value - base))
+    for b in range(col_bits):
+        lane = lane_at((0, per << b))
+        value = element(0, lane) if lane is not None else None
+        if value is None or value < base:
+            return None
+        col_leaves.append((2, value - base))
+    (rs, rd), (cs, cd) = _mode_text(row_leaves), _mode_text(col_leaves)
+    tile = ((_parse(rs), _parse(cs)), (_parse(rd), _parse(cd)))
+    got = _candidate(tile[0], tile[1], rec.instruction, eb, region.offset, base, swz, (n, 1), threads)
+    per_warp = [sorted(rec.addresses[i * count : (i + 1) * count], key=_key) for i in range(n)]
+    if got is None or [sorted(w, key=_key) for w in got] != per_warp:
+        return None
+    try:
+        return SmemAccess(
+            rec.instruction,
+            layout=f"S<0,4,3> o {base} o ({rs},{cs}):({rd},{cd})",
+            dtype=rec.dtype,
+            swizzle=swizzle,
+            warps=(n, 1),
+            threads=threads,
+            region=region.name,
+        )
+    except ValueError:  # a layout the record refuses (past the bounds of what is analysed)
+        return None
+
+
+def _parse(text: str) -> Any:
+    from ...layout._access import read_int_tuple
+
+    return read_int_tuple(text, "mode")
 
 
 def _key(row: tuple[int | None, ...]) -> tuple[int, ...]:

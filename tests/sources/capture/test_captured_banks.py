@@ -22,6 +22,7 @@ from smemviz.kernel.gemm._banks import epilogue_reports  # noqa: E402
 from smemviz.kernel.gemm._host import _fake_operands, gemm_kernel  # noqa: E402
 from smemviz.sources.capture import capture  # noqa: E402
 
+from . import bank_kernels  # noqa: E402
 from .cutlass_examples import EXAMPLES, examples_dir, load  # noqa: E402
 
 ARCH = "sm_90a"
@@ -143,3 +144,67 @@ def test_cutlass_dense_gemm_epilogue_is_read_as_compiled():
         assert _totals(analyse_declared(kc.plan, access)) == _totals(t)
     assert sorted({r.stage for r in kc.banks}) == [0, 1, 2, 3]
     assert not [f for f in lint(kc.plan, "sm_90a") if f.rule in ("bank-conflict", "bank-access")]
+
+
+# -- element accesses, and a pattern no view tile gives ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def column():
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.runtime import make_fake_tensor
+
+    with capture() as cap:
+        cute.compile(
+            bank_kernels.make(), make_fake_tensor(cutlass.Int32, (32,), stride=(1,)), options="--gpu-arch=sm_90a"
+        )
+    (kc,) = cap.kernels.values()
+    return kc
+
+
+def test_element_accesses_are_read_lane_by_lane(column):
+    store, load = column.banks
+    assert (store.kind, store.instruction, store.view, store.warps) == ("st", "st.shared.b32", "grid", (0,))
+    assert store.addresses == (tuple(128 * lane for lane in range(32)),)
+    assert load.instruction == "ld.shared.b32" and load.addresses == (tuple(4 * lane for lane in range(32)),)
+    counted = {t.copy.kind: t for t in analyse_captured(column)}
+    assert (counted["st"].wavefronts, counted["st"].ideal, counted["st"].n_way) == (32, 1, 32)
+    assert counted["ld"].conflict_free
+
+
+def test_a_pattern_no_view_tile_gives_is_declared_over_its_own_addresses(column):
+    """A column of a row-major tile is no tile the analysis walks; the access is declared over a
+    tile laid out from the lanes' addresses, and lint warns about the 32-way store."""
+    for r in column.banks:
+        assert not r.unread and "laid out from the addresses" in r.note
+        (access,) = r.accesses
+        assert _totals(analyse_declared(column.plan, access)) == _totals(
+            next(t for t in analyse_captured(column) if t.copy is r)
+        )
+    warned = [f for f in lint(column.plan, ARCH) if f.rule == "bank-conflict"]
+    assert len(warned) == 1 and "st.shared.b32" in warned[0].message and "32-way" in warned[0].message
+
+
+@pytest.mark.parametrize(
+    ("atom", "kind", "instruction", "why"),
+    [
+        ('!cute_nvgpu.atom.stsm<f16, mode = <"(8,8)">, num_matrices = 2, t>', "stmatrix", "stmatrix.x2.trans", ""),
+        (
+            '!cute_nvgpu.atom.ldsm<val_type = f16, mode = <"(8,8)">, sz_pattern = u16, num_matrices = 4, n>',
+            "ldmatrix",
+            "ldmatrix.x4",
+            "",
+        ),
+        ("!cute_nvgpu.atom.universal_copy<f16, 128 b>", "st", "st.shared.v4.b32", ""),
+        ("!cute_nvgpu.atom.simt_async_copy<f32, cache = always, 32 b>", "cp_async", "cp.async.ca.4", ""),
+        ("!cute_nvgpu.atom.simt_async_copy<f16, cache = global, 128 b>", "cp_async", None, "cp.async.cg.16 is not"),
+        ("!cute_nvgpu.atom.universal_copy<f16, 256 b>", "ld", None, "256-bit"),
+    ],
+)
+def test_a_copy_atom_names_its_instruction_or_why_it_has_none(atom, kind, instruction, why):
+    from smemviz.sources.capture._bank_accesses import _atom
+
+    read = _atom(atom, kind)
+    assert read.instruction == instruction
+    assert why in read.why and bool(read.why) == (instruction is None)
