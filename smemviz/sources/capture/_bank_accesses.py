@@ -222,6 +222,13 @@ def _atom(type_text: str, kind: str) -> _Atom:
                 text, None, bits, why=f"a {bits}-bit shared-memory {side} is no instruction the bank model has"
             )
         return _Atom(text, f"{side}.shared.{spelled}", bits)
+    if re.search(r"atom\.universal_copy<[^,<>]+>", text):
+        return _Atom(
+            text,
+            None,
+            None,
+            why="a universal copy that states no width: the lowering picks its vector width, which is not read here",
+        )
     m = re.search(r"atom\.simt_async_copy<[^,]+, cache = (\w+), (\d+) b>", text)
     if m:
         cache, bits = m.group(1), int(m.group(2))

@@ -200,6 +200,7 @@ def test_a_pattern_no_view_tile_gives_is_declared_over_its_own_addresses(column)
         ("!cute_nvgpu.atom.simt_async_copy<f32, cache = always, 32 b>", "cp_async", "cp.async.ca.4", ""),
         ("!cute_nvgpu.atom.simt_async_copy<f16, cache = global, 128 b>", "cp_async", None, "cp.async.cg.16 is not"),
         ("!cute_nvgpu.atom.universal_copy<f16, 256 b>", "ld", None, "256-bit"),
+        ("!cute.tiled_copy<!cute_nvgpu.atom.universal_copy<f16>, layout_copy_tv = <...>>", "st", None, "no width"),
     ],
 )
 def test_a_copy_atom_names_its_instruction_or_why_it_has_none(atom, kind, instruction, why):
