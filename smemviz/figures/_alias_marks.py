@@ -145,7 +145,7 @@ def alias_trace(marks: list[AliasMark], unit: str, scale: float) -> dict[str, An
     return {
         "type": "bar",
         "orientation": "h",
-        "name": "aliases and their edges",
+        "name": "alias over shared bytes (hover: its edge)",
         "meta": "ordering",
         "base": [m.lo for m in marks],
         "x": [m.hi - m.lo for m in marks],
@@ -159,5 +159,5 @@ def alias_trace(marks: list[AliasMark], unit: str, scale: float) -> dict[str, An
             "color": [ALIAS_COLORS[m.state] for m in marks],
             "line": {"width": 0},
         },
-        "showlegend": False,
+        "showlegend": True,  # on static maps (the live ones have no legend), shown only with aliases
     }

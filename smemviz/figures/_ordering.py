@@ -41,6 +41,7 @@ EMPTY_COLOR = "#6d4c41"
 NAMED_COLOR = "#6a1b9a"
 COLUMN = 3.0  # x units per pipeline column
 EMPTY_DX = 0.8  # the empty arrow sits this far right of the full one
+PAIR_DX = 0.3  # a pipeline's arrows to its next consumer role sit this far right
 HANG_DX = 0.3  # an alias hangs this far right of its edge
 HANG_DY = 0.24  # and this far under the one before it on the same edge
 WITHIN = "within a role"
@@ -96,10 +97,20 @@ def _site(access: str) -> str:
 
 
 def _pipeline_hover(p: Pipeline, side: str, src: str, dst: str, bad: bool) -> str:
+    err = "<br><b>an ordering error names this pipeline</b>" if bad else ""
+    if side == "one side":
+        what = (
+            "no mbarriers: acquire waits the bulk groups in flight (wait_group), commit closes one"
+            if p.kind == "tma_store"
+            else "no role on its other side in the model's programs"
+        )
+        return (
+            f"<b>{plain(p.name)}</b> ({p.stages} stages, {plain(p.kind)})<br>used by {plain(src)}: {what}"
+            f"<br>created at {plain(str(p.site))}{err}"
+        )
     count = p.full_init() if side == "full" else p.empty_init()
     what = "the producer fills a stage, the consumer waits it" if side == "full" else "the consumer frees a stage"
     tx = f"<br>expect_tx {p.tx_count:,} B per stage" if side == "full" and p.tx_count else ""
-    err = "<br><b>an ordering error names this pipeline</b>" if bad else ""
     return (
         f"<b>{plain(p.name)}: {side} barriers</b> ({p.stages} stages, {plain(p.kind)})"
         f"<br>{plain(src)} -> {plain(dst)}: {what}<br>init count {count}{tx}<br>created at {plain(str(p.site))}{err}"
@@ -157,6 +168,13 @@ def _layout(title: str, subtitle: str, height: int) -> dict[str, Any]:
         "hovermode": "closest",
         "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
     }
+
+
+NAME_CHARS = 40  # a captured kernel's name is its mangled symbol: the title keeps its start
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 3] + "..."
 
 
 def _findings_line(found: tuple[Finding, ...]) -> str:
@@ -253,23 +271,43 @@ class _Diagram:
             bad = self.bad(p.name)
             stages = f"{p.stages} stage{'' if p.stages == 1 else 's'}"
             self.header(self.x + EMPTY_DX / 2, f"<b>{plain(p.name)}</b><br>{stages}", ERROR if bad else "#263238")
-            for s in sorted(self.producers.get(p.name, ()), key=order) or [""]:
-                for c in sorted(self.consumers.get(p.name, ()), key=order) or [""]:
-                    ys, yc = self.lane.get(s, 0.0), self.lane.get(c, 0.0)
-                    if s and c and ys == yc:  # one role on both sides: a short arrow under its lane
-                        yc = ys - 0.45
-                    self._barrier(p, "full", self.x, ys, yc, s, c, bad)
-                    self._barrier(p, "empty", self.x + EMPTY_DX, yc, ys, c, s, bad)
-            self.x += COLUMN
+            producers = sorted(self.producers.get(p.name, ()), key=order)
+            consumers = sorted(self.consumers.get(p.name, ()), key=order)
+            if not producers or not consumers:  # one side only (a TMA store pipeline has no barriers)
+                for role in producers or consumers:
+                    y = self.lane.get(role, 0.0)
+                    self._barrier(p, "one side", self.x, y, y - 0.45, role, "", bad)
+                self.x += COLUMN
+                continue
+            pairs = [(s, c) for s in producers for c in consumers]
+            for k, (s, c) in enumerate(pairs):  # several consumers: each pair of arrows a little right
+                ys, yc = self.lane.get(s, 0.0), self.lane.get(c, 0.0)
+                if ys == yc:  # one role on both sides: a short arrow under its lane
+                    yc = ys - 0.45
+                dx = k * PAIR_DX
+                self._barrier(p, "full", self.x + dx, ys, yc, s, c, bad, labelled=k == 0)
+                self._barrier(p, "empty", self.x + EMPTY_DX + dx, yc, ys, c, s, bad, labelled=k == len(pairs) - 1)
+            self.x += COLUMN + PAIR_DX * (len(pairs) - 1)
 
-    def _barrier(self, p: Pipeline, side: str, at: float, y0: float, y1: float, src: str, dst: str, bad: bool) -> None:
-        color = ERROR if bad else FULL_COLOR if side == "full" else EMPTY_COLOR
+    def _barrier(  # noqa: PLR0913 - one arrow: its pipeline, side, place, roles and state
+        self,
+        p: Pipeline,
+        side: str,
+        at: float,
+        y0: float,
+        y1: float,
+        src: str,
+        dst: str,
+        bad: bool,
+        labelled: bool = True,
+    ) -> None:
+        color = ERROR if bad else EMPTY_COLOR if side == "empty" else FULL_COLOR
         self.annotations.append(_arrow(at, y0, y1, color))
         mid = (y0 + y1) / 2
         b = self.barriers
         b["x"].append(at)
         b["y"].append(mid)
-        b["text"].append(side)
+        b["text"].append(("bulk groups" if p.kind == "tma_store" else side) if labelled else "")
         b["textposition"].append("middle left" if side == "full" else "middle right")
         b["hovertext"].append(_pipeline_hover(p, side, src or "?", dst or "?", bad))
         b["marker"]["color"].append(color)
@@ -364,7 +402,7 @@ class _Diagram:
         lowest = min([-float(len(roles) - 1), *self.aliases["y"], *self.barriers["y"]]) - 0.5
         model = self.model
         layout = _layout(
-            f"Ordering of {plain(model.name)}: {len(roles)} warp roles, {len(model.pipelines)} pipelines, "
+            f"Ordering of {plain(_short(model.name))}: {len(roles)} warp roles, {len(model.pipelines)} pipelines, "
             f"{len(self.report.aliases)} aliases",
             _findings_line(self.found),
             max(260, int(120 + 90 * (0.8 - lowest))),
@@ -373,7 +411,9 @@ class _Diagram:
         layout["yaxis"] = {
             "range": [lowest, 1.2],
             "tickvals": [lane[r.name] for r in roles],
-            "ticktext": [f"<b>{plain(r.name)}</b><br>{r.warp_text()}" for r in roles],
+            "ticktext": [
+                f"<b>{plain(r.name)}</b>" + (f"<br>{r.warp_text()}" if r.warp_text() != r.name else "") for r in roles
+            ],
             "showgrid": False,
             "zeroline": False,
             "fixedrange": True,

@@ -33,11 +33,12 @@ if TYPE_CHECKING:
 __all__ = ["smem_spec", "smem_figure"]
 
 
-def _smem_plan(obj: Any, arch: Any = None) -> LayoutPlan:
-    plan = as_plan(obj, arch=arch)
+def _smem_plan(obj: Any, arch: Any = None) -> LayoutPlan | Analysed:
+    """The plan ``obj`` is or holds; an analysis is kept as it is (the map reads it)."""
+    plan = obj.plan if isinstance(obj, Analysed) else as_plan(obj, arch=arch)
     if plan.memory != "smem":
         raise ValueError(f"smem_figure needs an SMEM layout, got a {plan.memory.upper()} one: {plan!r}")
-    return plan
+    return obj if isinstance(obj, Analysed) else plan
 
 
 def smem_spec(
@@ -229,7 +230,7 @@ def _subtitle(plan: LayoutPlan, span: float) -> str:
 
 
 def smem_figure(obj: Any, arch: Any = None, *, highlight: tuple[int, int] | None = None) -> Any:
-    """The SMEM byte map of an allocator, a plan or a computed CUTLASS allocator.
+    """The SMEM byte map of an allocator, a plan, its analysis or a computed CUTLASS allocator.
 
     ``arch`` picks the capacity line (default: the plan's own arch, else sm_90);
     ``highlight=(group, phase)`` (0-based) dims everything but that phase.

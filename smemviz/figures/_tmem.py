@@ -24,11 +24,12 @@ LANES = hardware.TMEM_LANES
 TMEM_HEIGHT_PX = 250  # one band of columns: shorter than the SMEM map's 320
 
 
-def _tmem_plan(obj: Any) -> LayoutPlan:
-    plan = as_plan(obj)
+def _tmem_plan(obj: Any) -> LayoutPlan | Analysed:
+    """The plan ``obj`` is or holds; an analysis is kept as it is (the map reads it)."""
+    plan = obj.plan if isinstance(obj, Analysed) else as_plan(obj)
     if plan.memory != "tmem":
         raise ValueError(f"tmem_figure needs a TMEM layout, got an {plan.memory.upper()} one: {plan!r}")
-    return plan
+    return obj if isinstance(obj, Analysed) else plan
 
 
 def tmem_spec(
@@ -148,6 +149,6 @@ def _subtitle(plan: LayoutPlan, span: float) -> str:
 
 
 def tmem_figure(obj: Any, *, highlight: tuple[int, int] | None = None) -> Any:
-    """The TMEM column map of a TMEM allocator, a plan or a computed CUTLASS
-    ``TmemAllocator``. Returns a ``plotly.graph_objects.Figure``."""
+    """The TMEM column map of a TMEM allocator, a plan, its analysis or a computed
+    CUTLASS ``TmemAllocator``. Returns a ``plotly.graph_objects.Figure``."""
     return tmem_spec(_tmem_plan(obj), highlight).to_figure()

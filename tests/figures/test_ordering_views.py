@@ -150,3 +150,46 @@ def test_the_diagram_is_a_valid_plotly_figure_of_a_plan_or_its_analysis():
     fig = ordering_figure(plan)
     assert [t.meta for t in fig.data] == list(ORDERING_TRACES)
     assert fig.layout.title.text == ordering_figure(analyse(plan)).layout.title.text
+
+
+def test_the_maps_take_an_analysis_as_it_is(monkeypatch):
+    from smemviz.figures import smem_figure, tmem_figure
+
+    smem, tmem = analyse(hopper_plan()), analyse(tmem_plan())
+    calls = []
+    monkeypatch.setattr(smemviz.analysis.ordering, "check_ordering", lambda m: calls.append(m))
+    assert next(t for t in smem_figure(smem).data if t.meta == "ordering").x == (32768,)
+    assert len(next(t for t in tmem_figure(tmem).data if t.meta == "ordering").x) == 5
+    assert calls == []  # nothing analysed again
+    with pytest.raises(ValueError, match="needs an SMEM layout"):
+        smem_figure(tmem)
+
+
+def test_a_pipeline_used_on_one_side_only_is_drawn_on_that_role_and_long_names_shortened():
+    """A TMA store pipeline has no barriers and no consumer role: one short arrow on the role
+    that uses it, said to be bulk groups; a captured kernel's long symbol is cut in the title."""
+    from dataclasses import replace
+
+    from smemviz.analysis.ordering import Group, Pipeline, PipelineOp
+
+    from ..analysis.ordering.kernels import at
+
+    plan = hopper_plan()
+    model = plan.ordering
+    stores = Pipeline("stores", "tma_store", 2, Group("thread", 1), Group("thread", 1), at(15))
+    mma = model.programs[1]
+    body = (*mma.body, PipelineOp(op="producer_acquire", pipeline="stores", site=at(70)))
+    long_name = "kernel_cutlass_kernel_smemvizkernelgemm_sm90Sm90Gemm_object_at_0x7f"
+    model = replace(
+        model,
+        name=long_name,
+        pipelines=(*model.pipelines, stores),
+        programs=(model.programs[0], replace(mma, body=body)),
+    )
+    spec = ordering_spec(analyse(replace(plan, ordering=model)))
+    barriers = _trace(spec, "barriers")
+    assert barriers["text"] == ["full", "empty", "bulk groups"]
+    assert "no mbarriers" in barriers["hovertext"][2] and "used by mma" in barriers["hovertext"][2]
+    assert barriers["y"][2] == -1.0 - 0.45 / 2  # under the MMA warps' lane, not reaching another role
+    title = spec.layout["title"]["text"]
+    assert title.startswith("Ordering of kernel_cutlass_kernel_smemvizkernelge...: 2 warp roles")

@@ -55,5 +55,5 @@ def test_the_ordering_tab_draws_the_diagram_and_lists_the_alias(jupyterlab, brow
         expect(row).to_be_visible(timeout=30_000)
         expect(row).to_contain_text("sA")
         expect(row).to_contain_text("wgmma wait_group(0) at gemm.py:44")
-        page.screenshot(path=str(artifacts / "ordering-tab.png"), full_page=True)
+        page.locator(".smemviz-explorer").first.screenshot(path=str(artifacts / "ordering-tab.png"))
         assert not [m for m in console if "pageerror" in m], console
