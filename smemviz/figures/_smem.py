@@ -33,12 +33,11 @@ if TYPE_CHECKING:
 __all__ = ["smem_spec", "smem_figure"]
 
 
-def _smem_plan(obj: Any, arch: Any = None) -> LayoutPlan | Analysed:
-    """The plan ``obj`` is or holds; an analysis is kept as it is (the map reads it)."""
+def _smem_plan(obj: Any, arch: Any = None) -> LayoutPlan:
     plan = obj.plan if isinstance(obj, Analysed) else as_plan(obj, arch=arch)
     if plan.memory != "smem":
         raise ValueError(f"smem_figure needs an SMEM layout, got a {plan.memory.upper()} one: {plan!r}")
-    return obj if isinstance(obj, Analysed) else plan
+    return plan
 
 
 def smem_spec(
@@ -236,4 +235,5 @@ def smem_figure(obj: Any, arch: Any = None, *, highlight: tuple[int, int] | None
     ``highlight=(group, phase)`` (0-based) dims everything but that phase.
     Returns a ``plotly.graph_objects.Figure``.
     """
-    return smem_spec(_smem_plan(obj, arch), arch, highlight).to_figure()
+    plan = _smem_plan(obj, arch)
+    return smem_spec(obj if isinstance(obj, Analysed) else plan, arch, highlight).to_figure()
