@@ -1,0 +1,134 @@
+"""Blackwell kernels in the ordering model: the TMEM views placed by their columns.
+
+CUTLASS's Blackwell FMHA and persistent dense GEMM, unmodified (read from
+``.cutlass_examples/``; skipped when absent), compiled for sm_100a on the CPU. Their TMEM
+tensors are made over the pointer the TMEM allocator hands out at run time; capture reads
+each view's columns from the IR. The FMHA's plan is held column for column to the offsets
+the example itself declares (S0/S1, O0/O1, P0 inside S1, P1 inside S0, the row statistics),
+and the plan recorded in ``notebooks/data/`` to a fresh capture.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cutlass")
+pytestmark = [pytest.mark.cutlass, pytest.mark.slow]
+
+from smemviz.analysis.ordering import check_ordering  # noqa: E402
+from smemviz.kernel._compile import compile_host  # noqa: E402
+from smemviz.layout import plan_from_json  # noqa: E402
+from smemviz.layout.ordering import Access, contexts  # noqa: E402
+from smemviz.sources.capture import capture  # noqa: E402
+
+from .cutlass_examples import EXAMPLES, examples_dir, load  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+RECORDED = ROOT / "notebooks" / "data" / "blackwell_fmha_plan.json"
+RECORDED_TMEM = ROOT / "notebooks" / "data" / "blackwell_fmha_tmem_plan.json"
+
+
+def _captured(name: str):
+    example = EXAMPLES[name]
+    if not (examples_dir() / example.path).exists():
+        pytest.skip(f"CUTLASS example {example.path} not found under {examples_dir()}")
+    host, args = example.build(load(example))
+    with capture() as cap:
+        compile_host(f"ordering_{name}", host, args, example.arch)
+    (kc,) = cap.kernels.values()
+    return kc, host
+
+
+@pytest.fixture(scope="module")
+def fmha():
+    return _captured("blackwell_fmha")
+
+
+@pytest.fixture(scope="module")
+def gemm():
+    return _captured("blackwell_dense_gemm_persistent")
+
+
+def _tmem(model) -> dict[str, tuple[int, int]]:
+    return {r.name: (r.start, r.size) for r in model.regions if r.memory == "tmem"}
+
+
+def test_fmha_tmem_regions_column_for_column(fmha):
+    kc, kernel = fmha
+    tmem = _tmem(kc.ordering)
+    k = kernel  # the example's own column offsets, as it declares them
+    assert tmem == {
+        "tStS0": (k.tmem_s0_offset, 128),
+        "tStS1": (k.tmem_s1_offset, 128),
+        "tOtO0": (k.tmem_o0_offset, 128),
+        "tOtO1": (k.tmem_o1_offset, 128),
+        "tOrP0": (k.tmem_p0_offset, 64),  # 128x128 f16 in 32-bit columns
+        "tOrP1": (k.tmem_p1_offset, 64),
+        "tStS_vec0": (k.tmem_vec0_offset, 2),  # row max and row sum
+        "tStS_vec1": (k.tmem_vec1_offset, 2),
+    }
+
+    def inside(a: str, b: str) -> bool:
+        return tmem[b][0] <= tmem[a][0] and sum(tmem[a]) <= sum(tmem[b])
+
+    assert inside("tOrP0", "tStS1") and inside("tOrP1", "tStS0")
+    assert inside("tStS_vec0", "tStS0") and inside("tStS_vec1", "tStS1")
+    unread = " ".join(v for k_, v in kc.ordering.meta)
+    assert "lies in TMEM is not constant" not in unread  # every TMEM access is placed
+
+
+def test_fmha_accesses_reach_the_tmem_regions(fmha):
+    kc, _ = fmha
+    seen = {
+        (c.role.name, e.kind, e.region)
+        for e, c in contexts(kc.ordering)
+        if isinstance(e, Access) and kc.ordering.region(e.region).memory == "tmem"
+    }
+    # the MMA warp writes S and O and reads P from TMEM; each softmax warpgroup reads its S and
+    # writes the P that lies in the other S; the correction warps read O and the statistics
+    assert ("warp 12", "umma_write_acc", "tStS0") in seen and ("warp 12", "umma_write_acc", "tOtO1") in seen
+    assert ("warp 12", "umma_read", "tOrP0") in seen and ("warp 12", "umma_read", "tOrP1") in seen
+    assert ("warps 0-3", "tcgen05_ld", "tStS0") in seen and ("warps 0-3", "tcgen05_st", "tOrP0") in seen
+    assert ("warps 4-7", "tcgen05_ld", "tStS1") in seen and ("warps 4-7", "tcgen05_st", "tOrP1") in seen
+    assert any(r == "warps 9-11" and kind == "tcgen05_ld" and reg == "tOtO0" for r, kind, reg in seen)
+
+
+def test_fmha_tmem_plan_draws_the_views(fmha):
+    kc, _ = fmha
+    plan = kc.tmem_plan
+    assert plan is not None and plan.memory == "tmem" and plan.data_total == 512
+    regions = {r.name: r for r in plan.regions}
+    assert {n: (r.offset, r.size) for n, r in regions.items()} == _tmem(kc.ordering)
+    # S with what is put in place over it: one alias group each, S first, then P and the statistics
+    for s, inner in (("tStS0", ("tOrP1", "tStS_vec0")), ("tStS1", ("tOrP0", "tStS_vec1"))):
+        assert regions[s].phase == 0
+        assert all(regions[i].group == regions[s].group and regions[i].phase == 1 for i in inner)
+    assert regions["tOtO0"].group is None and regions["tOtO1"].group is None
+
+
+def test_fmha_tmem_lifecycle_has_no_error(fmha):
+    kc, _ = fmha
+    report = check_ordering(kc.ordering)
+    assert [f.message for f in report.findings if f.rule == "tmem-lifecycle" and f.severity == "error"] == []
+
+
+def test_gemm_accumulator_placed_with_its_stages(gemm):
+    kc, _ = gemm
+    (acc,) = [r for r in kc.ordering.regions if r.memory == "tmem"]
+    assert (acc.start, acc.size, acc.stages) == (0, 256, 2)  # two 128-column accumulators
+    report = check_ordering(kc.ordering)
+    assert [f.message for f in report.findings if f.rule == "tmem-lifecycle" and f.severity == "error"] == []
+    assert [r.name for r in kc.tmem_plan.regions][0] == acc.name
+
+
+def test_recorded_fmha_plan_equals_a_fresh_capture(fmha):
+    kc, _ = fmha
+    text = RECORDED.read_text() + RECORDED_TMEM.read_text()
+    assert not any(root in text for root in ("/work/", "/tmp/", "/home/"))  # no machine paths
+    recorded = json.loads(RECORDED.read_text())
+    assert recorded == json.loads(kc.plan.to_json())
+    assert json.loads(RECORDED_TMEM.read_text()) == json.loads(kc.tmem_plan.to_json())
+    assert plan_from_json(RECORDED.read_text()).ordering == kc.ordering  # the model travels with it
