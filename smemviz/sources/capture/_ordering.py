@@ -213,6 +213,7 @@ class _Builder:
         run-time counts. A loop up to ``min(c, k)`` shares ``k``'s id, capped."""
         groups: list[tuple[Any, list[tuple[int, int, int | None]]]] = []  # (upper value, [(uid, lower, cap)])
         plan: dict[str, tuple[str, int, int | None]] = {}
+        strided: list[int] = []  # loops read as their own count, by uid
         whiles = [
             i
             for i, op in enumerate(self.loop_ops)
@@ -234,6 +235,13 @@ class _Builder:
                 self.notes.append(f"loop #{i}: a while loop inside another loop; its count is read as its own")
                 continue
             if b.step != 1 or b.lower is None or b.upper_value is None:
+                # loops over the very same bounds (one role's ``range(bidx, tiles, grid)`` and
+                # another's) run the same count whatever it is: they share one id
+                twin = next((j for j in strided if _same_bounds(self.loop_ops[j], op)), None)
+                if twin is not None:
+                    plan[f"#{i}"] = plan[f"#{twin}"]
+                    continue
+                strided.append(i)
                 plan[f"#{i}"] = (f"loop{i}", 0, None)
                 self.notes.append(f"loop #{i}: its trip count is not a run-time bound from a constant start by step 1")
                 continue
@@ -615,6 +623,31 @@ def _events_of(steps: tuple[m.Step, ...]) -> list[m.Event]:
         else:
             out.append(s)
     return out
+
+
+def _same_bounds(a: Any, b: Any) -> bool:
+    """Two ``scf.for`` loops over the same start, end and step values."""
+    if a.name != "scf.for" or b.name != "scf.for":
+        return False
+    with plain_values():
+        return all(_same_expr(a.operands[k], b.operands[k]) for k in range(3))
+
+
+def _same_expr(x: Any, y: Any, depth: int = 0) -> bool:
+    """One value, or the same pure computation of the same values (each role computes its
+    tile loop's bounds again from the block index and the kernel's arguments)."""
+    if same_value(x, y):
+        return True
+    ox, oy = defining_op(x), defining_op(y)
+    if ox is None or oy is None or depth > 12 or ox.name != oy.name:
+        return False
+    if any(w in ox.name for w in ("load", "atomic", "call", "alloc", "shfl", "vote")):
+        return False  # may read memory or other threads: two evaluations may differ
+    if str(ox.attributes) != str(oy.attributes) or len(ox.operands) != len(oy.operands):
+        return False
+    if len(ox.results) != 1 or len(oy.results) != 1:
+        return False
+    return all(_same_expr(a, b, depth + 1) for a, b in zip(ox.operands, oy.operands))
 
 
 def _bound_text(value: Any) -> str:
