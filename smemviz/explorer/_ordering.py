@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from .._names import shown
-from .._units import fmt_units
 from ..figures._alias_marks import ALIAS_COLORS, alias_marks
 from ..figures._ordering import ordering_findings, ordering_spec
 from ._sync import LiveFigure
@@ -34,7 +33,7 @@ def alias_table_html(an: Analysed) -> str:
     """One row per alias of ``an``'s plan: the two regions, their accesses, the shared bytes
     (or columns, where they are on this plan's map) and the edge; an alias no edge orders
     in the error colour. A declared plan's rows give the edge each hand-over needs."""
-    unit = an.plan.unit
+    what = "bytes" if an.plan.memory == "smem" else "columns"
     marks = {(m.earlier, m.later): m for m in alias_marks(an)}
     rows: list[tuple[str, str, str, str, str, str, str]] = []  # earlier, later, accesses, shared, state, edge
     items: list[tuple[str, str, str, str, str, str]] = []
@@ -50,14 +49,15 @@ def alias_table_html(an: Analysed) -> str:
         items += [(a, b, "", "", "undeclared", "declare the access kinds of both") for a, b in an.needs.unknown]
     for earlier, later, e_acc, l_acc, state, edge in items:
         m = marks.get((earlier, later))
-        shared = f"{m.lo:,}..{m.hi:,} ({fmt_units(m.hi - m.lo, unit)})" if m is not None else "not on this map"
+        shared = f"{m.lo:,}..{m.hi:,}" if m is not None else "not on this map"
         rows.append(
             (earlier, later, e_acc, l_acc, shared, state, "no edge orders them" if state == "unordered" else edge)
         )
     if not rows:
         return "<div class='smemviz-alias-table'>no alias: no two regions hand bytes over</div>"
     heads = "".join(
-        f"<th>{h}</th>" for h in ("earlier", "later", "earlier access", "later write", "shared", "state", "edge")
+        f"<th>{h}</th>"
+        for h in ("earlier", "later", "earlier access", "later write", f"shared {what}", "state", "edge")
     )
     body = "".join(
         f"<tr class='smemviz-alias-row smemviz-{state}'>"

@@ -93,7 +93,7 @@ def test_both_memories_with_their_models_offer_a_choice():
     view.memory.value = "tmem"
     assert view.figure.widget.layout.title.text.startswith("Ordering of tmem_in_place")
     assert view.aliases.value.count("smemviz-alias-row") == 5
-    assert "64..96 (32 cols)" in view.aliases.value  # P inside S's columns
+    assert "<td class='n'>64..96</td>" in view.aliases.value  # P inside S's columns
 
 
 def test_a_declared_plan_shows_the_edges_its_hand_overs_need():
