@@ -127,6 +127,27 @@ def _static(token: Any) -> int | None:
     return None if token.startswith("?") else int(token)
 
 
+_NOT_ONE = object()
+
+
+def _mode(shape: tuple[Any, ...], stride: tuple[Any, ...], basis: Any) -> tuple[Any, int | None]:
+    """The global extent and element stride a box dimension walks, from its basis ``1@m`` (mode m)
+    or ``1@k@j@m`` (mode m, its sub-mode j, that one's sub-mode k: CuTe prints the innermost first);
+    ``(_NOT_ONE, None)`` for a basis with another coefficient or a path that does not end on one mode."""
+    parts = basis.strip().split("@") if isinstance(basis, str) else []
+    if len(parts) < 2 or parts[0] != "1" or not all(p.isdigit() for p in parts[1:]):
+        return _NOT_ONE, None
+    s: Any = shape
+    d: Any = stride
+    for index in reversed([int(p) for p in parts[1:]]):
+        if not isinstance(s, tuple) or index >= len(s):
+            return _NOT_ONE, None
+        s, d = s[index], d[index]
+    if isinstance(s, tuple):
+        return _NOT_ONE, None
+    return _static(s), _static(d)
+
+
 def atom_from_types(
     gmem_type: str, atom_type: str, smem_type: str, direction: str, name: str, site: str | None
 ) -> TmaAtom:
@@ -152,15 +173,17 @@ def atom_from_types(
     dims: list[int | None] = []
     strides: list[int | None] = []
     for i, (extent, b) in enumerate(zip(box_shape, basis, strict=True)):
+        while isinstance(extent, tuple) and len(extent) == 1 and isinstance(b, tuple) and len(b) == 1:
+            extent, b = extent[0], b[0]  # a one-mode group, "(1):(1@1@2)"
+        if isinstance(extent, tuple):
+            raise ValueError(f"box dimension {i} is a group of modes {extent!r}")
         box.append(int(extent))
-        hit = re.fullmatch(r"(\d+)@(\d+)", b.strip()) if isinstance(b, str) else None
-        if hit is None or int(hit.group(1)) != 1 or int(hit.group(2)) >= len(shape):
+        extent_of, stride_of = _mode(shape, stride, b)
+        if extent_of is _NOT_ONE:
             raise ValueError(f"box dimension {i} walks {b!r}, not one global mode")
-        mode = int(hit.group(2))
-        dims.append(_static(shape[mode]))
+        dims.append(extent_of)
         if i:
-            s = _static(stride[mode])
-            strides.append(None if s is None or bits is None else s * bits // 8)
+            strides.append(None if stride_of is None or bits is None else stride_of * bits // 8)
     swizzle: str | None = "none"
     sw = re.search(r"S<(\d+),(\d+),(\d+)>", smem_type)
     if sw is not None:

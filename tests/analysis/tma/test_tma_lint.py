@@ -105,3 +105,20 @@ def test_capture_reads_static_and_run_time_values_from_the_type_texts():
     )
     assert static.global_dims == (1004, 4096) and static.global_strides == (2008,)
     assert static.swizzle == "64B" and static.data_type == "bfloat16" and static.label == "(unnamed)"
+
+
+def test_capture_follows_a_box_dimension_into_a_nested_global_mode():
+    """The Blackwell FMHA's Q: the head and batch modes are nested, one box mode a one-mode group."""
+    atom = atom_from_types(
+        '!cute.memref<f16, gmem, align<16>, "(?,?{div=16},((?,?),?)):(?{div=16},1,((?{div=16},?{div=16}),?{div=16}))">',
+        '!a<sm_90, f16, tma_gbasis = <"(64,128,1,1,(1)):(1@1,1@0,1@0@0@2,1@1@0@2,(1@1@2))">, tma_format = F16_RN>',
+        '!cute.composed_layout<"S<3,4,3> o 0 o ((128,16),1,(4,2)):((64,1),0,(16,8192))">',
+        "load",
+        "tma_atom_q",
+        "fmha.py:601",
+    )
+    assert atom.box_dims == (64, 128, 1, 1, 1) and not atom.unread and len(atom.global_strides) == 4
+    with pytest.raises(ValueError, match="not one global mode"):
+        atom_from_types(
+            '!cute.memref<f16, gmem, "(8,8):(8,1)">', '!a<tma_gbasis = <"(8,8):(2@1,1@0)">>', "", "load", "", None
+        )
