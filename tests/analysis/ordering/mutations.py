@@ -41,6 +41,7 @@ class Kernel:
     package: str | None = None  # load the copy inside this package (relative imports)
     cutlass_example: str | None = None  # name in tests/sources/capture/cutlass_examples.EXAMPLES
     slow: bool = False
+    not_clean: str | None = None  # why the unedited kernel does not check clean yet (its mutants are xfail)
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,17 @@ def _examples_dir() -> Path:
     return examples_dir()
 
 
+# what the unedited CUTLASS kernels still give (false findings, being worked on); their mutants are xfail
+NOT_CLEAN = {
+    "hopper_fmha": "the unedited kernel gives 2 findings (a wait on stage 4 of the K/V pipeline that no "
+    "arrival fills; sO over sQ unordered)",
+    "blackwell_dense_gemm_persistent": "the unedited kernel gives 4 findings (sC's rotating buffer, the MMA "
+    "warp's releases through a resource handle, TMEM accumulator hand-over)",
+    "blackwell_fmha": "the unedited kernel gives 11 findings (a hang on an umma_async pipeline's empty barrier "
+    "first, which hides what follows)",
+}
+
+
 def kernels() -> dict[str, Kernel]:
     from tests.sources.capture.cutlass_examples import EXAMPLES
 
@@ -143,7 +155,9 @@ def kernels() -> dict[str, Kernel]:
         "blackwell_fmha",
     ):
         ex = EXAMPLES[name]
-        out[name] = Kernel(name, _examples_dir() / ex.path, ex.arch, _example_build(name), None, name, slow=True)
+        out[name] = Kernel(
+            name, _examples_dir() / ex.path, ex.arch, _example_build(name), None, name, True, NOT_CLEAN.get(name)
+        )
     return out
 
 
@@ -425,7 +439,28 @@ MUTATIONS += (
         (("tx_count=self.num_tma_load_bytes,", "tx_count=self.num_tma_load_bytes - 1024,"),),
         "mbarrier-tx-bytes",
         frozenset(),
-        "tx_count=self.num_tma_load_bytes,",
+        "handle = ab_consumer.wait_and_advance(peek_ab_full_status)",
+    ),
+    # CUTLASS's Hopper fmha
+    Mutation(
+        "hopper_fmha",
+        "tx-count-short",
+        "the K/V pipeline's tx_count 1 KiB short of a stage's bytes",
+        (("tx_count=self.tma_copy_kv_bytes,", "tx_count=self.tma_copy_kv_bytes - 1024,"),),
+        "mbarrier-tx-bytes",
+        frozenset(),
+        "k_handle = load_kv_consumer.wait_and_advance()",
+        site_occurrence=0,
+    ),
+    Mutation(
+        "hopper_fmha",
+        "drop-release",
+        "drop the release of the V stage after the last P*V",
+        (("                v_handle.release()\n", "                pass\n"),),
+        "mbarrier-parity",
+        frozenset(),
+        "k_handle = load_kv_producer.acquire_and_advance()",
+        site_occurrence=0,
     ),
     # CUTLASS's Blackwell fmha (P written in place over S in TMEM)
     Mutation(
