@@ -68,7 +68,7 @@ def alias_table_html(an: Analysed) -> str:
         for earlier, later, e_acc, l_acc, shared, state, edge in rows
     )
     return (
-        "<div class='smemviz-tscroll smemviz-alias-table'><table class='smemviz-utable'>"
+        "<div class='smemviz-tscroll smemviz-alias-table'><table class='smemviz-utable' style='width:100%'>"
         f"<thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
