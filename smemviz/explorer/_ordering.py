@@ -64,7 +64,7 @@ def alias_table_html(an: Analysed) -> str:
         + "".join(f"<td>{escape(shown(c))}</td>" for c in (earlier, later, e_acc, l_acc))
         + f"<td class='n'>{escape(shared)}</td>"
         f"<td style='color:{ALIAS_COLORS[state]};font-weight:bold'>{_STATE_WORD[state]}</td>"
-        f"<td style='white-space:normal;min-width:280px'>{escape(shown(edge))}</td></tr>"
+        f"<td style='white-space:normal;min-width:160px'>{escape(shown(edge))}</td></tr>"
         for earlier, later, e_acc, l_acc, shared, state, edge in rows
     )
     return (
