@@ -23,6 +23,10 @@ __all__ = ["ordering_of", "declared_kinds", "declared_needs"]
 # the bank model's instruction kinds, as the ordering model names its access kinds
 _ACCESS_KIND = {"ld": "ld", "st": "st", "ldmatrix": "ldmatrix", "stmatrix": "stmatrix", "cp.async": "cp_async"}
 _WRITES = ("st", "stmatrix", "cp_async")
+# finding a declared plan's hand-overs compares every pair of regions with every third
+# (about 0.1 s at 200 regions on the development machine, growing with the cube): a plan
+# with more data regions than this is not searched, so a large layout redraws as fast
+NEEDS_MAX_REGIONS = 200
 
 
 def ordering_of(plan: LayoutPlan) -> OrderingReport | None:
@@ -64,8 +68,11 @@ def declared_kinds(plan: LayoutPlan) -> dict[str, tuple[str, str]]:
 
 def declared_needs(plan: LayoutPlan) -> PlanNeeds | None:
     """The edges a declared plan's hand-overs need, when it carries no model, some region
-    declares how it is touched and some hand-over is found; else ``None``."""
+    declares how it is touched and some hand-over is found; else ``None`` (also for a plan
+    of more than :data:`NEEDS_MAX_REGIONS` data regions: call ``plan_needs`` for those)."""
     if plan.ordering is not None or not (plan.groups or plan.steps):
+        return None
+    if sum(r.kind == "data" for r in plan.regions) > NEEDS_MAX_REGIONS:
         return None
     kinds = declared_kinds(plan)
     if not kinds:

@@ -193,3 +193,21 @@ def test_a_pipeline_used_on_one_side_only_is_drawn_on_that_role_and_long_names_s
     assert barriers["y"][2] == -1.0 - 0.45 / 2  # under the MMA warps' lane, not reaching another role
     title = spec.layout["title"]["text"]
     assert title.startswith("Ordering of kernel_cutlass_kernel_smemvizkernelge...: 2 warp roles")
+
+
+def test_a_large_declared_plan_is_not_searched_for_hand_overs():
+    from smemviz.analysis._analysed_ordering import NEEDS_MAX_REGIONS, declared_needs
+
+    def aliased(n):
+        s = SmemAllocator()
+        s.add_alias_group(
+            [
+                [SmemAllocation(f"p1_{i}", 256, 16, tma=True) for i in range(n // 2)],
+                [SmemAllocation(f"p2_{i}", 512, 16, tma=True) for i in range(n // 2)],
+            ]
+        )
+        s.compute_layout()
+        return s.plan
+
+    assert len(declared_needs(aliased(10)).needs) == 5
+    assert declared_needs(aliased(NEEDS_MAX_REGIONS + 2)) is None
