@@ -273,6 +273,20 @@ class _Builder:
 
     # -- accesses -----------------------------------------------------------------------------
 
+    def picked_stage(
+        self, view: RegionView, what: str, states: dict[int, list[tuple[str, str]]]
+    ) -> tuple[str | None, str]:
+        """The stage of a TMEM view whose columns an index picks among its region's stages:
+        the pipeline whose state that index is (and the state's name)."""
+        key = _index_key(self.tmem.index_of[id(view)], self.trace.indices)
+        if key is not None and states.get(key):
+            return states[key][0][0], self.trace.states[key][0]
+        self.notes.append(
+            f"{what}: the stage of {view.name!r} is picked by a run-time index not taken "
+            "from a pipeline state, so it is taken as the whole region"
+        )
+        return None, ""
+
     def place(self, raw: RawEvent, states: dict[int, list[tuple[str, str]]]) -> m.Event | None:
         assert raw.access is not None and isinstance(raw.event, m.Access)
         a = raw.access
@@ -296,6 +310,8 @@ class _Builder:
         inner = self.tmem.of.get(id(view)) if view.memory == "tmem" else None
         if inner is not None and (inner[1] or inner[2] != span.size):
             offset, size = inner[1], inner[2]  # a view inside a region: its own columns of it
+        elif view.memory == "tmem" and id(view) in self.tmem.index_of:
+            stage, state = self.picked_stage(view, f"{a.kind} at {site}", states)
         elif span.stages > 1:
             last = _last_coord(coord)
             if last is not None and last != "?":
@@ -623,6 +639,12 @@ def _events_of(steps: tuple[m.Step, ...]) -> list[m.Event]:
         else:
             out.append(s)
     return out
+
+
+def _index_key(value: Any, indices: list[tuple[Any, int | None]]) -> int | None:
+    """The pipeline state whose ``index`` is ``value``, by its key."""
+    with plain_values():
+        return next((key for v, key in indices if key is not None and same_value(v, value)), None)
 
 
 def _same_bounds(a: Any, b: Any) -> bool:

@@ -24,6 +24,7 @@ __all__ = [
     "LoopBounds",
     "TraceContext",
     "block_dim",
+    "compare",
     "condition_threads",
     "const_value",
     "count_value",
@@ -274,6 +275,11 @@ def _predicate_name(text: str) -> str:
         if key in text:
             return key
     raise _Unknown
+
+
+def compare(predicate: str) -> Callable[[int, int], bool]:
+    """The comparison an ``arith.cmpi`` predicate attribute names (raises on one not read)."""
+    return _CMP[_predicate_name(predicate)]
 
 
 @dataclass(frozen=True)

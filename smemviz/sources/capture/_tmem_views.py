@@ -22,13 +22,13 @@ row statistics) as an alias group's later phase.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...layout._plan import CAPTURE_SOURCE, LayoutPlan, Region
 from ...layout.ordering import _model as m
 from ._build import _branch_layout
-from ._ordering_ir import defining_op, plain_values, raw_value
+from ._ordering_ir import compare, const_value, defining_op, plain_values, raw_value, same_value
 
 __all__ = ["TmemPlace", "TmemRegions", "register_root", "tmem_regions", "tmem_view_plan"]
 
@@ -48,6 +48,7 @@ class TmemPlace:
     start: int
     columns: int
     stages: int = 1
+    index: Any = None  # the run-time value that picks the stage (a pipeline state's index), if one does
 
 
 def _width(type_text: str) -> int | None:
@@ -69,9 +70,56 @@ def _is_tmem(value: Any) -> bool:
     return text.startswith(("!cute.memref<", "!cute.ptr<")) and ", tmem" in text  # not a TMEM copy atom
 
 
-def _base_bits(value: Any) -> tuple[Any, int] | None:
-    """(the allocator's base op, offset in bits) of a TMEM pointer or tensor value."""
+Pick = tuple[Any, list[int]]  # (the index value, the offset in elements it gives each stage 0, 1, ...)
+
+
+def _picked(value: Any) -> Pick | None:
+    """An offset chosen at run time among constants by comparing an index with a constant
+    (``column = c0; if index == 1: column = c1``): the index and each stage's offset."""
+    op = defining_op(value)
+    if getattr(op, "name", None) == "cute.make_int_tuple" and len(op.operands) == 1:
+        value, op = op.operands[0], defining_op(op.operands[0])
+    name = getattr(op, "name", None)
+    if name == "scf.if":
+        k = next((i for i, r in enumerate(op.results) if same_value(r, value)), None)
+        if k is None or len(op.regions) != 2:
+            return None
+        arms = []
+        for region in op.regions:
+            blocks = list(region.blocks)
+            ops = list(blocks[0].operations) if blocks else []
+            if not ops or ops[-1].name != "scf.yield":
+                return None
+            arms.append(const_value(ops[-1].operands[k]))
+        cond = op.operands[0]
+    elif name == "arith.select":
+        cond, arms = op.operands[0], [const_value(op.operands[1]), const_value(op.operands[2])]
+    else:
+        return None
+    then, other = arms
+    cmp = defining_op(cond)
+    if then is None or other is None or getattr(cmp, "name", None) != "arith.cmpi":
+        return None
+    a, b = cmp.operands[0], cmp.operands[1]
+    fixed = const_value(b)
+    index = a
+    if fixed is None:
+        fixed, index = const_value(a), b
+    if fixed is None:
+        return None
+    try:
+        test = compare(str(cmp.attributes["predicate"]))
+    except Exception:
+        return None
+    if fixed is not const_value(b):  # the constant on the left: swap the comparison's sides
+        return index, [then if test(fixed, s) else other for s in range(2)]
+    return index, [then if test(s, fixed) else other for s in range(2)]
+
+
+def _base_bits(value: Any) -> tuple[Any, int, Pick | None] | None:
+    """(the allocator's base op, offset in bits, a run-time pick of the offset) of a TMEM pointer or tensor value."""
     bits = 0
+    pick: tuple[Any, list[int]] | None = None
     value = raw_value(value)
     for _ in range(64):
         op = defining_op(value)
@@ -79,13 +127,19 @@ def _base_bits(value: Any) -> tuple[Any, int] | None:
         if name is None:
             return None
         if name in _ROOTS:
-            return op, bits
+            return op, bits, pick
         if name == "cute.add_offset":
             found = re.search(r'int_tuple<"(-?\d+)">', str(op.operands[1].type))
             width = _width(str(op.operands[0].type))
-            if found is None or width is None:
+            if width is None:
                 return None
-            bits += int(found.group(1)) * width
+            if found is not None:
+                bits += int(found.group(1)) * width
+            else:
+                chosen = _picked(op.operands[1]) if pick is None else None
+                if chosen is None:
+                    return None
+                pick = (chosen[0], [c * width for c in chosen[1]])
             value = op.operands[0]
         elif name in _MOVES:
             value = op.operands[0]
@@ -169,7 +223,7 @@ def tmem_place(value: Any) -> TmemPlace | None:
         based = _base_bits(value)
         if based is None:
             return None
-        root, bits = based
+        root, bits, pick = based
         text = str(raw_value(value).type)
     width = _width(text)
     pairs = _layout_pairs(text)
@@ -183,7 +237,13 @@ def tmem_place(value: Any) -> TmemPlace | None:
         span_bits += (size - 1) * stride * width
     start = (bits // 32) % lane
     columns = -(-span_bits // 32)
-    return TmemPlace(root, start, columns, _stages(text, width, columns))
+    if pick is None:
+        return TmemPlace(root, start, columns, _stages(text, width, columns))
+    # a view at one of several places, picked by an index: the places as one region's stages
+    starts = [((bits + p) // 32) % lane for p in pick[1]]
+    if len(set(starts)) != len(starts) or any(x != starts[0] + s * columns for s, x in enumerate(starts)):
+        return None
+    return TmemPlace(root, starts[0], columns * len(starts), len(starts), pick[0])
 
 
 @dataclass(frozen=True)
@@ -194,6 +254,7 @@ class TmemRegions:
     spans: tuple[m.RegionSpan, ...]
     of: dict[int, tuple[str, int, int]]
     unplaced: tuple[str, ...]
+    index_of: dict[int, Any] = field(default_factory=dict)  # view key -> the value picking its stage
 
 
 def tmem_regions(views: list[Any], budget: int = 512) -> TmemRegions:
@@ -242,7 +303,8 @@ def tmem_regions(views: list[Any], budget: int = 512) -> TmemRegions:
             spans[name] = m.RegionSpan(name, "tmem", p.start, p.columns, 1)
         of[id(v)] = (name, 0, p.columns)
     ordered = tuple(sorted(spans.values(), key=lambda s: (s.start, -s.size, s.name)))
-    return TmemRegions(ordered, of, tuple(dict.fromkeys(unplaced)))
+    index_of = {id(v): p.index for v, p in placed if p.index is not None}
+    return TmemRegions(ordered, of, tuple(dict.fromkeys(unplaced)), index_of)
 
 
 def tmem_view_plan(block: LayoutPlan | None, spans: list[m.RegionSpan], arch: str | None) -> LayoutPlan | None:
