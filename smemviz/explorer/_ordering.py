@@ -49,7 +49,7 @@ def alias_table_html(an: Analysed) -> str:
         items += [(a, b, "", "", "undeclared", "declare the access kinds of both") for a, b in an.needs.unknown]
     for earlier, later, e_acc, l_acc, state, edge in items:
         m = marks.get((earlier, later))
-        shared = f"{m.lo:,}..{m.hi:,}" if m is not None else "not on this map"
+        shared = f"{m.lo:,}..{m.hi:,}" if m is not None else _elsewhere(an, earlier)
         rows.append(
             (earlier, later, e_acc, l_acc, shared, state, "no edge orders them" if state == "unordered" else edge)
         )
@@ -71,6 +71,13 @@ def alias_table_html(an: Analysed) -> str:
         "<div class='smemviz-tscroll smemviz-alias-table'><table class='smemviz-utable' style='width:100%'>"
         f"<thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table></div>"
     )
+
+
+def _elsewhere(an: Analysed, region: str) -> str:
+    """Where an alias not on this plan's map is drawn: the other memory's map, by the model."""
+    model = an.plan.ordering
+    memory = next((r.memory for r in model.regions if r.name == region), None) if model is not None else None
+    return f"on the {memory.upper()} map" if memory is not None and memory != an.plan.memory else "not on the map"
 
 
 def ordering_findings_html(an: Analysed) -> str:

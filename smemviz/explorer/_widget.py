@@ -306,10 +306,12 @@ class Explorer(widgets.VBox):
         # a FigureWidget's ``layout`` is plotly's, so its box is what hides
         self._smem_box.layout.display = None if smem is not None else "none"
         self._tmem_box.layout.display = None if tmem is not None else "none"
-        if analysis.smem is not None:  # the maps read the analysis on screen: nothing is analysed again
-            self._smem_live.show(smem_spec(analysis.smem, None, hl_smem))
+        # the maps read the analysis on screen: nothing is analysed again; each shows the aliases
+        # of its memory, from whichever plan carries the kernel's ordering model
+        if analysis.smem is not None:
+            self._smem_live.show(smem_spec(analysis.smem, None, hl_smem, ordering_from=analysis.tmem))
         if analysis.tmem is not None:
-            self._tmem_live.show(tmem_spec(analysis.tmem, hl_tmem))
+            self._tmem_live.show(tmem_spec(analysis.tmem, hl_tmem, ordering_from=analysis.smem))
         self._tabs.stale = set(TABS)
         # the byte map has been sent: an open Lifetimes tab redraws now (once: it is then not
         # stale, so the text panels that follow leave it alone), a hidden one when opened

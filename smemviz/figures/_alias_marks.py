@@ -17,7 +17,7 @@ from ._style import KIND_COLORS, fmt_units, plain
 if TYPE_CHECKING:
     from ..analysis._analysed import Analysed
 
-__all__ = ["AliasMark", "alias_marks", "alias_trace", "ALIAS_COLORS", "edge_lines"]
+__all__ = ["AliasMark", "alias_marks", "alias_trace", "ALIAS_COLORS", "edge_lines", "ordering_source"]
 
 ERROR = "#c62828"  # the maps' lint-error colour (FINDING_COLORS["error"])
 ALIAS_COLORS = {
@@ -56,28 +56,40 @@ def edge_lines(edge: str) -> str:
     return "<br>  -> ".join(plain(step) for step in edge.split(" -> "))
 
 
-def _spans(an: Analysed) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
-    """Where each region is on this map: the plan's regions by name, and the model's
-    region spans of this memory (a captured plan names one array; the model its parts)."""
+def _spans(an: Analysed, src: Analysed) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """Where each region is on ``an``'s map: its plan's regions by name, and the spans of
+    this memory in the model ``src``'s plan carries (a captured plan names one array; the
+    model its parts)."""
     plan = an.plan
     own = {r.name: (r.offset, r.end) for r in plan.regions if r.kind == "data" and r.size > 0}
-    model = plan.ordering
+    model = src.plan.ordering
     spans = (
         {} if model is None else {s.name: (s.start, s.start + s.size) for s in model.regions if s.memory == plan.memory}
     )
     return own, spans
 
 
-def alias_marks(an: Analysed) -> list[AliasMark]:
-    """The aliases of ``an``'s plan that lie on its map, unordered ones last (drawn on top)."""
-    own, spans = _spans(an)
+def ordering_source(an: Analysed, other: Analysed | None) -> Analysed | None:
+    """Whose ordering ``an``'s map shows: its own, else that of ``other`` (the other memory's
+    analysis of the same kernel: a capture puts the model on the SMEM plan, and its TMEM
+    aliases belong on the TMEM map), else none."""
+    if an.has_ordering or other is None or other.ordering is None:
+        return None
+    return other
+
+
+def alias_marks(an: Analysed, source: Analysed | None = None) -> list[AliasMark]:
+    """The aliases that lie on ``an``'s map, unordered ones last (drawn on top): of the
+    ordering ``source`` holds (by default ``an``'s own; see :func:`ordering_source`)."""
+    src = an if source is None else source
+    own, spans = _spans(an, src)
 
     def where(name: str) -> tuple[int, int] | None:
         return own.get(name) or spans.get(name)
 
     out: list[AliasMark] = []
-    if an.ordering is not None:
-        for a in an.ordering.aliases:
+    if src.ordering is not None:
+        for a in src.ordering.aliases:
             e = where(a.earlier)
             if e is None:
                 continue
@@ -89,7 +101,7 @@ def alias_marks(an: Analysed) -> list[AliasMark]:
                 lo, hi = e
             state = "ordered" if a.ordered else "unordered"
             out.append(AliasMark(a.earlier, a.later, lo, hi, a.edge, state, a.earlier_access, a.later_access))
-    if an.needs is not None:
+    if an.needs is not None and source is None:
         pairs = [(n.earlier, n.later, f"needs {n.edge}", "needed") for n in an.needs.needs]
         pairs += [
             (x, y, "declare the access kinds of both to see the edge it needs", "undeclared")

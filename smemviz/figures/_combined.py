@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis._analysed import Analysed
+from ..analysis._analysed import Analysed, as_analysed
 from ..sources._inputs import as_plan
 from ._smem import smem_spec
 from ._spec import FigureSpec, require_plotly
@@ -59,12 +59,16 @@ def layout_figure(smem_plan: Any = None, tmem_plan: Any = None, arch: Any = None
     static export needs no network.
     """
     parts: list[tuple[FigureSpec, str]] = []
+    smem = tmem = None
     if smem_plan is not None:
-        smem = smem_plan if isinstance(smem_plan, Analysed) else as_plan(smem_plan, arch=arch)
-        spec = smem_spec(smem, arch)
-        parts.append((spec, spec.meta["short_title"]))
+        smem = as_analysed(smem_plan if isinstance(smem_plan, Analysed) else as_plan(smem_plan, arch=arch), arch)
     if tmem_plan is not None:
-        spec = tmem_spec(tmem_plan if isinstance(tmem_plan, Analysed) else as_plan(tmem_plan))
+        tmem = as_analysed(tmem_plan if isinstance(tmem_plan, Analysed) else as_plan(tmem_plan))
+    if smem is not None:  # each map shows the aliases of its memory, from whichever plan carries the model
+        spec = smem_spec(smem, arch, ordering_from=tmem)
+        parts.append((spec, spec.meta["short_title"]))
+    if tmem is not None:
+        spec = tmem_spec(tmem, ordering_from=smem)
         parts.append((spec, spec.meta["short_title"]))
     if not parts:
         raise ValueError("layout_figure needs an SMEM plan, a TMEM plan or both; got neither")

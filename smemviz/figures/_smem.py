@@ -10,7 +10,7 @@ from .._units import kib_label
 from ..analysis._analysed import Analysed, as_analysed
 from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
-from ._alias_marks import alias_marks
+from ._alias_marks import alias_marks, ordering_source
 from ._bank_strip import strip_shapes
 from ._bars import (
     AXIS_END,
@@ -45,10 +45,12 @@ def smem_spec(
     arch: Any = None,
     highlight: tuple[int, int] | None = None,
     colors: dict[str, str] | None = None,
+    ordering_from: Analysed | None = None,
 ) -> FigureSpec:
     """The SMEM map of ``plan`` as plain data (see :class:`FigureSpec`), read from its
     analysis (given, or made once here); ``colors`` by region name, where the regions
-    are part of a larger layout."""
+    are part of a larger layout; ``ordering_from``: the TMEM plan's analysis of the same
+    kernel, whose ordering model places its SMEM aliases here when this plan has none."""
     an = as_analysed(plan, arch)
     plan = an.plan
     cap = an.capacity
@@ -160,7 +162,8 @@ def smem_spec(
         if occ is not None and occ.next_smem_per_cta is not None:
             meta["narrow"]["annotations[1].text"] = f"{occ.ctas + 1} CTAs: {kib_label(occ.next_smem_per_cta)}"
     findings = an.beyond_capacity  # capacity has its own line
-    traces = region_traces(plan, 1.0, highlight, span, findings, colors, alias_marks(an))
+    marks = alias_marks(an, ordering_source(an, ordering_from))
+    traces = region_traces(plan, 1.0, highlight, span, findings, colors, marks)
     return FigureSpec(traces, layout, meta)
 
 

@@ -10,7 +10,7 @@ from .. import hardware
 from ..analysis._analysed import Analysed, as_analysed
 from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
-from ._alias_marks import alias_marks
+from ._alias_marks import alias_marks, ordering_source
 from ._bars import AXIS_END, LABEL_Y, MIN_BAR_FRACTION, SLOT_Y, region_traces, widened
 from ._spec import FigureSpec
 from ._style import KIND_COLORS, map_layout
@@ -33,10 +33,14 @@ def _tmem_plan(obj: Any) -> LayoutPlan | Analysed:
 
 
 def tmem_spec(
-    plan: LayoutPlan | Analysed, highlight: tuple[int, int] | None = None, colors: dict[str, str] | None = None
+    plan: LayoutPlan | Analysed,
+    highlight: tuple[int, int] | None = None,
+    colors: dict[str, str] | None = None,
+    ordering_from: Analysed | None = None,
 ) -> FigureSpec:
     """The TMEM map of ``plan`` as plain data (see :class:`FigureSpec`), read from its
-    analysis (given, or made once here)."""
+    analysis (given, or made once here); ``ordering_from``: the SMEM plan's analysis of the
+    same kernel, whose ordering model places its TMEM aliases here when this plan has none."""
     an = as_analysed(plan)
     plan = an.plan
     used = plan.data_total
@@ -134,7 +138,9 @@ def tmem_spec(
     }
     findings = an.beyond_capacity  # capacity has its own line
     return FigureSpec(
-        region_traces(plan, float(LANES), highlight, span, findings, colors, alias_marks(an)),
+        region_traces(
+            plan, float(LANES), highlight, span, findings, colors, alias_marks(an, ordering_source(an, ordering_from))
+        ),
         layout,
         {"alloc_columns": alloc, "span": span, "narrow": narrow, "short_title": short},
     )

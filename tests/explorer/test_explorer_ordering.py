@@ -108,3 +108,14 @@ def test_the_maps_key_names_the_alias_strips_of_a_plan_with_a_model():
     assert "alias over its shared bytes" in explore(hopper_plan()).smem_key.value
     assert "alias over its shared bytes" in explore((hopper_plan(), tmem_plan())).tmem_key.value
     assert "alias over its shared bytes" not in explore(_plain()).smem_key.value
+
+
+def test_a_model_on_the_smem_plan_draws_its_tmem_aliases_on_the_tmem_map():
+    from dataclasses import replace
+
+    tmem = tmem_plan()
+    ex = explore((replace(hopper_plan(), ordering=tmem.ordering), replace(tmem, ordering=None)))
+    strips = next(t for t in ex.tmem_widget.data if t.meta == "ordering")
+    assert len(strips.x) == 5
+    ex.show_tab("Ordering")
+    assert ex.ordering.aliases.value.count("on the TMEM map") == 5

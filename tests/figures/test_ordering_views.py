@@ -211,3 +211,23 @@ def test_a_large_declared_plan_is_not_searched_for_hand_overs():
 
     assert len(declared_needs(aliased(10)).needs) == 5
     assert declared_needs(aliased(NEEDS_MAX_REGIONS + 2)) is None
+
+
+def test_a_model_on_the_smem_plan_places_its_tmem_aliases_on_the_tmem_map():
+    """Capture puts the kernel's model on the SMEM plan: the TMEM map reads its TMEM aliases
+    from the SMEM plan's analysis (checked there, once), in the stacked figure too."""
+    from dataclasses import replace
+
+    from smemviz.figures import layout_figure
+
+    tmem = tmem_plan()
+    smem = replace(hopper_plan(), ordering=tmem.ordering)  # the model (all TMEM) on the SMEM plan
+    tmem = replace(tmem, ordering=None)
+    s_an, t_an = analyse(smem), analyse(tmem)
+    assert t_an.ordering is None and s_an.ordering is not None
+    assert _trace(tmem_spec(t_an), "ordering")["base"] == []  # alone, it has nothing to show
+    marks = _trace(tmem_spec(t_an, ordering_from=s_an), "ordering")
+    assert len(marks["base"]) == 5 and (64, 32) in zip(marks["base"], marks["x"])
+    assert _trace(smem_spec(s_an, ordering_from=t_an), "ordering")["base"] == []  # no SMEM alias in this model
+    fig = layout_figure(s_an, t_an)
+    assert [len(t.x) for t in fig.data if t.meta == "ordering"] == [0, 5]
