@@ -387,24 +387,22 @@ def _cmd_check_kernel(args: argparse.Namespace, out: TextIO) -> int:
     layouts = _captured(args.file, args.arch, args.kernel)
     if isinstance(layouts, int):
         return layouts
-    from .analysis.ordering import check_ordering
+    from .analysis import analyse
 
     name = shown(args.file)
     failed = 0
     for plan in layouts:
-        arch = plan.resolved_arch(args.arch)
-        if arch is None:
+        if plan.resolved_arch(args.arch) is None:
             return _fail(f"{name}: no architecture to check against; pass --arch (e.g. --arch sm_90a)", EXIT_BAD_INPUT)
-        result = plan.capacity(arch)
-        failed += not result.fits
-        (out if result.fits else sys.stderr).write(f"{name}: {shown(result.message())}\n")
-        for finding in lint(plan, arch, ignore=("capacity",)):
+        an = analyse(plan, args.arch)  # one analysis: capacity, lint and the ordering check
+        failed += not an.capacity.fits
+        (out if an.capacity.fits else sys.stderr).write(f"{name}: {shown(an.capacity.message())}\n")
+        for finding in an.beyond_capacity:
             bad = finding.severity == "error" or (args.strict and finding.severity == "warning")
             failed += bad
             (sys.stderr if bad else out).write(f"{name}: {shown(finding.line())}\n")
-        if plan.ordering is not None:
-            for alias in check_ordering(plan.ordering).aliases:
-                out.write(f"{name}: alias {shown(alias.line())}\n")
+        for alias in an.ordering.aliases if an.ordering is not None else ():
+            out.write(f"{name}: alias {shown(alias.line())}\n")
     return EXIT_DOES_NOT_FIT if failed else EXIT_OK
 
 
