@@ -104,6 +104,7 @@ class OrderingTrace:
     counts: list[tuple[Any, int | None]] = field(default_factory=list)  # (a state's count value, its state key)
     snapshots: dict[int, str] = field(default_factory=dict)  # id(a handle's PipelineState) -> the handle's name
     snapshot_names: set[str] = field(default_factory=set)
+    kept: list[Any] = field(default_factory=list)  # objects keyed by id() above, kept alive so no id is reused
     tile_counts: list[tuple[Any, Any]] = field(default_factory=list)  # (a scheduler's tiles-done value, loop read in)
     tile_advances: list[TraceContext] = field(default_factory=list)  # where a scheduler moved to its next tile
     tc_ld_registers: list[Any] = field(default_factory=list)  # the register tensors tcgen05.ld filled, not yet read
@@ -499,6 +500,7 @@ def _note_snapshot(t: OrderingTrace, side: str, participant: Any, handle: Any) -
     src_name, _ = _state_name(t, source)
     name = _outer_assigned() or f"handle@{site}"
     t.snapshots[id(copy)] = name
+    t.kept.append(copy)
     t.snapshot_names.add(name)
     t.states.setdefault(hash(("state", name)), (name, copy))
     op = m.PipelineOp(op=f"{side}_snapshot", pipeline=found[0].name, site=site, state=name, source=src_name)
