@@ -132,3 +132,33 @@ def test_recorded_fmha_plan_equals_a_fresh_capture(fmha):
     assert recorded == json.loads(kc.plan.to_json())
     assert json.loads(RECORDED_TMEM.read_text()) == json.loads(kc.tmem_plan.to_json())
     assert plan_from_json(RECORDED.read_text()).ordering == kc.ordering  # the model travels with it
+
+
+@pytest.fixture(scope="module")
+def own_gemm():
+    """smemviz's own Blackwell GEMM, two accumulator buffers (no fetched examples needed)."""
+    from smemviz.kernel.gemm import GemmConfig
+    from smemviz.kernel.gemm._host import _fake_operands, gemm_kernel
+
+    config = GemmConfig(alias_epilogue=False, acc_stages=2, arch="sm_100a")
+    layout, kernel = gemm_kernel(config)
+    with capture() as cap:
+        compile_host("ordering_gemm_sm100", kernel, _fake_operands(config.dtype), "sm_100a", key=None)
+    (kc,) = cap.kernels.values()
+    return layout, kc
+
+
+def test_own_gemm_accumulators_are_one_region_picked_by_the_acc_pipeline(own_gemm):
+    layout, kc = own_gemm
+    model = kc.ordering
+    first, second = layout.acc_columns()
+    acc = model.region("acc")  # column = acc_columns[0]; if index == 1: column = acc_columns[1]
+    assert (acc.memory, acc.start, acc.stages, acc.slot) == ("tmem", first, 2, second - first)
+    reads = [e for e, _ in contexts(model) if isinstance(e, Access) and e.region == "acc"]
+    assert {e.kind for e in reads} == {"umma_write_acc", "tcgen05_ld"}
+    assert {e.stage for e in reads} == {"accs"}  # each takes the slot of its accs pipeline state
+    report = check_ordering(model)
+    assert [f.message for f in report.findings if f.rule == "tmem-lifecycle" and f.severity == "error"] == []
+    assert [f for f in report.findings if f.rule.startswith("mbarrier-") and f.severity == "error"] == []
+    (dealloc,) = [a for a in report.aliases if a.earlier == "acc" and a.later == "TMEM allocation"]
+    assert dealloc.edge.startswith("tcgen05.wait::ld at _sm100.py:")  # then a named barrier with the deallocating warp
