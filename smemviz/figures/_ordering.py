@@ -433,8 +433,10 @@ def _needs_spec(an: Analysed) -> FigureSpec:
             (a, b, "undeclared", f"{a} -> {b} over it: declare the access kinds of both to see the edge it needs")
             for a, b in needs.unknown
         ]
-    ys = [-float(i) for i in range(len(rows))]
+    ys = [-1.2 * i for i in range(len(rows))]
     colors = [ALIAS_COLORS[s] for _, _, s, _ in rows]
+    # the edge written under each hand-over too: a static image has no hover
+    labels = [f"<b>{plain(a)} -> {plain(b)}</b><br>{_wrapped(text.split(': ', 1)[-1])}" for a, b, _, text in rows]
     empty: dict[str, Any] = {"type": "scatter", "mode": "lines", "x": [], "y": [], "hoverinfo": "skip"}
     traces = [
         {**empty, "meta": "lanes", "name": "warp roles"},
@@ -449,24 +451,39 @@ def _needs_spec(an: Analysed) -> FigureSpec:
             "name": "aliases",
             "x": [0.0] * len(rows),
             "y": ys,
-            "text": [f"{plain(a)} -> {plain(b)}" for a, b, _, _ in rows],
+            "text": labels,
             "textposition": "middle right",
             "textfont": {"size": 11, "color": colors},
+            "cliponaxis": False,
             "hovertext": [plain(text) for *_, text in rows],
             "hovertemplate": "%{hovertext}<extra></extra>",
             "marker": {"size": 10, "symbol": "diamond", "color": colors},
         },
     ]
     title = (
-        f"Ordering a declared plan needs: {len(rows)} hand-overs (no kernel yet: no warp roles)"
+        f"Ordering a declared plan needs: {len(rows)} hand-over{'' if len(rows) == 1 else 's'} (no kernel yet: no warp roles)"
         if rows
         else "No ordering to show: the plan carries no ordering model and declares no hand-over"
     )
-    layout = _layout(title, "hover an alias for the edge it needs", max(220, 120 + 40 * len(rows)))
-    layout["xaxis"] = {"range": [-0.2, 4.0], "visible": False, "fixedrange": True}
-    layout["yaxis"] = {"range": [min(ys, default=0.0) - 0.6, 0.6], "visible": False, "fixedrange": True}
+    layout = _layout(title, "each hand-over with the edge it needs", max(220, 130 + 60 * len(rows)))
+    layout["margin"]["l"] = 30
+    layout["xaxis"] = {"range": [-0.02, 1.0], "visible": False, "fixedrange": True}
+    layout["yaxis"] = {"range": [min(ys, default=0.0) - 0.8, 0.8], "visible": False, "fixedrange": True}
     layout["annotations"] = []
     return FigureSpec(traces, layout, {"anchors": [], "errors": 0})
+
+
+WRAP_CHARS = 90  # a needed edge's text, wrapped at words to about this many characters a line
+
+
+def _wrapped(text: str) -> str:
+    lines: list[str] = []
+    for word in plain(text).split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= WRAP_CHARS:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
 
 
 def ordering_figure(obj: Any, arch: Any = None) -> Any:

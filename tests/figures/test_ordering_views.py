@@ -97,7 +97,8 @@ def test_a_declared_plan_shows_the_edge_each_hand_over_needs():
     assert (marks["base"], marks["x"]) == ([0], [16384])
     assert "declared plan: needs a named barrier" in marks["hovertext"][0]
     aliases = _trace(ordering_spec(an), "aliases")
-    assert aliases["text"] == ["a_stages -> epi_c"] and "needs a named barrier" in aliases["hovertext"][0]
+    assert aliases["text"][0].startswith("<b>a_stages -> epi_c</b><br>needs a named barrier")
+    assert "needs a named barrier" in aliases["hovertext"][0]
 
 
 def test_the_diagram_draws_roles_as_lanes_and_each_pipeline_as_full_and_empty_arrows():
@@ -123,16 +124,22 @@ def test_the_diagram_draws_roles_as_lanes_and_each_pipeline_as_full_and_empty_ar
 
 
 def test_an_alias_hangs_off_the_pipeline_barrier_that_hands_it_over():
-    spec = ordering_spec(analyse(tmem_plan()))
+    an = analyse(tmem_plan())
+    spec = ordering_spec(an)
     anchors = spec.meta["anchors"]
-    texts = _trace(spec, "aliases")["text"]
-    assert dict(zip(texts, anchors))["P -> S"] == ("empty", "p_inplace")
-    # the link starts on p_inplace's empty arrow
-    arrows = [a for a in spec.layout["annotations"] if a.get("showarrow")]
-    empty_x = arrows[3]["x"]  # s_full full, s_full empty, p_inplace full, p_inplace empty
-    links = _trace(spec, "alias links")
-    starts = [links["x"][i] for i in range(0, len(links["x"]), 3)]
-    assert starts[texts.index("P -> S")] == empty_x
+    barriers = _trace(spec, "barriers")
+    arrow_x: dict[str, float] = {}  # "p_inplace: empty barriers" -> the arrow's x
+    for x, hover in zip(barriers["x"], barriers["hovertext"]):
+        arrow_x.setdefault(hover.split("</b>")[0].removeprefix("<b>"), x)
+    starts = _trace(spec, "alias links")["x"][0::3]  # each link: its edge's point, the alias, a gap
+    hung = [(a, kind, starts[i]) for i, (a, kind) in enumerate(zip(an.ordering.aliases, anchors))]
+    on_pipelines = [(a, kind, x) for a, kind, x in hung if kind[0] in ("full", "empty")]
+    assert on_pipelines  # P in S is handed over through a pipeline's barrier
+    for a, (side, pipeline), x in on_pipelines:
+        assert f"{side} barrier of {pipeline!r}" in a.edge  # the barrier its chain runs through
+        assert x == arrow_x[f"{pipeline}: {side} barriers"]  # hanging off that arrow
+    within = [(a, kind) for a, kind, _ in hung if kind[0] == "within"]
+    assert within and all(kind == ("within", "softmax") for _, kind in within)  # tcgen05.wait::ld by softmax
 
 
 def test_an_unordered_alias_and_the_errors_are_in_the_error_colour():
