@@ -75,6 +75,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lib", required=True, help="probe.so built from benchmarks/swizzle_align/probe.cu")
     ap.add_argument("--json", help="write the rows here too")
+    ap.add_argument("--offsets", type=int, nargs="+", default=list(OFFSETS), help="start offsets to try (bytes)")
     ap.add_argument("--case", nargs=3, type=int, metavar=("SPAN", "OFFSET", "BASE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.case:
@@ -85,7 +86,7 @@ def main() -> None:
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA {torch.version.cuda}")
     rows = []
     for span in SPANS:
-        for offset in OFFSETS:
+        for offset in args.offsets:
             for set_base in (0, 1):
                 cmd = [sys.executable, __file__, "--lib", args.lib, "--case", str(span), str(offset), str(set_base)]
                 try:

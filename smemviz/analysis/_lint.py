@@ -127,15 +127,28 @@ def _swizzle_stage(ctx: _Context) -> list[Finding]:
             )
         elif (r.size // r.stages) % atom:
             stage = r.size // r.stages
+            # as swizzle-align: a 128 B multiple is what the H200 needed (results/swizzle_align_h200.md)
+            aligned = not stage % hardware.TMA_ALIGNMENT
+            why = (
+                " (TMA and WGMMA still agree there, as measured on the H200; an access that swizzles the "
+                "offset from the buffer's start does not)"
+                if aligned
+                else f", and off the {hardware.TMA_ALIGNMENT} B a TMA destination needs"
+            )
             out.append(
                 Finding(
                     "swizzle-stage",
-                    "error",
+                    "warning" if aligned else "error",
                     (r.name,),
                     f"{shown(r.name)}: each of its {r.stages} stages is {stage:,} B, not a multiple of the "
-                    f"{atom:,} B {r.swizzle} swizzle atom, so stages after the first start off the atom",
+                    f"{atom:,} B {r.swizzle} swizzle atom, so stages after the first start off the atom{why}",
                     f"pad each stage of {shown(r.name)} to {-(-stage // atom) * atom:,} B or change the tile",
-                    f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}",
+                    f"hardware.SWIZZLE_ATOM_BYTES[{r.swizzle!r}] = {atom}"
+                    + (
+                        f"; {SWIZZLE_ALIGN_EVIDENCE}"
+                        if aligned
+                        else f", hardware.TMA_ALIGNMENT = {hardware.TMA_ALIGNMENT}"
+                    ),
                 )
             )
     return out
@@ -207,7 +220,11 @@ def _tma_descriptor(ctx: _Context) -> list[Finding]:
             )
             continue
         dims, strides = _static_stand_ins(atom.global_dims, atom.global_strides, atom.box_dims, data_type)
-        check = check_tma_descriptor_for(atom, dims, strides, arch)
+        try:
+            check = check_tma_descriptor_for(atom, dims, strides, arch)
+        except (TypeError, ValueError) as e:  # a value the driver could not even be handed
+            out.append(Finding("tma-descriptor", "error", regions, f"{what}: {e}", _tma_fix(str(e)), DOCUMENTED))
+            continue
         runtime = set(atom.runtime)
         for p in check.problems:
             if p.parameter in runtime:
@@ -222,7 +239,19 @@ def _tma_descriptor(ctx: _Context) -> list[Finding]:
                     p.source,
                 )
             )
-        if runtime:
+        if runtime and atom.declared:
+            out.append(
+                Finding(
+                    "tma-descriptor",
+                    "info",
+                    regions,
+                    f"{what}: the global tensor is not declared, so only the box {list(atom.box_dims)}, "
+                    f"swizzle {atom.swizzle} and data type {atom.data_type} were checked",
+                    "check the full descriptor with smemviz.check_tma_descriptor(...) and the tensor's sizes",
+                    DOCUMENTED,
+                )
+            )
+        elif runtime:
             names = ", ".join(atom.runtime)
             out.append(
                 Finding(
@@ -356,7 +385,8 @@ def _padding_share(ctx: _Context) -> list[Finding]:
             f"padding is {plan.padding:,} B, {100 * share:.1f}% of the {total:,} B layout "
             f"(largest gaps before {', '.join(shown(n) for n in names) or 'the end'})",
             "declare the most-aligned buffers first, or relax alignments the hardware does not need",
-            "hardware.Arch.smem_per_block (padding spends the same capacity)",
+            "hardware.Arch.smem_per_block (padding spends the same capacity); the share and size that make "
+            "it worth a warning are assumed, a policy (results/lint_facts.md)",
         )
     ]
 
@@ -454,7 +484,7 @@ ORDERING_RULES = (
 RULES: dict[str, tuple[Severity, Rule]] = {
     "capacity": ("error", _capacity),
     "swizzle-align": ("warning", _swizzle_align),  # error below 128 B alignment
-    "swizzle-stage": ("error", _swizzle_stage),
+    "swizzle-stage": ("error", _swizzle_stage),  # a warning at a 128 B multiple
     "tma-align": ("error", _tma_align),
     "tma-descriptor": ("error", _tma_descriptor),
     "mbarrier-align": ("error", _mbarrier_align),

@@ -39,6 +39,7 @@ class TmaAtom:
     oob_fill: str = "none"
     region: str | None = None  # the SMEM region it fills or reads, when known
     unread: tuple[str, ...] = ()  # what could not be read, in words
+    declared: bool = False  # written in a layout file (its global tensor undeclared), not captured
 
     @property
     def runtime(self) -> tuple[str, ...]:
@@ -69,6 +70,7 @@ class TmaAtom:
             "oob_fill": self.oob_fill,
             "region": self.region,
             "unread": list(self.unread),
+            **({"declared": True} if self.declared else {}),
         }
 
     @classmethod
@@ -89,4 +91,5 @@ class TmaAtom:
             oob_fill=str(d.get("oob_fill", "none")),
             region=d.get("region"),
             unread=tuple(d.get("unread", ())),
+            declared=bool(d.get("declared", False)),
         )

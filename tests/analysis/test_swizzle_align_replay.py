@@ -10,14 +10,18 @@ import pytest
 from smemviz import SmemAllocation, SmemAllocator
 from smemviz.analysis import lint
 
-ROWS = json.loads((Path(__file__).parents[2] / "results" / "swizzle_align_h200.json").read_text())
+RESULTS = Path(__file__).parents[2] / "results"
+ROWS = json.loads((RESULTS / "swizzle_align_h200.json").read_text())
+BELOW_128 = json.loads((RESULTS / "swizzle_align_h200_below128.json").read_text())
+MISALIGNED_ADDRESS = 100_000 + 716  # the probe's code for the runtime's cudaErrorMisalignedAddress
 
 
 def _placed_at(offset: int, swizzle: str):
     """A plan whose swizzled operand starts at ``offset`` (a pad region before it)."""
+    align = min(128, offset & -offset)  # the same alignment for both: declared order is kept
     s = SmemAllocator()
-    s.add(SmemAllocation("pad", offset, 128))  # same alignment: declared order is kept
-    s.add(SmemAllocation("sA", 8192, 128, swizzle=swizzle))
+    s.add(SmemAllocation("pad", offset, align))
+    s.add(SmemAllocation("sA", 8192, align, swizzle=swizzle))
     s.compute_layout()
     assert s.plan.region("sA").offset == offset
     return s.plan
@@ -50,3 +54,10 @@ def test_the_base_offset_formula_broke_what_it_was_set_for():
     assert len(off_atom) == 13 and len(wrong) == 10
     (f,) = [f for f in lint(_placed_at(256, "128B")) if f.rule == "swizzle-align"]
     assert "base offset set" in f.message
+
+
+@pytest.mark.parametrize("row", BELOW_128, ids=lambda r: f"{r['span']}B@{r['offset']}-base{r['base_offset']}")
+def test_a_start_below_128_bytes_faulted_and_is_an_error(row):
+    assert row["rc"] == MISALIGNED_ADDRESS and row["offset"] % 128
+    (f,) = [f for f in lint(_placed_at(row["offset"], f"{row['span']}B")) if f.rule == "swizzle-align"]
+    assert f.severity == "error" and "nor of the 128 B a TMA destination needs" in f.message

@@ -12,6 +12,7 @@ from ...layout._allocation import SmemAllocation, TmemAllocation
 from ...layout._allocator import SmemAllocator, TmemAllocator
 from ...layout._pipelines import PipelineConfig, PipelineGroup
 from ...layout._plan import LayoutPlan
+from ...layout._tma_atom import TmaAtom
 from .._inputs import LayoutPair
 
 __all__ = [
@@ -46,11 +47,44 @@ TOP_KEYS = (
     "tmem",
     "tmem_alias",
 )
-SMEM_KEYS = ("name", "size", "dtype", "count", "align", "live", "swizzle", "stages", "tma", "shape", "access")
+SMEM_KEYS = (
+    "name",
+    "size",
+    "dtype",
+    "count",
+    "align",
+    "live",
+    "swizzle",
+    "stages",
+    "tma",
+    "shape",
+    "access",
+    "tma_box",
+)
 TMEM_KEYS = ("name", "columns", "live")
 PIPELINE_KEYS = ("name", "stages")
 GROUP_KEYS = ("name", "stages", "members", "barriers_per_stage")
 ALIAS_KEYS = ("phases",)
+
+# a layout file's dtype -> the TMA descriptor's data type (check_tma_descriptor's names)
+TMA_DATA_TYPES = {
+    "f64": "float64",
+    "f32": "float32",
+    "tf32": "tfloat32",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f8e4m3": "uint8",
+    "f8e5m2": "uint8",
+    "f8e8m0": "uint8",
+    "i64": "int64",
+    "i32": "int32",
+    "i16": "uint16",
+    "i8": "uint8",
+    "u64": "uint64",
+    "u32": "uint32",
+    "u16": "uint16",
+    "u8": "uint8",
+}
 
 # The deepest the schema nests is 5 (document, [[smem_alias]], its table,
 # phases, a phase; or [[smem]], its table, access, its table, warps); anything far
@@ -76,6 +110,28 @@ class SmemEntry:
     tma: bool | None = None  # a TMA destination (lint)
     shape: tuple[int, ...] | None = None  # element shape, stages first (with dtype)
     access: tuple[SmemAccess, ...] | None = None  # how the kernel's warps touch it (bank analysis)
+    tma_box: tuple[int, ...] | None = None  # the box its TMA copies move, elements, innermost first (lint)
+
+    def tma_atom(self) -> TmaAtom | None:
+        """The TMA atom the entry declares with ``tma_box``: the box, the entry's dtype and swizzle; the
+        global tensor is not declared (its extents and strides stay unknown)."""
+        if self.tma_box is None:
+            return None
+        rank = len(self.tma_box)
+        return TmaAtom(
+            name=self.name,
+            site="layout file",
+            direction="load",
+            data_type=TMA_DATA_TYPES.get(self.dtype or ""),
+            global_dims=(None,) * rank,
+            global_strides=(None,) * max(rank - 1, 0),
+            box_dims=self.tma_box,
+            element_strides=(1,) * rank,
+            swizzle=self.swizzle or "none",
+            region=self.name,
+            unread=() if self.dtype in TMA_DATA_TYPES else (f"data type (dtype {self.dtype!r} has no TMA data type)",),
+            declared=True,
+        )
 
     def allocation(self) -> SmemAllocation:
         return SmemAllocation(
@@ -165,7 +221,8 @@ class LayoutSpec:
         an SMEM layout over capacity still gets a plan, to show by how much.
         """
         name = hardware.get_arch(arch).name if arch is not None else self.arch
-        smem = replace(self.smem_allocator().plan, arch=name) if self.has_smem else None
+        atoms = tuple(a for a in (e.tma_atom() for e in self.smem) if a is not None)
+        smem = replace(self.smem_allocator().plan, arch=name, tma_atoms=atoms) if self.has_smem else None
         tmem = replace(self.tmem_allocator().plan, arch=name) if self.has_tmem else None
         return smem, tmem
 

@@ -123,6 +123,16 @@ class Reader:
             raise self.fail(path, f"expected an array of integers, got {_describe(value)}")
         return tuple(self.integer(v, (*path, i)) for i, v in enumerate(value))
 
+    def tma_box(self, value: Any, path: KeyPath) -> tuple[int, ...]:
+        """A declared TMA box: 1 to 5 extents, elements, innermost first (lint judges their sizes)."""
+        box = self.extents(value, path)
+        if not 1 <= len(box) <= 5:
+            raise self.fail(path, f"a TMA box has 1 to 5 dimensions, got {len(box)}")
+        for i, extent in enumerate(box):
+            if not 0 <= extent < 2**32:
+                raise self.fail((*path, i), f"a box extent is a 32-bit unsigned count, got {extent}")
+        return box
+
     def optional(self, table: dict[str, Any], path: KeyPath, key: str, check: Any, default: Any) -> Any:
         return check(table[key], (*path, key)) if key in table else default
 
@@ -224,6 +234,7 @@ class Reader:
                 stages=self.optional(t, path, "stages", self.integer, None),
                 tma=self.optional(t, path, "tma", self.boolean, None),
                 shape=self.optional(t, path, "shape", self.extents, None),
+                tma_box=self.optional(t, path, "tma_box", self.tma_box, None),
             )
             allocation = self.core(path, entry.allocation)
             entry = replace(entry, access=self.accesses(t, path, allocation))

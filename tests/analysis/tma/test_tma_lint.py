@@ -122,3 +122,49 @@ def test_capture_follows_a_box_dimension_into_a_nested_global_mode():
         atom_from_types(
             '!cute.memref<f16, gmem, "(8,8):(8,1)">', '!a<tma_gbasis = <"(8,8):(2@1,1@0)">>', "", "load", "", None
         )
+
+
+LAYOUT = """
+name = "declared boxes"
+arch = "sm_90a"
+
+[[smem]]
+name = "sA"
+dtype = "f16"
+count = 16384
+align = 1024
+swizzle = "128B"
+tma_box = [64, 128]
+
+[[smem]]
+name = "sB"
+dtype = "f16"
+count = 16384
+align = 1024
+swizzle = "64B"
+tma_box = [64, 128]
+"""
+
+
+def test_a_layout_files_declared_box_is_checked():
+    from smemviz.sources.layout_file import parse_layout_text
+
+    smem, _ = parse_layout_text(LAYOUT, format="toml").plans()
+    a, b = smem.tma_atoms
+    assert (a.name, a.box_dims, a.swizzle, a.data_type, a.declared) == ("sA", (64, 128), "128B", "float16", True)
+    found = _tma(smem)
+    (err,) = [f for f in found if f.severity == "error"]
+    # 64 f16 = 128 B rows under a 64B swizzle: box_dims[0] named, on sB
+    assert err.regions == ("sB",) and "box_dims[0] = 64" in err.message and "TMA load sB (layout file)" in err.message
+    infos = [f for f in found if f.severity == "info"]
+    assert [f.regions for f in infos] == [("sA",), ("sB",)]
+    assert all("the global tensor is not declared" in f.message for f in infos)
+    assert plan_from_json(smem.to_json()).tma_atoms == smem.tma_atoms
+
+
+def test_a_layout_files_box_is_read_with_its_path_in_errors():
+    from smemviz.sources.layout_file import LayoutFileError, parse_layout_text
+
+    bad = LAYOUT.replace("tma_box = [64, 128]", "tma_box = [64, 128, 1, 1, 1, 1]", 1)
+    with pytest.raises(LayoutFileError, match="1 to 5 dimensions"):
+        parse_layout_text(bad, format="toml")
