@@ -75,21 +75,48 @@ class TmaAtom:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TmaAtom:
+        """The atom ``to_dict`` wrote; ValueError names the first key that holds something else."""
         es = d.get("element_strides")
         return cls(
-            name=str(d["name"]),
-            site=d.get("site"),
-            direction=str(d.get("direction", "load")),
-            data_type=d.get("data_type"),
-            global_dims=tuple(d.get("global_dims", ())),
-            global_strides=tuple(d.get("global_strides", ())),
-            box_dims=tuple(d.get("box_dims", ())),
-            element_strides=None if es is None else tuple(es),
-            interleave=str(d.get("interleave", "none")),
-            swizzle=d.get("swizzle", "none"),
-            l2_promotion=d.get("l2_promotion"),
-            oob_fill=str(d.get("oob_fill", "none")),
-            region=d.get("region"),
-            unread=tuple(d.get("unread", ())),
-            declared=bool(d.get("declared", False)),
+            name=_text(d, "name", ""),
+            site=_text(d, "site", None),
+            direction=_text(d, "direction", "load"),
+            data_type=_text(d, "data_type", None),
+            global_dims=_ints(d, "global_dims", optional_items=True),
+            global_strides=_ints(d, "global_strides", optional_items=True),
+            box_dims=_ints(d, "box_dims"),
+            element_strides=None if es is None else _ints(d, "element_strides"),
+            interleave=_text(d, "interleave", "none"),
+            swizzle=_text(d, "swizzle", "none"),
+            l2_promotion=_text(d, "l2_promotion", None),
+            oob_fill=_text(d, "oob_fill", "none"),
+            region=_text(d, "region", None),
+            unread=tuple(_text({"unread": u}, "unread", "") for u in _list(d, "unread")),
+            declared=d.get("declared", False) is True,
         )
+
+
+def _list(d: dict[str, Any], key: str) -> list[Any]:
+    value = d.get(key, [])
+    if not isinstance(value, list):
+        raise ValueError(f"{key} must be a list, got {type(value).__name__}")
+    return value
+
+
+def _ints(d: dict[str, Any], key: str, optional_items: bool = False) -> tuple[Any, ...]:
+    out = []
+    for v in _list(d, key):
+        if v is None and optional_items:
+            out.append(None)
+        elif isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**64:
+            raise ValueError(f"{key} holds {v!r}, not a count")
+        else:
+            out.append(v)
+    return tuple(out)
+
+
+def _text(d: dict[str, Any], key: str, default: Any) -> Any:
+    value = d.get(key, default)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{key} must be a string, got {type(value).__name__}")
+    return value

@@ -168,3 +168,16 @@ def test_a_layout_files_box_is_read_with_its_path_in_errors():
     bad = LAYOUT.replace("tma_box = [64, 128]", "tma_box = [64, 128, 1, 1, 1, 1]", 1)
     with pytest.raises(LayoutFileError, match="1 to 5 dimensions"):
         parse_layout_text(bad, format="toml")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [("box_dims", ["64"], "not a count"), ("global_dims", "abc", "must be a list"), ("swizzle", 3, "a string")],
+)
+def test_a_plan_file_with_a_malformed_atom_is_refused_naming_the_key(key, value, words):
+    import json
+
+    doc = json.loads(_plan(_atom()).to_json())
+    doc["tma_atoms"][0][key] = value
+    with pytest.raises(ValueError, match=f"malformed layout plan: tma_atoms\\[0\\].*{words}"):
+        plan_from_json(json.dumps(doc))
