@@ -104,7 +104,7 @@ def _list(d: dict[str, Any], key: str) -> list[Any]:
 
 
 def _ints(d: dict[str, Any], key: str, optional_items: bool = False) -> tuple[Any, ...]:
-    out = []
+    out: list[int | None] = []
     for v in _list(d, key):
         if v is None and optional_items:
             out.append(None)
