@@ -61,3 +61,12 @@ def test_a_start_below_128_bytes_faulted_and_is_an_error(row):
     assert row["rc"] == MISALIGNED_ADDRESS and row["offset"] % 128
     (f,) = [f for f in lint(_placed_at(row["offset"], f"{row['span']}B")) if f.rule == "swizzle-align"]
     assert f.severity == "error" and "nor of the 128 B a TMA destination needs" in f.message
+
+
+def test_on_blackwell_the_message_says_what_was_not_measured():
+    plan = _placed_at(256, "128B")
+    (hopper,) = [f for f in lint(plan, "sm_90a") if f.rule == "swizzle-align"]
+    (blackwell,) = [f for f in lint(plan, "sm_100a") if f.rule == "swizzle-align"]
+    assert "not measured" not in hopper.message
+    assert "on Blackwell inferred from the PTX ISA, not measured" in blackwell.message
+    assert blackwell.severity == hopper.severity == "warning"
