@@ -273,6 +273,19 @@ class _Builder:
 
     # -- accesses -----------------------------------------------------------------------------
 
+    def tmem_stage(
+        self, view: RegionView, span: m.RegionSpan, value: Any, what: str, states: dict[int, list[tuple[str, str]]]
+    ) -> tuple[str | None, str] | None:
+        """The stage of a TMEM access, where a pipeline state's index picks it: the view's
+        columns picked by the index, or a slice on the way to the access indexed by it (an
+        accumulator buffer); None: read as any other region's."""
+        if id(view) in self.tmem.index_of:
+            return self.picked_stage(view, what, states)
+        key = _state_slice(value, view, self.trace.indices) if span.stages > 1 else None
+        if key is not None and states.get(key):
+            return states[key][0][0], self.trace.states[key][0]
+        return None
+
     def picked_stage(
         self, view: RegionView, what: str, states: dict[int, list[tuple[str, str]]]
     ) -> tuple[str | None, str]:
@@ -310,8 +323,8 @@ class _Builder:
         inner = self.tmem.of.get(id(view)) if view.memory == "tmem" else None
         if inner is not None and (inner[1] or inner[2] != span.size):
             offset, size = inner[1], inner[2]  # a view inside a region: its own columns of it
-        elif view.memory == "tmem" and id(view) in self.tmem.index_of:
-            stage, state = self.picked_stage(view, f"{a.kind} at {site}", states)
+        elif view.memory == "tmem" and (picked := self.tmem_stage(view, span, a.value, f"{a.kind} at {site}", states)):
+            stage, state = picked
         elif span.stages > 1:
             last = _last_coord(coord)
             if last is not None and last != "?":
@@ -639,6 +652,30 @@ def _events_of(steps: tuple[m.Step, ...]) -> list[m.Event]:
         else:
             out.append(s)
     return out
+
+
+def _state_slice(value: Any, view: RegionView, indices: list[tuple[Any, int | None]]) -> int | None:
+    """The key of the pipeline state whose index a slice between ``view`` and the accessed
+    ``value`` takes (the accumulator buffer a TMEM access reaches through further slices)."""
+    with plain_values():
+        stack: list[tuple[Any, tuple[Any, ...]]] = [(raw_value(value), ())]
+        seen = 0
+        while stack and seen < 400:
+            v, slices = stack.pop()
+            seen += 1
+            if same_value(view.value, v):
+                for op in reversed(slices):  # from the view's side
+                    key = _state_of(op, indices)
+                    if isinstance(key, str):
+                        return int(key)
+                return None
+            op = defining_op(v)
+            if op is None:
+                continue
+            if op.name == "cute.slice" and len(op.operands) > 1:
+                slices = (*slices, op)
+            stack += [(raw_value(o), slices) for o in reversed(list(op.operands))]
+    return None
 
 
 def _index_key(value: Any, indices: list[tuple[Any, int | None]]) -> int | None:
