@@ -100,6 +100,14 @@ def _gemm_build(mod: Any) -> tuple[Any, tuple[Any, ...]]:
     return mod.Sm90Gemm(gemm_layout(config)), _fake_operands(config.dtype)
 
 
+def _gemm_sm100_build(mod: Any) -> tuple[Any, tuple[Any, ...]]:
+    from smemviz.kernel.gemm import GemmConfig, gemm_layout
+    from smemviz.kernel.gemm._host import _fake_operands
+
+    config = GemmConfig(alias_epilogue=False, acc_stages=2, arch="sm_100a")
+    return mod.Sm100Gemm(gemm_layout(config), max_ctas=148), _fake_operands(config.dtype)
+
+
 def _handoff_build(mod: Any) -> tuple[Any, tuple[Any, ...]]:
     import cutlass
 
@@ -139,6 +147,16 @@ def kernels() -> dict[str, Kernel]:
 
     out = {
         "gemm": Kernel("gemm", ROOT / "smemviz/kernel/gemm/_sm90.py", "sm_90a", _gemm_build, "smemviz.kernel.gemm"),
+        "gemm_sm100": Kernel(
+            "gemm_sm100",
+            ROOT / "smemviz/kernel/gemm/_sm100.py",
+            "sm_100a",
+            _gemm_sm100_build,
+            "smemviz.kernel.gemm",
+            slow=True,
+            not_clean="the unedited kernel gives 1 finding: sC's epilogue buffer is picked by a run-time index "
+            "not taken from a pipeline state, so it is read as the whole region (the TMA store and the next st)",
+        ),
         "handoff": Kernel(
             "handoff",
             ROOT / "tests/sources/capture/ordering_kernels.py",
@@ -259,6 +277,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "mbarrier-tx-bytes",
         frozenset({"mainloop"}),
         "mainloop.consumer_wait(read)\n            cute.nvgpu.warpgroup.fence()",
+    ),
+    # smemviz's Blackwell GEMM (two TMEM accumulator buffers, C staging apart)
+    Mutation(
+        "gemm_sm100",
+        "dealloc-other-warp",
+        "free the TMEM from epilogue warp 1 instead of warp 0, which allocated it",
+        (
+            (
+                "            if warp == EPILOGUE_WARPS[0]:\n                cute.arch.dealloc_tmem(",
+                "            if warp == EPILOGUE_WARPS[1]:\n                cute.arch.dealloc_tmem(",
+            ),
+        ),
+        "tmem-lifecycle",
+        frozenset(),
+        "cute.arch.dealloc_tmem(tmem_base, self.alloc_columns)",
+    ),
+    Mutation(
+        "gemm_sm100",
+        "acc1-over-acc0",
+        "move accumulator buffer 1 down 128 columns, over half of buffer 0",
+        (("column = cutlass.Int32(self.acc_columns[1])", "column = cutlass.Int32(self.acc_columns[1] - 128)"),),
+        "unordered-alias",
+        frozenset(),
+        "column = cutlass.Int32(self.acc_columns[1])",
     ),
     # the two-warp hand-off kernel
     Mutation(
@@ -391,6 +433,15 @@ MUTATIONS += (
         "proxy-fence",
         frozenset({"sC"}),
         "cute.copy(\n                        tiled_copy_r2s,",
+    ),
+    Mutation(
+        "hopper_dense_gemm_persistent",
+        "drop-store-wait",
+        "drop the TMA store pipeline's acquire (wait_group read) before sC is rewritten",
+        (("tma_store_pipeline.producer_acquire()", None),),
+        "unordered-alias",
+        frozenset({"sC"}),
+        "cute.copy(\n                            tma_atom_c,",
     ),
     Mutation(
         "hopper_dense_gemm_persistent",
