@@ -50,9 +50,9 @@ def alias_table_html(an: Analysed) -> str:
     for earlier, later, e_acc, l_acc, state, edge in items:
         m = marks.get((earlier, later))
         shared = f"{m.lo:,}..{m.hi:,}" if m is not None else _elsewhere(an, earlier)
-        rows.append(
-            (earlier, later, e_acc, l_acc, shared, state, "no edge orders them" if state == "unordered" else edge)
-        )
+        if state == "unordered":
+            edge = "no edge orders them" + (f"; fix: {m.fix}" if m is not None and m.fix else "")
+        rows.append((earlier, later, e_acc, l_acc, shared, state, edge))
     if not rows:
         return "<div class='smemviz-alias-table'>no alias: no two regions hand bytes over</div>"
     heads = "".join(

@@ -45,6 +45,7 @@ class AliasMark:
     state: str
     earlier_access: str = ""
     later_access: str = ""
+    fix: str = ""  # for an unordered alias: the check's fix (the edge it needs)
 
     @property
     def label(self) -> str:
@@ -89,6 +90,12 @@ def alias_marks(an: Analysed, source: Analysed | None = None) -> list[AliasMark]
 
     out: list[AliasMark] = []
     if src.ordering is not None:
+        # the race finding of each unordered pair says which edge would order it
+        fixes = {
+            (f.regions[0], f.regions[1]): f.fix
+            for f in src.ordering.findings
+            if f.rule == "unordered-alias" and len(f.regions) == 2
+        }
         for a in src.ordering.aliases:
             e = where(a.earlier)
             if e is None:
@@ -100,7 +107,8 @@ def alias_marks(an: Analysed, source: Analysed | None = None) -> list[AliasMark]
             if lo >= hi:
                 lo, hi = e
             state = "ordered" if a.ordered else "unordered"
-            out.append(AliasMark(a.earlier, a.later, lo, hi, a.edge, state, a.earlier_access, a.later_access))
+            fix = fixes.get((a.earlier, a.later), "") if not a.ordered else ""
+            out.append(AliasMark(a.earlier, a.later, lo, hi, a.edge, state, a.earlier_access, a.later_access, fix))
     if an.needs is not None and source is None:
         pairs = [(n.earlier, n.later, f"needs {n.edge}", "needed") for n in an.needs.needs]
         pairs += [
@@ -126,9 +134,21 @@ def mark_hover(m: AliasMark, unit: str) -> str:
     what = "bytes" if unit == "B" else "columns"
     where = f"<br>shared {what} {m.lo:,} to {m.hi:,} ({fmt_units(m.hi - m.lo, unit)})"
     if m.state == "unordered":
-        return f"{head}{where}<br><b>unordered</b>: no edge orders the earlier access before the later write"
+        fix = f"<br>fix: {_wrapped_plain(m.fix)}" if m.fix else ""
+        return f"{head}{where}<br><b>unordered</b>: no edge orders the earlier access before the later write{fix}"
     word = {"ordered": "edge", "needed": "declared plan", "undeclared": "declared plan"}[m.state]
     return f"{head}{where}<br>{word}: {edge_lines(m.edge)}"
+
+
+def _wrapped_plain(text: str, width: int = 80) -> str:
+    """``text`` as plotly text, wrapped at words to about ``width`` characters a line."""
+    lines: list[str] = []
+    for word in plain(text).split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
 
 
 ALIAS_ROWS = 3  # overlapping strips stack this many rows deep (more share the top row)

@@ -238,3 +238,17 @@ def test_a_model_on_the_smem_plan_places_its_tmem_aliases_on_the_tmem_map():
     assert _trace(smem_spec(s_an, ordering_from=t_an), "ordering")["base"] == []  # no SMEM alias in this model
     fig = layout_figure(s_an, t_an)
     assert [len(t.x) for t in fig.data if t.meta == "ordering"] == [0, 5]
+
+
+def test_an_unordered_alias_says_which_edge_would_order_it_and_a_hung_pipeline_is_red():
+    marks = _trace(smem_spec(analyse(hopper_plan(unordered=True))), "ordering")
+    assert "fix: order sA's wgmma_read before sC's stmatrix" in marks["hovertext"][0].replace("&#39;", "'")
+    from dataclasses import replace
+
+    from ..analysis.ordering.kernels import drop, hopper_gemm
+
+    hung = analyse(replace(hopper_plan(), ordering=drop(hopper_gemm(), "mma", 45)))  # no consumer_release
+    assert any("'ab'" in f.message for f in hung.ordering.findings.errors)
+    spec = ordering_spec(hung)
+    assert set(_trace(spec, "barriers")["marker"]["color"]) == {ERROR}  # the pipeline an error names
+    assert "an ordering error names this pipeline" in _trace(spec, "barriers")["hovertext"][0]
