@@ -113,6 +113,12 @@ def test_fmha_tmem_lifecycle_has_no_error(fmha):
     kc, _ = fmha
     report = check_ordering(kc.ordering)
     assert [f.message for f in report.findings if f.rule == "tmem-lifecycle" and f.severity == "error"] == []
+    tmem = set(_tmem(kc.ordering))
+    assert [f.message for f in report.findings if f.severity == "error" and tmem & set(f.regions)] == []
+    # softmax0 reads S0, then writes its row statistics over S0's first columns: the register
+    # reads of its loads order them (the kernel writes no tcgen05.wait::ld there)
+    (stats,) = [a for a in report.aliases if (a.earlier, a.later) == ("tStS0", "tStS_vec0")]
+    assert stats.edge.startswith("the registers of tcgen05.ld read at fmha.py:")
 
 
 def test_gemm_accumulator_placed_with_its_stages(gemm):
@@ -122,6 +128,10 @@ def test_gemm_accumulator_placed_with_its_stages(gemm):
     report = check_ordering(kc.ordering)
     assert [f.message for f in report.findings if f.rule == "tmem-lifecycle" and f.severity == "error"] == []
     assert [r.name for r in kc.tmem_plan.regions][0] == acc.name
+    # the epilogue reads the buffer its acc_pipeline state picks (through a further subtile slice)
+    assert [f.message for f in report.findings if f.severity == "error" and acc.name in f.regions] == []
+    (dealloc,) = [a for a in report.aliases if a.earlier == acc.name and a.later == "TMEM allocation"]
+    assert dealloc.edge.startswith("the registers of tcgen05.ld read at dense_gemm_persistent.py:")
 
 
 def test_recorded_fmha_plan_equals_a_fresh_capture(fmha):
