@@ -73,6 +73,14 @@ def _is_tmem(value: Any) -> bool:
 Pick = tuple[Any, list[int]]  # (the index value, the offset in elements it gives each stage 0, 1, ...)
 
 
+def _offset_value(value: Any) -> int | None:
+    """A run-time offset that is a constant after all (``tmem_base + cutlass.Int32(0)``)."""
+    op = defining_op(value)
+    if getattr(op, "name", None) == "cute.make_int_tuple" and len(op.operands) == 1:
+        return const_value(op.operands[0])
+    return None
+
+
 def _picked(value: Any) -> Pick | None:
     """An offset chosen at run time among constants by comparing an index with a constant
     (``column = c0; if index == 1: column = c1``): the index and each stage's offset."""
@@ -133,8 +141,9 @@ def _base_bits(value: Any) -> tuple[Any, int, Pick | None] | None:
             width = _width(str(op.operands[0].type))
             if width is None:
                 return None
-            if found is not None:
-                bits += int(found.group(1)) * width
+            fixed = _offset_value(op.operands[1]) if found is None else int(found.group(1))
+            if fixed is not None:
+                bits += fixed * width
             else:
                 chosen = _picked(op.operands[1]) if pick is None else None
                 if chosen is None:
