@@ -15,7 +15,13 @@ Every capacity or geometry number in smemviz comes from this module.
   buffer (and each stage of it) must start on that atom.
 * Occupancy: an SM shares its shared memory among resident CTAs; each CTA
   also costs a 1 KiB reservation (sm_80 and later), and the SM picks its
-  shared-memory size from a short list of carveouts.
+  shared-memory size from a short list of carveouts; what the carveout leaves
+  of the SM's unified data cache is L1.
+* Clusters (sm_90 and later): a cluster's CTAs run at once in one GPC, each
+  on an SM of its own. The H200's GPC layout and the cap on a cluster
+  launch's CTAs per SM are inferred from its driver's answers
+  (``cudaOccupancyMaxActiveClusters``, results/cluster_occupancy_h200.md), not
+  from a document.
 
 Sources: the CUDA C++ Programming Guide, "Compute Capabilities" appendix
 (table "Technical Specifications per Compute Capability" and the per-family
@@ -70,6 +76,7 @@ __all__ = [
     "MAX_SMEM_BASE_ALIGNMENT",
     "tmem_alloc_columns",
     "sm_count",
+    "MAX_PORTABLE_CLUSTER_SIZE",
 ]
 
 KIB = 1024
@@ -116,6 +123,9 @@ WARPGROUP_THREADS = 128  # wgmma and setmaxnreg act on 4 consecutive warps
 TMEM_ADDRESS_LANE_SHIFT = 16  # a TMEM address is lane << 16 | column
 # the CuTe DSL aligns the dynamic shared-memory array to at most this (".align 1024" in PTX)
 MAX_SMEM_BASE_ALIGNMENT = 1024
+# Programming Guide, "Thread Block Clusters": 8 CTAs is the portable cluster size; larger
+# clusters need cudaFuncAttributeNonPortableClusterSizeAllowed (up to Arch.max_cluster_size)
+MAX_PORTABLE_CLUSTER_SIZE = 8
 
 
 @dataclass(frozen=True)
@@ -140,6 +150,14 @@ class Arch:
     sm_count: int | None = None
     # the warp-group MMA the arch's GEMM kernel is written for: "wgmma" (Hopper) or "tcgen05"
     mma: str | None = None
+    # the SM's unified data cache (L1 + shared memory), KiB: L1 is what the carveout leaves
+    l1_smem_kib: int | None = None
+    # most CTAs in a cluster (0: no clusters); above MAX_PORTABLE_CLUSTER_SIZE only non-portably
+    max_cluster_size: int = 0
+    # SMs of each GPC of the arch's datacenter part, as far as cluster placement goes (None: unknown)
+    gpc_sms: tuple[int, ...] | None = None
+    # most CTAs of a cluster launch resident on one SM (None: unknown)
+    max_cluster_ctas_per_sm: int | None = None
 
     @property
     def number(self) -> int:
@@ -166,6 +184,20 @@ class Arch:
 # table (8.0: 32 / 64; 8.6, 8.7: 16 / 48; 8.9: 24 / 48; 9.0, 10.x: 32 / 64;
 # 12.x: 32 / 48). sm_101 and sm_110 (Jetson Thor) are taken as 10.0, whose
 # per-block limit the DSL's capacity map gives them too (not checked on hardware).
+# Unified data cache per SM, the same sections: 8.0/8.7 192 KB; 8.6/8.9 and 12.x
+# 128 KB; 9.0 and 10.x 256 KB.
+#
+# Clusters on the H200 (sm_90), inferred from its driver (results/cluster_occupancy_h200.md):
+# cudaOccupancyMaxActiveClusters answers, for every cluster size k (1..16) and every
+# CTAs-per-SM count c asked, sum over GPCs of size s >= k of floor(s * min(c, 8) / k) with
+# GPCs of 18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2 and 2 SMs -- the only layout (groups of
+# 1..32 SMs) that matches all 112 distinct answers; the SM ids of launched clusters group
+# the same way. The four pairs are taken as groups of their own because no cluster of more
+# than 2 CTAs is placed on them; where they sit physically is not known. Non-portable
+# clusters of 16 launch there. Blackwell's 16 is the same limit, not checked on hardware;
+# sm_120's clusters are taken as the portable 8 (not checked). Other archs have no layout here.
+_H200_GPC_SMS = (18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2)
+_H200_CLUSTER_CTAS_PER_SM = 8
 _CARVEOUTS_164 = (0, 8, 16, 32, 64, 100, 132, 164)
 _CARVEOUTS_100 = (0, 8, 16, 32, 64, 100)
 _CARVEOUTS_228 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
@@ -184,6 +216,10 @@ def _arch(  # noqa: PLR0913 - one row of the arch table
     tmem_columns: int = TMEM_COLUMNS,
     sm_count: int | None = None,
     mma: str | None = None,
+    l1_smem_kib: int | None = None,
+    max_cluster_size: int = 0,
+    gpc_sms: tuple[int, ...] | None = None,
+    max_cluster_ctas_per_sm: int | None = None,
 ) -> Arch:
     return Arch(
         name,
@@ -199,6 +235,10 @@ def _arch(  # noqa: PLR0913 - one row of the arch table
         tmem_shared_columns=min(tmem_columns, TMEM_COLUMNS) if has_tmem else 0,
         sm_count=sm_count,
         mma=mma,
+        l1_smem_kib=l1_smem_kib,
+        max_cluster_size=max_cluster_size,
+        gpc_sms=gpc_sms,
+        max_cluster_ctas_per_sm=max_cluster_ctas_per_sm,
     )
 
 
@@ -209,14 +249,10 @@ def _arch(  # noqa: PLR0913 - one row of the arch table
 _CARVEOUTS_328 = (*_CARVEOUTS_228[:-1], 328)
 
 
-_ARCH_LIST = (
-    _arch("sm_80", "Ampere", 163 * KIB, _CARVEOUTS_164, 32, 64),
-    _arch("sm_86", "Ampere", 99 * KIB, _CARVEOUTS_100, 16, 48),
-    _arch("sm_87", "Ampere", 163 * KIB, _CARVEOUTS_164, 16, 48),
-    _arch("sm_89", "Ada", 99 * KIB, _CARVEOUTS_100, 24, 48),
-    _arch("sm_90", "Hopper", 227 * KIB, _CARVEOUTS_228, 32, 64, arch_specific=True, sm_count=132, mma="wgmma"),
-    _arch(
-        "sm_100",
+def _blackwell(name: str, sm_count: int | None = None) -> Arch:
+    """A datacenter Blackwell row (10.x): TMEM, tcgen05, 10.0's limits."""
+    return _arch(
+        name,
         "Blackwell",
         227 * KIB,
         _CARVEOUTS_228,
@@ -224,15 +260,51 @@ _ARCH_LIST = (
         64,
         has_tmem=True,
         arch_specific=True,
-        sm_count=148,
+        sm_count=sm_count,
         mma="tcgen05",
+        l1_smem_kib=256,
+        max_cluster_size=16,
+    )
+
+
+_ARCH_LIST = (
+    _arch("sm_80", "Ampere", 163 * KIB, _CARVEOUTS_164, 32, 64, l1_smem_kib=192),
+    _arch("sm_86", "Ampere", 99 * KIB, _CARVEOUTS_100, 16, 48, l1_smem_kib=128),
+    _arch("sm_87", "Ampere", 163 * KIB, _CARVEOUTS_164, 16, 48, l1_smem_kib=192),
+    _arch("sm_89", "Ada", 99 * KIB, _CARVEOUTS_100, 24, 48, l1_smem_kib=128),
+    _arch(
+        "sm_90",
+        "Hopper",
+        227 * KIB,
+        _CARVEOUTS_228,
+        32,
+        64,
+        arch_specific=True,
+        sm_count=132,
+        mma="wgmma",
+        l1_smem_kib=256,
+        max_cluster_size=16,
+        gpc_sms=_H200_GPC_SMS,
+        max_cluster_ctas_per_sm=_H200_CLUSTER_CTAS_PER_SM,
     ),
-    _arch("sm_101", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True, mma="tcgen05"),
-    _arch("sm_103", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True, mma="tcgen05"),
-    _arch("sm_107", "Rubin", 334848, _CARVEOUTS_328, 32, 64, has_tmem=True, arch_specific=True, tmem_columns=576),
-    _arch("sm_110", "Blackwell", 227 * KIB, _CARVEOUTS_228, 32, 64, has_tmem=True, arch_specific=True, mma="tcgen05"),
-    _arch("sm_120", "Blackwell (GeForce)", 99 * KIB, _CARVEOUTS_100, 32, 48),
-    _arch("sm_121", "Blackwell (GeForce)", 99 * KIB, _CARVEOUTS_100, 32, 48),
+    _blackwell("sm_100", sm_count=148),
+    _blackwell("sm_101"),
+    _blackwell("sm_103"),
+    _arch(
+        "sm_107",
+        "Rubin",
+        334848,
+        _CARVEOUTS_328,
+        32,
+        64,
+        has_tmem=True,
+        arch_specific=True,
+        tmem_columns=576,
+        max_cluster_size=16,
+    ),
+    _blackwell("sm_110"),
+    _arch("sm_120", "Blackwell (GeForce)", 99 * KIB, _CARVEOUTS_100, 32, 48, l1_smem_kib=128, max_cluster_size=8),
+    _arch("sm_121", "Blackwell (GeForce)", 99 * KIB, _CARVEOUTS_100, 32, 48, l1_smem_kib=128, max_cluster_size=8),
 )
 
 ARCHS: dict[str, Arch] = {a.name: a for a in _ARCH_LIST}
