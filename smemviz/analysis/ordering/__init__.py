@@ -14,6 +14,7 @@ A tracer records flat ``(event, Context)`` pairs; ``programs_from_trace`` nests 
 from ...layout.ordering._json import from_dict, to_dict
 from ...layout.ordering._model import (
     ACCESS_KINDS,
+    FREE_LOOP,
     PIPELINE_KINDS,
     Access,
     BarrierSync,
@@ -30,6 +31,8 @@ from ...layout.ordering._model import (
     PipelineOp,
     RegionSpan,
     RoleProgram,
+    Rotation,
+    SequenceOp,
     StateSpec,
     Step,
     Tcgen05Commit,
@@ -39,6 +42,7 @@ from ...layout.ordering._model import (
     TmemRelinquish,
     WaitGroup,
     WarpRole,
+    When,
 )
 from ...layout.ordering._trace import Context, LoopInfo, contexts, programs_from_trace
 from ._check import check_ordering, trip_cases
@@ -48,6 +52,7 @@ from ._result import AliasEdge, OrderingReport
 
 __all__ = [
     "ACCESS_KINDS",
+    "FREE_LOOP",
     "PIPELINE_KINDS",
     "Access",
     "AliasEdge",
@@ -70,6 +75,8 @@ __all__ = [
     "PipelineOp",
     "RegionSpan",
     "RoleProgram",
+    "Rotation",
+    "SequenceOp",
     "StateSpec",
     "Step",
     "Tcgen05Commit",
@@ -79,6 +86,7 @@ __all__ = [
     "TmemRelinquish",
     "WaitGroup",
     "WarpRole",
+    "When",
     "check_ordering",
     "contexts",
     "from_dict",

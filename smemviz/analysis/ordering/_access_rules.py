@@ -21,7 +21,15 @@ Keyed = list[tuple[tuple[str, ...], Finding]]
 def _ordered(run: Run, x: AccessRec, y: AccessRec) -> bool:
     if x.role == y.role and x.kind in TCGEN05_TRACKED and y.kind in TCGEN05_TRACKED:
         return True  # one thread's tcgen05 MMAs and copies run in issue order
-    return (x.end is not None and run.before(x.end, y.start)) or (y.end is not None and run.before(y.end, x.start))
+    return any(run.before(e, y.start) for e in x.ends()) or any(run.before(e, x.start) for e in y.ends())
+
+
+def _in_order(run: Run, x: AccessRec, y: AccessRec) -> tuple[AccessRec, AccessRec]:
+    """An ordered pair, earlier first: y, issued later, may be known done before x (a
+    warpgroup's WGMMA retired by another warp of it)."""
+    if any(run.before(e, y.start) for e in x.ends()) or not any(run.before(e, x.start) for e in y.ends()):
+        return x, y
+    return y, x
 
 
 def _conflicts(run: Run) -> Iterator[tuple[AccessRec, AccessRec]]:
@@ -108,7 +116,7 @@ def _edge_path(run: Run, x: AccessRec, y: AccessRec) -> str:
     """The hand-overs between roles on the path of the order from x's end to y's start
     that crosses roles least (a 0-1 search backwards over the predecessors)."""
     assert x.end is not None
-    target = x.end
+    target = next((e for e in x.ends() if run.before(e, y.start)), x.end)
     best: dict[int, int] = {y.start: 0}
     via: dict[int, int] = {}
     queue: deque[int] = deque([y.start])
@@ -154,6 +162,8 @@ def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...]
                 found.append(late)
             continue
         if _ordered(run, x, y):
+            x, y = _in_order(run, x, y)
+            sites = (x.site, y.site)
             if x.kind in GENERIC_WRITES and y.kind in ASYNC_READS and ("proxy-fence", *sites) not in seen:
                 missing = _fence_missing(run, x, y, scenario)
                 if missing is not None:

@@ -10,6 +10,8 @@ are not read.
 
 from __future__ import annotations
 
+import itertools
+
 from ...layout.ordering import _model as m
 from .._finding import SEVERITIES, Finding, Findings
 from ._access_rules import access_findings
@@ -100,13 +102,100 @@ def _scenario(trips: dict[str, int]) -> str:
     return ", with " + ", ".join(f"{_trips(n)} of {d!r}" for d, n in trips.items())
 
 
+def _turns(model: m.OrderingModel, trips: dict[str, int], by_stage: bool) -> dict[tuple[str, ...], int]:
+    """How many times each role fills (``arrive``) and waits on each pipeline's full barriers
+    (each stage apart with ``by_stage``)."""
+    out: dict[tuple[str, ...], int] = {}
+    for p in model.programs:
+        ops, _ = unroll(model, p, p.body, trips)
+        for op in ops:
+            if (
+                op.barrier is None
+                or op.barrier[1] != "full"
+                or op.what not in ("arrive", "wait", "tc_commit", "cp_arrive")
+            ):
+                continue
+            if model.pipeline(op.barrier[0]).kind == "order":
+                continue
+            stage = str(op.barrier[2]) if by_stage else ""
+            key = (op.barrier[0], stage, p.role.name, "wait" if op.what == "wait" else "fill")
+            out[key] = out.get(key, 0) + 1
+    return out
+
+
+def _fills_cover_waits(turns: dict[tuple[str, ...], int]) -> bool:
+    """No role waits on a pipeline more often than it is filled (a count the kernel cannot have)."""
+    fills: dict[str, int] = {}
+    for (pipe, _, _, kind), n in turns.items():
+        if kind == "fill":
+            fills[pipe] = fills.get(pipe, 0) + n
+    return all(n <= fills.get(pipe, 0) for (pipe, _, _, kind), n in turns.items() if kind == "wait")
+
+
+def _balanced(turns: dict[tuple[str, ...], int]) -> bool:
+    """Each stage of each pipeline is waited on by every role that waits on it as often as it is filled."""
+    per_stage: dict[tuple[str, str], set[int]] = {}
+    for (pipe, stage, _, _), n in turns.items():
+        per_stage.setdefault((pipe, stage), set()).add(n)
+    return all(len(ns) == 1 for ns in per_stage.values())
+
+
+def _balancing(
+    model: m.OrderingModel, free: list[str], fixed: dict[str, int], cases: tuple[int, ...]
+) -> list[dict[str, int]]:
+    """Counts of the loops whose relation capture could not read at which every pipeline's
+    stage is filled as often as each role waiting on it waits: the fewest, and the first
+    reaching past the pipelines' stages and twice their stages where there is one. Totals are
+    linear in each loop's count (read from one unroll per loop) and sift the candidates; each
+    one kept is then unrolled to compare stage by stage."""
+    base_trips = {**fixed, **dict.fromkeys(free, 1)}
+    base = _turns(model, base_trips, False)
+    slopes = []
+    for loop_id in free:
+        more = _turns(model, {**base_trips, loop_id: 2}, False)
+        slopes.append({k: more.get(k, 0) - base.get(k, 0) for k in base.keys() | more.keys()})
+    keys = set(base).union(*(s.keys() for s in slopes))
+    candidates: list[dict[str, int]] = []
+    for values in itertools.product(cases, repeat=len(free)):
+        totals = {k: base.get(k, 0) + sum(s.get(k, 0) * (n - 1) for s, n in zip(slopes, values)) for k in keys}
+        if _fills_cover_waits(totals):
+            candidates.append(dict(zip(free, values)))
+    candidates.sort(key=lambda t: (max(t.values()), sum(t.values())))
+    stages = max((p.stages for p in model.pipelines), default=1)
+    reaches = [0, stages + 1, 2 * stages + 1]
+    picked: list[dict[str, int]] = []
+    for tried, t in enumerate(candidates):
+        if not reaches or tried >= 48:
+            break
+        if max(t.values()) < reaches[0]:
+            continue
+        if _balanced(_turns(model, {**fixed, **t}, True)):
+            picked.append(t)
+            reaches = [r for r in reaches if r > max(t.values())]
+    return picked
+
+
+def _free_loops(model: m.OrderingModel, dynamic: list[str]) -> list[str]:
+    named = {text for key, text in model.meta if key == m.FREE_LOOP}
+    return [d for d in dynamic if d in named]
+
+
 def check_ordering(model: m.OrderingModel) -> OrderingReport:
     """Every ordering finding of a kernel's model, and each alias with its edge."""
     dynamic = _dynamic(model)
     cases = trip_cases(model) if dynamic else ()
     keyed: dict[tuple[str, ...], Finding] = dict(init_count_findings(model))
     aliases: dict[tuple[str, str], AliasEdge] = {}
-    for trips in _assignments(dynamic, cases) if dynamic else [{}]:
+    free = _free_loops(model, dynamic)
+    bound = [d for d in dynamic if d not in free]
+    assignments = _assignments(bound, cases) if bound else [{}]
+    balancing = _balancing(model, free, assignments[0], cases) if free else []
+    if balancing:  # each case of the other loops with each balancing count of the free ones
+        assignments = [{**a, **b} for a in assignments for b in balancing]
+    else:
+        free, bound = [], dynamic
+        assignments = _assignments(dynamic, cases) if dynamic else [{}]
+    for trips in assignments:
         found, edges = _one_case(model, trips, _scenario(trips))
         for key, f in found:
             keyed.setdefault(key, f)
@@ -114,8 +203,17 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
             old = aliases.get((a.earlier, a.later))
             if old is None or (old.ordered and not a.ordered):
                 aliases[(a.earlier, a.later)] = a
-    mixed = ", and each with the others at the fewest or the most" if len(dynamic) > 1 else ""
-    for loop_id in dynamic:
+    mixed = ", and each with the others at the fewest or the most" if len(bound) > 1 else ""
+    if free:
+        tried = "; ".join(", ".join(f"{d}={t[d]}" for d in free) for t in balancing)
+        msg = (
+            f"loops {', '.join(repr(d) for d in free)} have counts capture could not relate to one another: "
+            f"checked where every pipeline is filled as often as it is waited on ({tried}), other counts not read"
+        )
+        keyed[("mbarrier-parity", "free", ",".join(free))] = finding(
+            "mbarrier-parity", "info", (), msg, "nothing to fix; a count capture reads is checked at its cases"
+        )
+    for loop_id in bound:
         text = ", ".join(str(c) for c in cases)
         msg = f"loop {loop_id!r} has a trip count known only at run time: checked with {text} trips{mixed}, other counts not read"
         keyed[("mbarrier-parity", "dynamic", loop_id)] = finding(

@@ -46,6 +46,12 @@ class AccessRec:
     region: str = ""
     write: bool = False
     site: str = ""
+    more_ends: list[int] = field(
+        default_factory=list
+    )  # other nodes it is known done at (a warpgroup's peer retired it)
+
+    def ends(self) -> list[int]:
+        return ([self.end] if self.end is not None else []) + self.more_ends
 
     def __post_init__(self) -> None:
         e = self.op.event
@@ -85,6 +91,9 @@ class RoleState:
     tc_ld: list[AccessRec] = field(default_factory=list)
     tc_st: list[AccessRec] = field(default_factory=list)
     last_commit: int | None = None  # a commit's arrive also waits for every earlier commit's
+    wgmma_groups: int = 0  # WGMMA groups committed so far
+    wgmma_all: list[list[AccessRec]] = field(default_factory=list)  # every WGMMA group, in order
+    peer_upto: int = 0  # the WGMMA groups its waits retired for its warpgroup
 
     @property
     def done(self) -> bool:
@@ -124,6 +133,8 @@ class Run:
         self.bar_gens: dict[str, list[_BarGen]] = {}
         self.bar_overflows: list[tuple[int, str]] = []
         self.unread: list[str] = []
+        self.warpgroup = _warpgroups(model, programs)
+        self.wg_retired: dict[int, list[tuple[int, int, int]]] = {}  # warpgroup -> (role, groups retired, by node)
 
     # ---- the order
 
@@ -331,14 +342,20 @@ class _Runner(Run):
         if isinstance(e, m.Fence) and e.kind in PROXY_FENCES:
             self.fences.setdefault(r.index, []).append(n)
         elif op.what == "commit_group":
-            r.committed.setdefault(op.unit, []).append(r.open_groups.pop(op.unit, []))
+            group = r.open_groups.pop(op.unit, [])
+            r.committed.setdefault(op.unit, []).append(group)
+            if op.unit == "wgmma":
+                r.wgmma_groups += 1
+                self.retired_by_peer(r, group)
         elif op.what == "wait_group":
             groups = r.committed.get(op.unit, [])
             keep = len(groups) - op.pending
             for group in groups[: max(keep, 0)]:
                 for acc in group:
-                    acc.end = n
+                    _also_done(acc, n)
             r.committed[op.unit] = groups[max(keep, 0) :]
+            if op.unit == "wgmma" and r.index in self.warpgroup:
+                self.retire_peers(r, r.wgmma_groups - op.pending, n)
         elif op.what == "tc_wait":
             for acc in r.tc_ld if op.unit == "ld" else r.tc_st:
                 acc.end = n
@@ -351,6 +368,36 @@ class _Runner(Run):
             self.deallocs.append((n, r.index, e))
             rec = AccessRec(n, n, r.index, op, "tmem", 0, e.columns)
             self.accesses.append(rec)
+
+    # ---- a warpgroup's WGMMAs: one operation for all its warps, whichever warp retires it
+
+    def retire_peers(self, r: RoleState, upto: int, node: int) -> None:
+        """``r``'s wait_group retired its warpgroup's first ``upto`` WGMMA groups: the same
+        groups of the other warps of the warpgroup (roles of their own) are done there too."""
+        wg = self.warpgroup[r.index]
+        start = r.peer_upto
+        if upto <= start:
+            return
+        r.peer_upto = upto
+        self.wg_retired.setdefault(wg, []).append((r.index, upto, node))
+        for peer in self.roles:
+            if peer.index == r.index or self.warpgroup.get(peer.index) != wg:
+                continue
+            for group in peer.wgmma_all[start:upto]:
+                for acc in group:
+                    _also_done(acc, node)
+
+    def retired_by_peer(self, r: RoleState, group: list[AccessRec]) -> None:
+        """A group ``r`` commits that another warp of its warpgroup already retired is done there."""
+        wg = self.warpgroup.get(r.index)
+        r.wgmma_all.append(group)
+        index = len(r.wgmma_all) - 1
+        seen: set[int] = set()
+        for role, upto, node in self.wg_retired.get(wg, []) if wg is not None else []:
+            if role not in seen and upto > index:
+                seen.add(role)
+                for acc in group:
+                    _also_done(acc, node)
 
     def can_step(self, r: RoleState) -> bool:
         return not r.done and r.waiting_bar is None
@@ -372,9 +419,36 @@ class _Runner(Run):
         return join
 
 
+def _also_done(acc: AccessRec, node: int) -> None:
+    if acc.end is None:
+        acc.end = node
+    elif node != acc.end and node not in acc.more_ends:
+        acc.more_ends.append(node)
+
+
+def _warpgroups(model: m.OrderingModel, programs: list[tuple[str, list[Op]]]) -> dict[int, int]:
+    """Role index -> its warpgroup, for roles that lie in one warpgroup beside another such role
+    issuing WGMMAs (a warpgroup's WGMMA is one operation of its four warps: the warp that
+    waits it out has waited for all of them)."""
+    roles = {p.role.name: p.role for p in model.programs}
+    out: dict[int, int] = {}
+    for i, (name, ops) in enumerate(programs):
+        role = roles.get(name)
+        if role is None or role.first_warp // 4 != (role.first_warp + role.warps - 1) // 4:
+            continue
+        if any(op.what == "commit_group" and op.unit == "wgmma" for op in ops):
+            out[i] = role.first_warp // 4
+    counts: dict[int, int] = {}
+    for wg in out.values():
+        counts[wg] = counts.get(wg, 0) + 1
+    return {i: wg for i, wg in out.items() if counts[wg] > 1}
+
+
 def _name(e: m.Event) -> str:
     if isinstance(e, m.PipelineOp):
         return f"{e.op} of {e.pipeline!r}"
+    if isinstance(e, m.SequenceOp):
+        return f"{e.op} (group {e.group}) of {e.pipeline!r}"
     if isinstance(e, m.Access):
         return e.kind
     if isinstance(e, m.Fence):

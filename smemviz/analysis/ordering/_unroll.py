@@ -128,6 +128,8 @@ class _Unroller:
     def event(self, e: m.Event) -> None:  # noqa: C901 - one branch per event type
         if isinstance(e, m.PipelineOp):
             self.pipeline_op(e)
+        elif isinstance(e, m.SequenceOp):
+            self.sequence_op(e)
         elif isinstance(e, m.Access):
             self.access(e)
         elif isinstance(e, m.BarrierSync):
@@ -215,6 +217,22 @@ class _Unroller:
                 cur.advance()
         else:
             self.unread.append(f"pipeline call {e.op!r} on {p.name!r} at {e.site}")
+
+    def sequence_op(self, e: m.SequenceOp) -> None:
+        """A turn of an order pipeline: the group waits its own barrier, arrives on the next one's."""
+        p = self.model.pipeline(e.pipeline)
+        key = (p.name, "order", str(e.group))
+        if key not in self.cursors:
+            self.cursors[key] = _Cursor(max(p.stages, 1), 0, 1 if e.group == 0 else 0)
+        cur = self.cursors[key]
+        groups = max(p.groups, 1)
+        if e.op == "wait":
+            self.emit("wait", e, barrier=(p.name, "full", cur.index * groups + e.group), parity=cur.phase)
+        else:
+            arrivals = e.arrivals if e.arrivals is not None else p.producer.size
+            target = cur.index * groups + (e.group + 1) % groups
+            self.emit("arrive", e, barrier=(p.name, "full", target), arrivals=arrivals)
+            cur.advance()
 
     def tma_store_op(self, e: m.PipelineOp, p: m.Pipeline) -> None:
         """PipelineTmaStore has no barriers: acquire waits for the bulk-group reads,

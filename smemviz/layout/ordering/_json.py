@@ -32,6 +32,7 @@ _CLASSES: dict[str, type] = {
         _model.RegionSpan,
         _model.RoleProgram,
         _model.Rotation,
+        _model.SequenceOp,
         _model.StateSpec,
         _model.Tcgen05Commit,
         _model.Tcgen05Wait,

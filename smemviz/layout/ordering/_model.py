@@ -14,6 +14,7 @@ from ...hardware import WARP_THREADS
 
 __all__ = [
     "UNREAD",
+    "FREE_LOOP",
     "ACCESS_KINDS",
     "PIPELINE_KINDS",
     "Access",
@@ -32,6 +33,7 @@ __all__ = [
     "RegionSpan",
     "RoleProgram",
     "Rotation",
+    "SequenceOp",
     "StateSpec",
     "Step",
     "Tcgen05Commit",
@@ -47,6 +49,9 @@ __all__ = [
 # the meta key under which a tracer notes what it could not read: the checker reports each
 # note as an info finding, and a model with any is incomplete (its errors may follow from them)
 UNREAD = "unread"
+# the meta key naming a loop id whose count a tracer could not relate to the other loops'
+# (``(FREE_LOOP, id)``): the checker tries such loops at counts where every pipeline balances
+FREE_LOOP = "free_loop"
 
 # how each pipeline kind's producer and consumer signal (cutlass.pipeline's classes, by kind)
 PIPELINE_KINDS = (
@@ -58,6 +63,7 @@ PIPELINE_KINDS = (
     "cp_async",
     "tma_store",
     "tma_multi_consumers",
+    "order",
 )
 ACCESS_KINDS = (
     "tma_load",
@@ -131,6 +137,7 @@ class Pipeline:
     multicast: int = 1
     full_count: int | None = None
     empty_count: int | None = None
+    groups: int = 1  # an "order" pipeline: the groups that take turns (its barriers: stages x groups)
 
     @property
     def producer_arrive_async(self) -> bool:
@@ -244,6 +251,21 @@ class PipelineOp:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SequenceOp:
+    """A turn of an ``order`` pipeline (``PipelineOrder``: groups taking turns, a warpgroup
+    after the other): ``wait`` for this group's turn (its full barrier of the role's current
+    stage, ``stage * groups + group``, at the role's phase), ``arrive`` to hand the turn to
+    the next group (``(group + 1) % groups``) and advance. Group 0 starts at phase 1 (its first
+    turn is its own)."""
+
+    op: Literal["wait", "arrive"]
+    pipeline: str
+    site: CallSite
+    group: int = 0
+    arrivals: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class BarrierSync:
     """``bar.sync`` (wait=True) or ``bar.arrive`` on a named barrier by the whole role."""
 
@@ -331,6 +353,7 @@ class Init:
 Event = (
     Access
     | PipelineOp
+    | SequenceOp
     | BarrierSync
     | Fence
     | CommitGroup

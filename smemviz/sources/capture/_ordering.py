@@ -97,6 +97,7 @@ class _Builder:
         self.spans: dict[str, m.RegionSpan] = {}
         self.guard_cache: list[tuple[Any, tuple[int, Any] | None]] = []  # if op -> (state key, bound)
         self.thread_stage: dict[int, tuple[Any, frozenset[int], str]] = {}  # id(access) -> (index value, threads, note)
+        self.free: list[str] = []  # loop ids whose counts could not be related to the others'
         self.role_trips: dict[tuple[str, frozenset[int]], int | None] = {}
         self.groups: list[tuple[Any, str, int]] = []  # (upper value, shared loop id, its first trip's start)
         self.tmem = tmem_regions(trace.regions)  # TMEM views by placement: their columns, read from the IR
@@ -232,6 +233,7 @@ class _Builder:
                 continue
             if op.name != "scf.for":
                 plan[f"#{i}"] = (f"loop{i}", 0, None)
+                self.free.append(f"loop{i}")
                 self.notes.append(f"loop #{i}: a while loop inside another loop; its count is read as its own")
                 continue
             if b.step != 1 or b.lower is None or b.upper_value is None:
@@ -374,6 +376,12 @@ class _Builder:
     def per_role(self, raw: RawEvent, e: m.Event, mine: frozenset[int], threads: frozenset[int]) -> m.Event | None:
         """What an event read from the thread index is for one role: a named barrier's id, an
         access's stage (then the threads sharing that stage split it, see ``share``)."""
+        if isinstance(e, m.SequenceOp) and e.group < 0:
+            groups = thread_values(raw.by_thread[0], mine, self.threads) if raw.by_thread is not None else None
+            if groups is None or len(groups) != 1:
+                self.notes.append(f"{e.op} of {e.pipeline!r} at {e.site}: its group is known only at run time")
+                return None
+            return replace(e, group=groups.pop())
         if isinstance(e, m.BarrierSync) and not e.barrier and raw.by_thread is not None:
             value, count = raw.by_thread
             ids = thread_values(value, mine, self.threads)
@@ -493,7 +501,7 @@ class _Builder:
                     if placed is not None:
                         records.append((placed, Context(placed.site, role.role, mine_loops)))
         programs = self.peel(programs_from_trace(records))
-        used = {e.pipeline for e, _ in records if isinstance(e, m.PipelineOp)} | {
+        used = {e.pipeline for e, _ in records if isinstance(e, (m.PipelineOp, m.SequenceOp))} | {
             e.pipeline for e in prologue if isinstance(e, m.Init)
         }
         return m.OrderingModel(
@@ -504,7 +512,8 @@ class _Builder:
             programs=programs,
             prologue=tuple(prologue),
             arch=self.arch,
-            meta=tuple((UNREAD, n) for n in dict.fromkeys(self.notes)),
+            meta=tuple((UNREAD, n) for n in dict.fromkeys(self.notes))
+            + tuple((m.FREE_LOOP, f) for f in dict.fromkeys(self.free)),
         )
 
     @staticmethod
@@ -557,7 +566,7 @@ class _Builder:
         return [e]
 
     def arrivals(self, e: m.Event, scale: str, threads: frozenset[int], partners: dict[str, int]) -> m.Event:
-        if not isinstance(e, m.PipelineOp) or not scale:
+        if not isinstance(e, (m.PipelineOp, m.SequenceOp)) or not scale:
             return e
         warps = len({t // WARP for t in threads})
         n = {"threads": len(threads), "warps": warps, "partners": warps * partners.get(e.pipeline, 1)}[scale]

@@ -38,6 +38,7 @@ PIPELINE_CLASSES = {
     "PipelineCpAsync": "cp_async",
     "PipelineTmaStore": "tma_store",
     "PipelineTmaMultiConsumersAsync": "tma_multi_consumers",
+    "PipelineOrder": "order",
 }
 PIPELINE_OPS = ("producer_acquire", "producer_commit", "consumer_wait", "consumer_release", "producer_tail")
 UNREAD_OPS = ("producer_try_acquire", "consumer_try_wait")
@@ -273,6 +274,10 @@ def _note_pipeline(
     full = getattr(obj, "sync_object_full", None)
     empty = getattr(obj, "sync_object_empty", None)
     stages = _static_int(kwargs.get("num_stages", getattr(obj, "num_stages", 0))) or 0
+    groups = 1
+    if kind == "order":  # PipelineOrder: ``depth`` stages for each of ``length`` groups
+        stages = _static_int(kwargs.get("depth")) or 0
+        groups = _static_int(kwargs.get("length")) or 0
     producer = _group(kwargs.get("producer_group"))
     consumer_cg = kwargs.get("consumer_group")
     consumer = _group(consumer_cg) if consumer_cg is not None else m.Group("thread", 1)
@@ -291,7 +296,8 @@ def _note_pipeline(
         barrier_region=None,
         multicast=1,
         full_count=full_count if kind != "tma_store" else None,
-        empty_count=empty_count if kind != "tma_store" else None,
+        empty_count=empty_count if kind not in ("tma_store", "order") else None,
+        groups=groups,
     )
     partners = _partners(kwargs.get("cta_layout_vmnk"), kwargs.get("mcast_mode_mn"))
     t.pipelines[id(obj)] = (spec, obj, (kwargs.get("barrier_storage"), partners))
@@ -331,6 +337,42 @@ def _op_wrapper(op: str) -> Callable[[Any], Any]:
                     _note_op(t, op, self, args, kwargs, site, result)
                 except Exception as e:  # never let recording break the kernel
                     t.notes.append(f"{op} at {site}: {type(e).__name__}: {e}")
+            return result
+
+        return wrapper
+
+    return make
+
+
+def _order_wrapper(op: str) -> Callable[[Any], Any]:
+    """``PipelineOrder.wait`` / ``arrive``: a turn of the group the order was made for (its
+    ``group_id``, read per role when it comes from the thread index)."""
+
+    def make(orig: Any) -> Any:
+        @functools.wraps(orig)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            ts = _traces()
+            if not ts or _INSIDE.get():
+                return orig(self, *args, **kwargs)
+            site = _site()
+            token = _INSIDE.set("op")
+            try:
+                result = orig(self, *args, **kwargs)
+            finally:
+                _INSIDE.reset(token)
+            for t in ts:
+                try:
+                    found = t.pipelines.get(id(self))
+                    if found is None or _arg(args, kwargs, 0, "state") is not None:
+                        _add(t, None, unread=f"PipelineOrder.{op} at {site} on an order or state capture did not see")
+                        continue
+                    gid = getattr(self, "group_id", None)
+                    group = _static_int(gid)
+                    event = m.SequenceOp(op=op, pipeline=found[0].name, site=site, group=-1 if group is None else group)  # type: ignore[arg-type]
+                    by_thread = (raw_value(gid), None) if group is None else None
+                    _add(t, event, scale="threads" if op == "arrive" else "", by_thread=by_thread)
+                except Exception as e:  # never let recording break the kernel
+                    t.notes.append(f"PipelineOrder.{op} at {site}: {type(e).__name__}: {e}")
             return result
 
         return wrapper
@@ -910,6 +952,10 @@ def ordering_targets() -> list[tuple[Any, str, Callable[[Any], Any]]]:
             if op in cls.__dict__:
                 out.append((cls, op, _op_wrapper(op)))
     out.append((helpers.PipelineState, "advance", _advance_wrapper))
+    order = getattr(pipeline, "PipelineOrder", None)
+    for op in ("wait", "arrive"):
+        if order is not None and op in order.__dict__:
+            out.append((order, op, _order_wrapper(op)))
     for cls_name, side in (("PipelineProducer", "producer"), ("PipelineConsumer", "consumer")):
         cls = getattr(pipeline, cls_name, None)
         for meth in ("acquire", "wait", "current_handle"):
