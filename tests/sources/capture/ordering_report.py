@@ -1,7 +1,8 @@
 """Capture one kernel's ordering model and print what the check says (results/ordering_capture.md).
 
 ``python -m tests.sources.capture.ordering_report NAME`` from the repository root, NAME one of
-``gemm-aliased`` / ``gemm-apart`` (smemviz's Hopper GEMM, C staging over the A stages or apart)
+``gemm-aliased`` / ``gemm-apart`` (smemviz's Hopper GEMM, C staging over the A stages or apart),
+``gemm-sm100`` / ``gemm-sm100-aliased`` (its Blackwell GEMM: two accumulator buffers, or one with C over A)
 or a CUTLASS example of ``cutlass_examples.EXAMPLES`` (read from ``.cutlass_examples/``).
 """
 
@@ -13,13 +14,15 @@ import time
 from typing import Any
 
 
-def _gemm(alias: bool) -> tuple[Any, tuple[Any, ...], str]:
+def _gemm(alias: bool, arch: str = "sm_90a") -> tuple[Any, tuple[Any, ...], str]:
     from smemviz.kernel.gemm import GemmConfig
     from smemviz.kernel.gemm._host import _fake_operands, gemm_kernel
 
-    config = GemmConfig(alias_epilogue=alias, arch="sm_90a")
+    # on Blackwell: two accumulator buffers, or one with C staged over the A stages
+    extra = {"acc_stages": 1 if alias else 2} if arch == "sm_100a" else {}
+    config = GemmConfig(alias_epilogue=alias, arch=arch, **extra)
     _, kernel = gemm_kernel(config)
-    return kernel, _fake_operands(config.dtype), "sm_90a"
+    return kernel, _fake_operands(config.dtype), arch
 
 
 def _example(name: str) -> tuple[Any, tuple[Any, ...], str]:
@@ -35,7 +38,12 @@ def main(name: str) -> None:
     from smemviz.kernel._compile import compile_host
     from smemviz.sources.capture import capture
 
-    host, args, arch = _gemm(name == "gemm-aliased") if name.startswith("gemm-") else _example(name)
+    if name.startswith("gemm-sm100"):
+        host, args, arch = _gemm(name == "gemm-sm100-aliased", "sm_100a")
+    elif name.startswith("gemm-"):
+        host, args, arch = _gemm(name == "gemm-aliased")
+    else:
+        host, args, arch = _example(name)
     os.environ.setdefault("CUTE_DSL_ARCH", arch)
     with capture() as cap:
         compile_host(f"ordering_report_{name}", host, args, arch)
