@@ -13,8 +13,9 @@ The stable face, by the rooms the data flows through:
 * analyses (:mod:`smemviz.analysis`): functions of a plan (``analyse`` for everything a
   view shows, computed once; ``lint``, ``occupancy``), bank conflicts (``bank_conflicts``
   for one warp's access as the H200 counts it, ``analyze_access`` for a region's tile,
-  ``advise`` for the fix; their result types in :mod:`smemviz.analysis.banks`) and
-  ``check_tma_descriptor`` (a TMA descriptor as the driver will judge it);
+  ``advise`` for the fix; their result types in :mod:`smemviz.analysis.banks`),
+  ``check_tma_descriptor`` (a TMA descriptor as the driver will judge it) and ``read_ncu``
+  (Nsight Compute's shared-memory counters of a launch on a captured kernel's map);
 * views: ``smem_figure``, ``tmem_figure``, ``bank_conflict_figure``, ``explore``,
   ``export`` (the other figures are in :mod:`smemviz.figures`);
 * the kernel bridge (:mod:`smemviz.kernel`): ``probe`` and the compile helpers.
@@ -45,6 +46,7 @@ from .analysis._finding import Finding, Findings
 from .analysis._lint import lint
 from .analysis._occupancy import Occupancy, occupancy
 from .analysis.banks import advise, analyze_access, bank_conflicts
+from .analysis.ncu import read_ncu
 from .analysis.tma import check_tma_descriptor
 from .hardware import get_arch
 from .layout._access import SmemAccess
@@ -140,6 +142,7 @@ __all__ = [
     "analyze_access",
     "advise",
     "check_tma_descriptor",
+    "read_ncu",
     "get_arch",
     # rooms
     "hardware",
