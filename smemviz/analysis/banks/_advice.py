@@ -73,6 +73,8 @@ def advise(
     current = analyze_access(plan, region, atom, layout=layout, dtype=dtype, warps=warps, stage=stage, swizzle=swizzle)
     r = plan.region(region)
     lay = parse_cute_layout(layout if layout is not None else r.layout)
+    if lay.swizzle is not None and lay.swizzle.bits == 0:  # S<0,M,S>: no swizzle, only an offset stated
+        lay = lay.without_swizzle()
     eb = dtype_width(dtype if dtype is not None else r.dtype) // 8
     contiguous = _contiguous_mode(lay)
     rows, cols = lay.extent(1 - contiguous), lay.extent(contiguous)

@@ -141,13 +141,21 @@ def _at(shape: Any, stride: Any, coord: Sequence[int]) -> int:
 
 
 def _layout_of(type_text: str) -> tuple[tuple[int, int, int] | None, Any, Any] | None:
-    """(swizzle, shape, stride) of a memref type's layout; None when it is not static."""
+    """(swizzle, shape, stride) of a memref type's layout; None when it is not static, or is a
+    composed layout with an offset (not read). The swizzle is the pointer's (``memref<f16, smem,
+    align<16>, S<2,4,3>, "...">``) or the layout's own (``"S<3,4,3> o 0 o ..."``, a struct field's
+    ``get_tensor`` with a composed layout): the DSL states both on byte addresses."""
     m = re.search(r'"([^"]*)"\s*>\s*$', type_text)
     if m is None or "?" in m.group(1):
         return None
     lt = read_layout_text(m.group(1))
+    if lt.offset:
+        return None
     sw = re.search(r"S<(\d+),(\d+),(\d+)>", type_text.split('"', 1)[0])
-    return (tuple(int(x) for x in sw.groups()) if sw else None), lt.shape, lt.stride  # type: ignore[return-value]
+    swizzle = tuple(int(x) for x in sw.groups()) if sw else lt.swizzle
+    if sw and lt.swizzle and lt.swizzle[0]:
+        return None  # two swizzles, one on the pointer and one in the layout: not read
+    return swizzle, lt.shape, lt.stride  # type: ignore[return-value]
 
 
 def _dtype_of(type_text: str) -> str | None:
