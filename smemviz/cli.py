@@ -181,6 +181,12 @@ def capture_options(sub: Any) -> None:
 def occupancy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=_positive_int, help="threads per CTA, for the occupancy")
     p.add_argument("--registers", type=_positive_int, help="registers per thread, for the occupancy (needs --threads)")
+    p.add_argument(
+        "--cluster", type=_positive_int, help="CTAs per cluster: the occupancy adds the clusters active at once (sm_90)"
+    )
+    p.add_argument(
+        "--tmem-columns", type=_positive_int, help="TMEM columns per CTA: the CTAs per SM that hold theirs (Blackwell)"
+    )
 
 
 # -- loading ---------------------------------------------------------------------
@@ -298,7 +304,14 @@ def _lifetime_figure(pair: Any, args: argparse.Namespace) -> Any:
 def _occupancy_lines(args: argparse.Namespace, plans: Any, arch: str | None) -> list[str]:
     lines = []
     for plan in plans:
-        occ = occupancy(plan, arch, threads=args.threads, registers=args.registers)
+        occ = occupancy(
+            plan,
+            arch,
+            threads=args.threads,
+            registers=args.registers,
+            cluster=args.cluster,
+            tmem_columns=args.tmem_columns,
+        )
         if occ is not None:
             lines.append(f"occupancy {occ.message()}")
     return lines
