@@ -117,7 +117,7 @@ class Occupancy:
                 f"; {self.ctas + 1} CTAs/SM need <= {self.next_smem_per_cta:,} B per CTA ({self.smem_to_save:,} B less)"
             )
         if self.by_tmem is not None:
-            text += f"; TMEM: {self.tmem_alloc} columns per CTA, {self.by_tmem} CTA{_s(self.by_tmem)}/SM hold theirs"
+            text += f"; TMEM: {self.tmem_alloc} columns per CTA, room for {self.by_tmem} CTA{_s(self.by_tmem)}/SM"
             if self.by_tmem < self.resident_ctas:
                 text += f" ({self.resident_ctas} resident: the others wait in tcgen05.alloc)"
         if self.cluster_size is not None:

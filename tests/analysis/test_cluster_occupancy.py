@@ -130,7 +130,7 @@ def test_tmem_named_as_the_limiter_and_the_waiting_ctas():
     assert (occ.resident_ctas, occ.ctas, occ.limiter) == (3, 2, "TMEM")
     text = occ.message()
     assert text.startswith("sm_100: 2 CTAs/SM (limited by TMEM)")
-    assert "TMEM: 256 columns per CTA, 2 CTAs/SM hold theirs (3 resident: the others wait in tcgen05.alloc)" in text
+    assert "TMEM: 256 columns per CTA, room for 2 CTAs/SM (3 resident: the others wait in tcgen05.alloc)" in text
     # smem the limit, TMEM not: the next level still counts TMEM
     roomy = occupancy(60 * 1024, "sm_100a", threads=128, tmem_columns=100)
     assert (roomy.ctas, roomy.limiter, roomy.by_tmem) == (3, "shared memory", 4)
@@ -158,3 +158,21 @@ def test_l1_beside_the_carveout():
     small = occupancy(10 * 1024, "sm_80", threads=256)
     assert (small.resident_ctas, small.carveout_kib, small.l1_kib) == (8, 100, 92)
     assert occupancy(0, "sm_107").l1_kib is None
+
+
+def test_check_takes_the_cluster_and_tmem_columns(tmp_path, capsys, monkeypatch):
+    from smemviz import SmemAllocation, SmemAllocator
+    from smemviz.cli import main
+
+    monkeypatch.delenv("CUTE_DSL_ARCH", raising=False)
+    s = SmemAllocator(arch="sm_90a")
+    s.add(SmemAllocation("buf", 150 * 1024, 1024))
+    s.compute_layout()
+    path = tmp_path / "p.json"
+    path.write_text(s.plan.to_json())
+    assert main(["check", str(path), "--threads", "128", "--cluster", "16"]) == 0
+    assert "clusters of 16, non-portable: 7 active at once (112 CTAs, <= 1 per SM)" in capsys.readouterr().out
+    assert main(["check", str(path), "--arch", "sm_100a", "--tmem-columns", "300"]) == 0
+    assert "TMEM: 512 columns per CTA, room for 1 CTA/SM" in capsys.readouterr().out
+    assert main(["check", str(path), "--tmem-columns", "128"]) == 2
+    assert "sm_90 has no tensor memory" in capsys.readouterr().err
