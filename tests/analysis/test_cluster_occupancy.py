@@ -13,6 +13,8 @@ import csv
 import pathlib
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from smemviz import hardware, occupancy
 from smemviz.analysis._occupancy import max_active_clusters
@@ -176,3 +178,16 @@ def test_check_takes_the_cluster_and_tmem_columns(tmp_path, capsys, monkeypatch)
     assert "TMEM: 512 columns per CTA, room for 1 CTA/SM" in capsys.readouterr().out
     assert main(["check", str(path), "--tmem-columns", "128"]) == 2
     assert "sm_90 has no tensor memory" in capsys.readouterr().err
+
+
+@given(smem=st.integers(0, 227 * 1024), threads=st.integers(1, 1024))
+def test_cluster_counts_fall_with_size_and_never_exceed_the_sms(smem, threads):
+    sms = hardware.sm_count("sm_90")
+    counts = []
+    for size in range(1, 17):
+        occ = occupancy(smem, "sm_90a", threads=threads, cluster=size)
+        assert occ.cluster_ctas_per_sm == min(occ.resident_ctas, 8)
+        assert occ.cluster_ctas is not None and occ.cluster_ctas <= sms * occ.cluster_ctas_per_sm
+        counts.append(occ.max_active_clusters)
+    assert counts[0] == sms * min(occupancy(smem, "sm_90a", threads=threads).resident_ctas, 8)
+    assert counts == sorted(counts, reverse=True)
