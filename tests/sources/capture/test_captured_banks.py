@@ -173,6 +173,13 @@ def test_element_accesses_are_read_lane_by_lane(column):
     assert counted["ld"].conflict_free
 
 
+def test_the_captured_accesses_travel_with_the_plan_json(captured, column):
+    from smemviz.layout import plan_from_json
+
+    for plan in (captured[1].plan, column.plan):
+        assert plan.accesses and plan_from_json(plan.to_json()).accesses == plan.accesses
+
+
 def test_a_pattern_no_view_tile_gives_is_declared_over_its_own_addresses(column):
     """A column of a row-major tile is no tile the analysis walks; the access is declared over a
     tile laid out from the lanes' addresses, and lint warns about the 32-way store."""
