@@ -37,7 +37,7 @@ from ._compiled import (
 from ._experimental import experimental_dsl, experimental_refusal
 from ._hooks import Pending, PendingTmem
 from ._records import CapturedAllocation, CapturedTmem
-from ._tma_atoms import take_tma_atoms
+from ._tma_atoms import take_tma_atoms, with_regions
 
 if TYPE_CHECKING:
     from ...layout.ordering import OrderingModel
@@ -264,7 +264,10 @@ class Capture(_hooks.Recorder):
             self._kernels[kernel] = self._with_banks(self._kernels[kernel], trace, module, smem_sites, result)
             if tma:  # the TMA atoms the trace built (its host function's): on each of its kernels' plans
                 self._kernels[kernel] = replace(
-                    self._kernels[kernel], plan=replace(self._kernels[kernel].plan, tma_atoms=tma)
+                    self._kernels[kernel],
+                    plan=replace(
+                        self._kernels[kernel].plan, tma_atoms=with_regions(tma, self._kernels[kernel].ordering)
+                    ),
                 )
 
     def _with_ordering(
@@ -298,19 +301,22 @@ class Capture(_hooks.Recorder):
         """The kernel's capture with its SMEM copies' lane addresses, and the plan with the
         declared accesses that give the same addresses; one that cannot be read is left out
         with the reason (``banks``' ``unread``), never a refused capture."""
-        from ._bank_accesses import CapturedCopy, bank_records, plan_accesses
-
         placed = [(s.op, result.offsets.get(s.index)) for s in sites if s.kernel == kc.kernel and result is not None]
 
         def alloca_offset(op: Any) -> int | None:
             return next((off for candidate, off in placed if candidate == op), None)
 
         try:
+            from ._bank_accesses import bank_records, plan_accesses
+
             records = bank_records(trace, module, kc.kernel, alloca_offset, kc.plan)
+            found = tuple(a for a in plan_accesses(records) if a not in kc.plan.accesses)
+            plan = replace(kc.plan, accesses=kc.plan.accesses + found) if found else kc.plan
         except Exception as e:  # the memory plan stands; the reading says it failed
-            records = (CapturedCopy(kc.kernel, "?", "?", "", None, None, unread=f"{type(e).__name__}: {e}"),)
-        found = tuple(a for a in plan_accesses(records) if a not in kc.plan.accesses)
-        plan = replace(kc.plan, accesses=kc.plan.accesses + found) if found else kc.plan
+            from ._bank_accesses import CapturedCopy
+
+            why = f"reading the SMEM copies failed: {type(e).__name__}: {e}"
+            return replace(kc, banks=(CapturedCopy(kc.kernel, "?", "?", "", None, None, unread=why),))
         return replace(kc, banks=records, plan=plan)
 
     def _kernel(  # noqa: PLR0913 - what one trace gives each of its kernels

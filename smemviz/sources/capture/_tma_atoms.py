@@ -23,13 +23,14 @@ import re
 import threading
 import weakref
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ...layout._tma_atom import TmaAtom
 from ._active import ACTIVE
 from ._where import call_site
 
-__all__ = ["tma_targets", "take_tma_atoms", "atom_from_types"]
+__all__ = ["tma_targets", "take_tma_atoms", "atom_from_types", "with_regions"]
 
 _DIRECTIONS = {
     "atom_make_non_exec_tiled_tma_load": "load",
@@ -267,3 +268,57 @@ def take_tma_atoms(rec: Any) -> tuple[TmaAtom, ...]:
     """What ``rec``'s capture recorded since the last call, cleared."""
     with _seen_lock:
         return tuple(_seen.pop(rec, ()))
+
+
+# bits of one element of each TMA data type capture names
+_TMA_BITS = {
+    "float16": 16,
+    "bfloat16": 16,
+    "uint16": 16,
+    "uint8": 8,
+    "float32": 32,
+    "tfloat32": 32,
+    "uint32": 32,
+    "int32": 32,
+    "float64": 64,
+    "uint64": 64,
+    "int64": 64,
+}
+
+
+def _tma_accesses(steps: Any) -> Any:
+    """Every TMA load and store access in a role's program, loops and guarded blocks included."""
+    for step in steps:
+        body = getattr(step, "body", None)
+        if body is not None:
+            yield from _tma_accesses(body)
+        elif getattr(step, "kind", "") in ("tma_load", "tma_store"):
+            yield step
+
+
+def with_regions(atoms: tuple[TmaAtom, ...], model: Any) -> tuple[TmaAtom, ...]:
+    """``atoms`` with the SMEM region each fills or reads, where the kernel's ordering model shows
+    exactly one region taking TMA copies of that direction and that many bytes (a box's bytes), or,
+    for the only atom of its direction, exactly one region taking TMA copies of that direction."""
+    if model is None:
+        return atoms
+    seen: dict[tuple[str, int | None], set[str]] = {}
+    for program in getattr(model, "programs", ()):
+        for access in _tma_accesses(program.body):
+            if access.region:
+                seen.setdefault((access.kind, access.bytes), set()).add(access.region)
+    by_kind: dict[str, set[str]] = {}
+    for (kind, _), names in seen.items():
+        by_kind.setdefault(kind, set()).update(names)
+    out = []
+    for atom in atoms:
+        kind = f"tma_{atom.direction}"
+        bits = _TMA_BITS.get(atom.data_type or "")
+        size = 1
+        for extent in atom.box_dims:
+            size *= extent
+        regions = seen.get((kind, size * bits // 8 if bits else None), set())
+        if not regions and sum(a.direction == atom.direction for a in atoms) == 1:
+            regions = by_kind.get(kind, set())  # the one atom of its direction, the one region it reaches
+        out.append(replace(atom, region=next(iter(regions))) if len(regions) == 1 and atom.region is None else atom)
+    return tuple(out)

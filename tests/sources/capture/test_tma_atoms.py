@@ -72,6 +72,8 @@ def test_the_gemm_records_its_three_atoms_as_built(gemm):
     a, b, c = gemm.plan.tma_atoms
     assert [t.direction for t in (a, b, c)] == ["load", "load", "store"]
     assert [t.name for t in (a, b, c)] == ["tma_a", "tma_b", "tma_c"]
+    # the regions their copies fill and read, from the kernel's ordering model
+    assert [t.region for t in (a, b, c)] == ["sA", "sB", "sC"]
     assert all(t.site and t.site.startswith("_sm90.py:") for t in (a, b, c))
     assert a.box_dims == (64, 128, 1) and a.swizzle == "128B" and a.data_type == "float16"
     assert b.box_dims[0] == 64 and b.swizzle == "128B"
@@ -83,6 +85,7 @@ def test_the_gemm_records_its_three_atoms_as_built(gemm):
 def test_the_gemm_passes_with_its_run_time_extents_named(gemm):
     found = [f for f in lint(gemm.plan, ARCH) if f.rule == "tma-descriptor"]
     assert [f.severity for f in found] == ["info"] * 3
+    assert [f.regions for f in found] == [("sA",), ("sB",), ("sC",)]  # marked on those regions
     assert all("global_dims[0]" in f.message and "run-time values, not checked" in f.message for f in found)
     assert "box [64, 128, 1], swizzle 128B and data type float16 were, and pass" in found[0].message
 
