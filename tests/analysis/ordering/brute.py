@@ -16,7 +16,8 @@ down that path). A state's bad outcome:
 - over-arrival, and deadlock: some role not done and nothing can move.
 
 Only what the property test generates is understood: ``async`` / ``tma_async``
-/ ``tma_umma`` pipeline calls, st / ld / tma_load / wgmma_read / umma_read, a proxy
+/ ``tma_umma`` pipeline calls (a consumer's resource handle: a copy of its state taken after
+the wait, read and released through), st / ld / tma_load / wgmma_read / umma_read, a proxy
 fence, WGMMA groups, one
 named barrier (a generation completes when its threads arrived; bar.sync waits for
 the generation it arrived in), one level of loops and the regions' slots.
@@ -55,17 +56,20 @@ class _Op:
 
 def _flatten(model: OrderingModel, program) -> list[_Op]:
     pipe = model.pipelines[0]
-    # each side's PipelineState: [stages, index, phase]
-    state = {"producer": [pipe.stages, 0, 1], "consumer": [pipe.stages, 0, 0]}
+    # each side's PipelineState: [stages, index, phase]; a handle's copy under its own name
+    state = {("producer", ""): [pipe.stages, 0, 1], ("consumer", ""): [pipe.stages, 0, 0]}
     for spec in program.states:
-        state[spec.side] = [spec.stages, 0, spec.phase]
+        state[(spec.side, "")] = [spec.stages, 0, spec.phase]
     side_of_role = "producer" if any(_ops_of(program.body, "producer")) else "consumer"
     out: list[_Op] = []
 
     def emit_event(e) -> None:
         if isinstance(e, PipelineOp):
             side = "producer" if e.op.startswith("producer") else "consumer"
-            st = state[side]
+            if e.op.endswith("snapshot"):
+                state[(side, e.state)] = list(state[(side, e.source)])
+                return
+            st = state[(side, e.state)]
             if e.op.endswith("advance"):
                 st[1] += 1
                 if st[1] == st[0]:
@@ -84,7 +88,7 @@ def _flatten(model: OrderingModel, program) -> list[_Op]:
                 out.append(_Op("arrive", ("empty", st[1]), amount=e.arrivals or pipe.consumer.size))
         elif isinstance(e, Access):
             region = model.region(e.region)
-            stage = state[side_of_role][1] if isinstance(e.stage, str) else (e.stage or 0)
+            stage = state[(side_of_role, e.state)][1] if isinstance(e.stage, str) else (e.stage or 0)
             lo = region.start + stage * region.slot
             tx = region.slot if e.kind == "tma_load" else 0
             out.append(_Op("access", ("full", stage), kind=e.kind, lo=lo, hi=lo + region.slot, tx=tx))

@@ -65,6 +65,9 @@ class Spec:
     ending: str = "none"  # none / consumer (writes stage 0) / handoff / handoff_arrive (to the producer)
     handoff_threads: int = 64
     consumer_state: tuple[int, int] | None = None  # (stages, phase) of the consumer's own PipelineState
+    handle: str = (
+        "none"  # none / handle (wait_and_advance, read and release through it) / stale (release the advanced state)
+    )
 
 
 def build(spec: Spec) -> OrderingModel:
@@ -80,12 +83,22 @@ def build(spec: Spec) -> OrderingModel:
     producer += (fence if fence_at == "before" else []) + commit + (fence if fence_at == "after" else [])
     producer.append(PipelineOp(op="producer_advance", pipeline="p", site=at(14)))
     consumer: list = [PipelineOp(op="consumer_wait", pipeline="p", site=at(20))] if spec.wait else []
-    consumer.append(Access(kind=read, region="buf", stage="p", site=at(21)))
+    held = "h" if spec.handle != "none" else ""
+    if held:  # h = consumer.wait_and_advance(): the handle keeps the stage waited on
+        consumer += [
+            PipelineOp(op="consumer_snapshot", pipeline="p", state="h", source="", site=at(20)),
+            PipelineOp(op="consumer_advance", pipeline="p", site=at(25)),
+        ]
+    consumer.append(Access(kind=read, region="buf", stage="p", state=held, site=at(21)))
     if read == "wgmma_read" and spec.retire:
         consumer += [CommitGroup(unit="wgmma", site=at(22)), WaitGroup(unit="wgmma", pending=0, site=at(23))]
     if spec.release:
-        consumer.append(PipelineOp(op="consumer_release", pipeline="p", site=at(24), arrivals=spec.release))
-    consumer.append(PipelineOp(op="consumer_advance", pipeline="p", site=at(25)))
+        released = "h" if spec.handle == "handle" else ""
+        consumer.append(
+            PipelineOp(op="consumer_release", pipeline="p", state=released, site=at(24), arrivals=spec.release)
+        )
+    if not held:
+        consumer.append(PipelineOp(op="consumer_advance", pipeline="p", site=at(25)))
     # after the loops: nothing, the consumer writes over stage 0, or it hands stage 0 to
     # the producer through a named barrier (sync, or arrive only) and the producer writes it
     tail = [Access(kind="st", region="epi", site=at(30))] if spec.ending == "consumer" else []
@@ -144,6 +157,7 @@ def specs(draw) -> Spec:
         ending=draw(st.sampled_from(["none", "consumer", "handoff", "handoff_arrive"])),
         handoff_threads=draw(st.sampled_from([64, 64, 64, 32])),
         consumer_state=state,
+        handle=draw(st.sampled_from(["none", "none", "none", "handle", "handle", "stale"])),
     )
 
 

@@ -12,13 +12,16 @@ from smemviz.analysis.ordering import CallSite, OrderingModel, check_ordering, f
 
 from .kernels import blackwell_gemm, hopper_gemm, tmem_in_place
 from .test_against_brute_force import pipelines
+from .test_turns import handle, refill, rotating, turns, unrelated, warpgroup
 
 
 def round_trip(model: OrderingModel) -> OrderingModel:
     return from_dict(json.loads(json.dumps(to_dict(model))))
 
 
-@pytest.mark.parametrize("make", [hopper_gemm, blackwell_gemm, tmem_in_place])
+@pytest.mark.parametrize(
+    "make", [hopper_gemm, blackwell_gemm, tmem_in_place, refill, handle, rotating, turns, warpgroup, unrelated]
+)
 def test_hand_written_kernels_round_trip(make):
     model = make()
     back = round_trip(model)
