@@ -29,8 +29,10 @@ Sources: the CUDA C++ Programming Guide, "Compute Capabilities" appendix
 block); the PTX ISA for mbarrier (8-byte object, 8-byte aligned), for
 ``cp.async.bulk.tensor`` (128-byte aligned shared-memory destination with a
 tensor map) and ``tcgen05.alloc`` (power-of-two columns, 32..512, the address
-written to shared memory as a 32-bit value); the per-block capacities are the
-CuTe DSL's own capacity map (nvidia-cutlass-dsl 4.8.1).
+written to shared memory as a 32-bit value; an allocation blocks until enough
+columns are free, so CTAs beyond 512 // columns on one SM wait: the
+document's word, not run on a Blackwell GPU here); the per-block capacities
+are the CuTe DSL's own capacity map (nvidia-cutlass-dsl 4.8.1).
 """
 
 from __future__ import annotations
