@@ -47,7 +47,40 @@ from typing import Any
 
 from ..._smem_instructions import WARP, lookup
 from ...layout._access import SmemAccess, read_layout_text
-from ._ordering_ir import _compile, _maybe_call, block_dim, condition_threads, defining_op, plain_values, raw_value
+from . import _ordering_ir as _ir  # its names are looked up when used, so this module always imports
+
+
+def _compile(value: Any) -> Callable[[int, int], int]:
+    return _ir._compile(value)
+
+
+def _maybe_call(f: Callable[[int, int], int], tid: int, threads: int) -> int | None:
+    return _ir._maybe_call(f, tid, threads)
+
+
+def block_dim(op: Any) -> int | None:
+    return _ir.block_dim(op)
+
+
+def condition_threads(op: Any, threads: int) -> Any:
+    return _ir.condition_threads(op, threads)
+
+
+def defining_op(value: Any) -> Any:
+    return _ir.defining_op(value)
+
+
+def plain_values() -> Any:
+    return _ir.plain_values()
+
+
+def raw_value(value: Any) -> Any:
+    return _ir.raw_value(value)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    return bool(_ir.same_value(a, b))
+
 
 __all__ = ["CapturedCopy", "bank_records", "plan_accesses"]
 
@@ -328,8 +361,6 @@ class _Reader:
         self.threads = threads
 
     def walk(self, value: Any) -> _Walk:
-        from ._ordering_ir import same_value
-
         steps: list[Offset] = []
         choices: list[tuple[str, list[int]]] = []
         v = raw_value(value)
@@ -485,8 +516,6 @@ def _element_op(value: Any, kind: str) -> Any:
             ops.append(owner)
     if not ops:
         return f"an element-wise {kind} whose {name} op is not found"
-    from ._ordering_ir import same_value
-
     if any(not same_value(o.operands[1], ops[0].operands[1]) for o in ops[1:]):
         return f"one tensor indexed at several coordinates ({len(ops)} {name} ops): which this {kind} is, is not read"
     return ops[0]
