@@ -111,6 +111,51 @@ def examples(names: list[str]) -> None:
         print(f"\nlint bank findings: {len(bank)}" + "".join(f"\n- {f.rule}: {f.message}" for f in bank))
 
 
+def timing(names: list[str]) -> None:
+    """What reading the SMEM copies adds to a captured compile: smemviz's GEMM ("gemm") in two
+    C modes, or CUTLASS examples by name."""
+    import time
+
+    from smemviz.kernel._compile import compile_host
+    from smemviz.kernel.gemm import GemmConfig
+    from smemviz.kernel.gemm._host import _fake_operands, gemm_kernel
+    from smemviz.sources.capture import _session, capture
+
+    from .cutlass_examples import EXAMPLES, load
+
+    original = _session.Capture._with_banks
+    spent = [0.0]
+
+    def timed(self, kc, *args):  # type: ignore[no-untyped-def]
+        start = time.perf_counter()
+        out = original(self, kc, *args)
+        spent[0] += time.perf_counter() - start
+        return out
+
+    _session.Capture._with_banks = timed  # type: ignore[method-assign]
+    jobs = []
+    for name in names:
+        if name == "gemm":
+            for mode in ("auto", "none"):
+                config = GemmConfig(arch="sm_90a", c_swizzle=mode)
+                jobs.append((f"smemviz GEMM, C {mode}", gemm_kernel(config)[1], _fake_operands(config.dtype), "sm_90a"))
+        else:
+            example = EXAMPLES[name]
+            host, args = example.build(load(example))
+            jobs.append((name, host, args, example.arch))
+    print("| kernel | capture + compile | reading the SMEM copies | records |")
+    print("|---|---:|---:|---:|")
+    for label, host, args, arch in jobs:
+        spent[0] = 0.0
+        start = time.perf_counter()
+        with capture() as cap:
+            compile_host(f"banks_timing_{label}", host, args, arch)
+        total = time.perf_counter() - start
+        (kc,) = cap.kernels.values()
+        print(f"| {label} | {total:.2f} s | {spent[0]:.3f} s | {len(kc.banks)} |")
+    _session.Capture._with_banks = original  # type: ignore[method-assign]
+
+
 def _warps(warps: tuple[int, ...]) -> str:
     if not warps:
         return "-"
@@ -121,5 +166,7 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     if args == ["gemm"]:
         gemm()
+    elif args[:1] == ["timing"]:
+        timing(args[1:])
     else:
         examples(args)
