@@ -112,7 +112,7 @@ class _Unroller:
 
     def when(self, w: m.When) -> None:
         """Run the block if the state's count is below the loop's count (plus ``plus``)."""
-        count = self.counts.get(w.loop, self.trips.get(w.loop))
+        count = self.counts.get(w.loop, self.trips.get(w.loop, _static_counts(self.model).get(w.loop)))
         if count is None:
             self.unread.append(f"a block guarded by loop {w.loop!r}'s count, which is not known there (at {w.site})")
             self.run(w.body)
@@ -243,6 +243,25 @@ class _Unroller:
             self.emit("commit_group", e, unit="bulk")
         elif e.op == "producer_tail":
             self.emit("wait_group", e, unit="bulk", pending=0)
+
+
+def _static_counts(model: m.OrderingModel) -> dict[str, int]:
+    """Each loop id's count where some role's loop of that id states it (another role's
+    block may be guarded by it)."""
+    out: dict[str, int] = {}
+
+    def walk(steps: tuple[m.Step, ...]) -> None:
+        for s in steps:
+            if isinstance(s, m.Loop):
+                if s.trips is not None:
+                    out.setdefault(s.id, s.trips)
+                walk(s.body)
+            elif isinstance(s, m.When):
+                walk(s.body)
+
+    for p in model.programs:
+        walk(p.body)
+    return out
 
 
 def unroll(

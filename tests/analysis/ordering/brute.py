@@ -17,7 +17,8 @@ down that path). A state's bad outcome:
 
 Only what the property test generates is understood: ``async`` / ``tma_async``
 / ``tma_umma`` pipeline calls (a consumer's resource handle: a copy of its state taken after
-the wait, read and released through), st / ld / tma_load / wgmma_read / umma_read, a proxy
+the wait, read and released through; a producer loop capped by ``at_most`` or its body
+guarded by the consumer loop's count, ``When``), st / ld / tma_load / wgmma_read / umma_read, a proxy
 fence, WGMMA groups, one
 named barrier (a generation completes when its threads arrived; bar.sync waits for
 the generation it arrived in), one level of loops and the regions' slots.
@@ -37,6 +38,7 @@ from smemviz.analysis.ordering import (
     OrderingModel,
     PipelineOp,
     WaitGroup,
+    When,
 )
 
 WRITES = {"st", "tma_load"}
@@ -56,10 +58,11 @@ class _Op:
 
 def _flatten(model: OrderingModel, program) -> list[_Op]:
     pipe = model.pipelines[0]
-    # each side's PipelineState: [stages, index, phase]; a handle's copy under its own name
-    state = {("producer", ""): [pipe.stages, 0, 1], ("consumer", ""): [pipe.stages, 0, 0]}
+    # each side's PipelineState: [stages, index, phase, advances]; a handle's copy under its own name
+    state = {("producer", ""): [pipe.stages, 0, 1, 0], ("consumer", ""): [pipe.stages, 0, 0, 0]}
     for spec in program.states:
-        state[(spec.side, "")] = [spec.stages, 0, spec.phase]
+        state[(spec.side, "")] = [spec.stages, 0, spec.phase, 0]
+    counts = {s.id: s.trips for p in model.programs for s in p.body if isinstance(s, Loop)}
     side_of_role = "producer" if any(_ops_of(program.body, "producer")) else "consumer"
     out: list[_Op] = []
 
@@ -71,6 +74,7 @@ def _flatten(model: OrderingModel, program) -> list[_Op]:
                 return
             st = state[(side, e.state)]
             if e.op.endswith("advance"):
+                st[3] += 1
                 st[1] += 1
                 if st[1] == st[0]:
                     st[1], st[2] = 0, st[2] ^ 1
@@ -103,11 +107,20 @@ def _flatten(model: OrderingModel, program) -> list[_Op]:
             if e.wait:
                 out.append(_Op("bar_wait"))
 
+    def emit_step(e) -> None:
+        if isinstance(e, When):  # the block runs while the state advanced fewer times than the loop's count
+            if state[(e.side, e.state)][3] < counts[e.loop] + e.plus:
+                for inner in e.body:
+                    emit_event(inner)
+        else:
+            emit_event(e)
+
     for step in program.body:
         if isinstance(step, Loop):
-            for _ in range(step.trips):
+            trips = step.trips if step.at_most is None else min(step.trips, step.at_most)
+            for _ in range(trips):
                 for e in step.body:
-                    emit_event(e)
+                    emit_step(e)
         else:
             emit_event(step)
     return out
@@ -115,7 +128,7 @@ def _flatten(model: OrderingModel, program) -> list[_Op]:
 
 def _ops_of(steps, side):
     for s in steps:
-        if isinstance(s, Loop):
+        if isinstance(s, (Loop, When)):
             yield from _ops_of(s.body, side)
         elif isinstance(s, PipelineOp) and s.op.startswith(side):
             yield s

@@ -32,6 +32,7 @@ from smemviz.analysis.ordering import (
     StateSpec,
     WaitGroup,
     WarpRole,
+    When,
     check_ordering,
 )
 
@@ -65,9 +66,18 @@ class Spec:
     ending: str = "none"  # none / consumer (writes stage 0) / handoff / handoff_arrive (to the producer)
     handoff_threads: int = 64
     consumer_state: tuple[int, int] | None = None  # (stages, phase) of the consumer's own PipelineState
+    producer_loop: str = "plain"  # plain / cap (2 trips more, at_most trips_p) / guard (loads while count < trips_c)
     handle: str = (
         "none"  # none / handle (wait_and_advance, read and release through it) / stale (release the advanced state)
     )
+
+
+def _producer_loop(spec: Spec, body: tuple) -> Loop:
+    if spec.producer_loop == "cap":
+        return Loop("kp", spec.trips_p + 2, body, at_most=spec.trips_p)
+    if spec.producer_loop == "guard":  # a refill that stops once the consumer's tiles are all loaded
+        return Loop("kp", spec.trips_p + 2, (When(pipeline="p", side="producer", loop="kc", body=body),))
+    return Loop("kp", spec.trips_p, body)
 
 
 def build(spec: Spec) -> OrderingModel:
@@ -124,7 +134,7 @@ def build(spec: Spec) -> OrderingModel:
         barriers=(NamedBarrier("handoff", spec.handoff_threads, at(4)),),
         regions=(RegionSpan("buf", "smem", 0, spec.stages * SLOT, spec.stages), RegionSpan("epi", "smem", 0, SLOT)),
         programs=(
-            RoleProgram(WarpRole("producer", 0), (Loop("kp", spec.trips_p, tuple(producer)), *producer_tail)),
+            RoleProgram(WarpRole("producer", 0), (_producer_loop(spec, tuple(producer)), *producer_tail)),
             RoleProgram(WarpRole("consumer", 1), (Loop("kc", spec.trips_c, tuple(consumer)), *tail), states),
         ),
         prologue=(Init(pipeline="p", site=at(2)), BarrierSync(barrier="cta", site=at(3))),
@@ -158,6 +168,7 @@ def specs(draw) -> Spec:
         handoff_threads=draw(st.sampled_from([64, 64, 64, 32])),
         consumer_state=state,
         handle=draw(st.sampled_from(["none", "none", "none", "handle", "handle", "stale"])),
+        producer_loop=draw(st.sampled_from(["plain", "plain", "plain", "cap", "guard"])),
     )
 
 
