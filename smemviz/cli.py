@@ -14,6 +14,7 @@ import inspect
 import json
 import os
 import re
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -155,7 +156,30 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--kernel", help="FILE.py:FUNCTION only: which kernel, when it compiles several")
     occupancy_options(check)
     capture_options(sub)
+    profile_options(sub)
     return parser
+
+
+def profile_options(sub: Any) -> None:
+    p = sub.add_parser(
+        "profile",
+        help="launch a kernel once under Nsight Compute and put its shared-memory counters on the captured map",
+        description="Call FUNCTION from FILE.py under capture (it compiles the kernel and returns a callable "
+        "that launches it once on real tensors), launch that once under ncu (line info on, source counters), "
+        "and print every shared-memory SASS row attributed to the captured access and region it touches, "
+        "ncu's instructions, wavefronts, ideal and excessive wavefronts beside smemviz's prediction "
+        "(docs/ncu.md). Needs a GPU and Nsight Compute.",
+        epilog="Exit status: 0 every row attributed and every modelled count as predicted, 1 a row not "
+        "attributed or a count that disagrees, 2 bad FILE.py:FUNCTION or arguments, 3 ncu missing or failed.",
+    )
+    p.add_argument(
+        "target", metavar="FILE.py:FUNCTION", help="compiles the kernel, returns a callable that launches it"
+    )
+    p.add_argument("--arch", type=_arch, help="architecture of the capture (default: $CUTE_DSL_ARCH, else the GPU)")
+    p.add_argument("--kernel", help="which kernel, when the function compiles several (part of its symbol)")
+    p.add_argument("--ncu", metavar="PATH", help="the ncu to run (default: the one on PATH)")
+    p.add_argument("--csv", metavar="OUT", help="also write ncu's source page (CSV) to OUT")
+    p.add_argument("--json", action="store_true", help="print the attribution as JSON instead of text")
 
 
 def capture_options(sub: Any) -> None:
@@ -437,6 +461,24 @@ def _cmd_capture(args: argparse.Namespace, out: TextIO) -> int:
     return _capture_verdict(args, judged, out, shown_in_report=args.out is None)
 
 
+def _cmd_profile(args: argparse.Namespace, out: TextIO) -> int:
+    """``smemviz profile FILE.py:FUNCTION``: capture, launch once under ncu, attribute, print."""
+    from .analysis.ncu._profile import ProfileError, profile
+    from .sources.capture import CaptureError
+    from .sources.capture._cli import CaptureTargetError
+
+    try:
+        res = profile(args.target, arch=args.arch, kernel=args.kernel, ncu=args.ncu, keep_csv=args.csv)
+    except (CaptureTargetError, TypeError) as exc:
+        return _fail(str(exc), EXIT_BAD_INPUT)
+    except CaptureError as exc:
+        return _fail(f"{args.target}: {exc}", EXIT_DOES_NOT_FIT)
+    except (ProfileError, OSError, subprocess.TimeoutExpired) as exc:
+        return _fail(str(exc), EXIT_EXPORT_FAILED)
+    out.write(json.dumps(res.to_dict(), indent=2) + "\n" if args.json else res.text())
+    return EXIT_OK if res.agrees and not res.unattributed else EXIT_DOES_NOT_FIT
+
+
 def _capture_verdict(args: argparse.Namespace, judged: list[Any], out: TextIO, *, shown_in_report: bool) -> int:
     """Exit 1 when a captured layout breaks a lint rule (over capacity included), as ``check``
     does: errors always, warnings with ``--strict``, nothing with ``--no-lint``. The findings
@@ -464,6 +506,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         use_render_service()
     if args.command == "check" and _KERNEL_TARGET.match(args.file):
         return _cmd_check_kernel(args, sys.stdout)
+    if args.command == "profile":
+        return _cmd_profile(args, sys.stdout)
     if args.command == "capture":
         try:
             return _cmd_capture(args, sys.stdout)
