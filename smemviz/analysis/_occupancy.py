@@ -127,8 +127,9 @@ class Occupancy:
             if self.max_active_clusters is None:
                 text += f"active count unknown (no GPC layout for {self.arch})"
             else:
+                sms = sum(hardware.get_arch(self.arch).gpc_sms or ())
                 text += (
-                    f"{self.max_active_clusters:,} active at once ({self.cluster_ctas:,} CTAs,"
+                    f"{self.max_active_clusters:,} active at once on {sms} SMs ({self.cluster_ctas:,} CTAs,"
                     f" <= {self.cluster_ctas_per_sm} per SM)"
                 )
         if self.l1_kib is not None and self.carveout_kib is not None:

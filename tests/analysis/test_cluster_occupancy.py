@@ -100,10 +100,10 @@ def test_the_cases_that_set_the_model(ctas_per_sm, size, clusters):
 def test_cluster_in_the_message_and_its_checks():
     occ = occupancy(150 * 1024, "sm_90a", threads=128, cluster=(4, 4, 1))
     assert (occ.cluster_size, occ.max_active_clusters, occ.cluster_ctas, occ.cluster_ctas_per_sm) == (16, 7, 112, 1)
-    assert "clusters of 16, non-portable: 7 active at once (112 CTAs, <= 1 per SM)" in occ.message()
+    assert "clusters of 16, non-portable: 7 active at once on 132 SMs (112 CTAs, <= 1 per SM)" in occ.message()
     small = occupancy(0, "sm_90a", threads=128, cluster=2)
     assert small.resident_ctas == 16 and small.cluster_ctas_per_sm == 8
-    assert "clusters of 2: 528 active at once (1,056 CTAs, <= 8 per SM)" in small.message()
+    assert "clusters of 2: 528 active at once on 132 SMs (1,056 CTAs, <= 8 per SM)" in small.message()
     assert occupancy(0, "sm_90a").cluster_size is None
     unknown = occupancy(0, "sm_100a", cluster=2)
     assert unknown.max_active_clusters is None and "no GPC layout for sm_100" in unknown.message()
@@ -173,7 +173,9 @@ def test_check_takes_the_cluster_and_tmem_columns(tmp_path, capsys, monkeypatch)
     path = tmp_path / "p.json"
     path.write_text(s.plan.to_json())
     assert main(["check", str(path), "--threads", "128", "--cluster", "16"]) == 0
-    assert "clusters of 16, non-portable: 7 active at once (112 CTAs, <= 1 per SM)" in capsys.readouterr().out
+    assert (
+        "clusters of 16, non-portable: 7 active at once on 132 SMs (112 CTAs, <= 1 per SM)" in capsys.readouterr().out
+    )
     assert main(["check", str(path), "--arch", "sm_100a", "--tmem-columns", "300"]) == 0
     assert "TMEM: 512 columns per CTA, room for 1 CTA/SM" in capsys.readouterr().out
     assert main(["check", str(path), "--tmem-columns", "128"]) == 2
