@@ -160,12 +160,16 @@ def _modes(t: Any) -> list[Any]:
 
 
 def _mode_at(shape: Any, stride: Any, index: int) -> int:
-    """A layout mode at a linear index (split colexicographically over its leaves)."""
+    """A layout mode at a linear index (split colexicographically over its leaves; an index past
+    the mode's size runs on along its last leaf, as CuTe's does)."""
+    leaves = list(zip(_flat(shape), _flat(stride)))
     total = 0
-    for s, d in zip(_flat(shape), _flat(stride)):
+    for k, (s, d) in enumerate(leaves):
+        if k == len(leaves) - 1:
+            return total + index * d
         total += (index % s) * d
         index //= s
-    return total + index * (_flat(stride)[-1] if index and _flat(shape) else 0)
+    return total
 
 
 def _at(shape: Any, stride: Any, coord: Sequence[int]) -> int:
