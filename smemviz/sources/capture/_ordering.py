@@ -29,6 +29,7 @@ from ._ordering_ir import (
     PASS_OPS,
     Condition,
     block_dim,
+    capped_count,
     condition_threads,
     const_value,
     count_value,
@@ -354,7 +355,9 @@ class _Builder:
             if (stage is not None or rotation is not None or by_thread is not None) and view.inner is not None:
                 n, stride = view.inner
                 fixed = _second_last_coord(coord)
-                if fixed is not None and n * stride == span.slot and 0 <= fixed < n:
+                # the mode is the slot's outermost (n of them fill it) and no swizzle moves bytes across
+                # its parts (a swizzle permutes within 4 KiB at most)
+                if fixed is not None and n * stride == span.slot and 0 <= fixed < n and stride % 4096 == 0:
                     offset, size = fixed * stride, stride  # a slot split again by a constant index
         made = m.Access(
             kind=a.kind,
@@ -416,11 +419,14 @@ class _Builder:
             if found is None:
                 return None
             counter, per_trip, offset = found
-            loop = next((lp for v, lp in self.trace.tile_counts if lp is not None and same_value(v, counter)), None)
-        if loop is None or loop not in raw.ctx.loops:
+            read = next(
+                ((lp, at) for v, lp, at in self.trace.tile_counts if lp is not None and same_value(v, counter)), None
+            )
+        if read is None or read[0] not in raw.ctx.loops:
             return None
-        advances = [c for c in self.trace.tile_advances if c.loops and c.loops[-1] == loop]
-        if len(advances) != 1:
+        loop, read_at = read
+        advances = [at for c, at in self.trace.tile_advances if c.loops and c.loops[-1] == loop]
+        if len(advances) != 1 or advances[0] < read_at:  # read after the advance: the next tile's count
             return None
         depth = raw.ctx.loops.index(loop)
         return m.Rotation(self.loop_uid(loop, depth), per_trip, offset)
@@ -630,7 +636,8 @@ class _Builder:
         op, found = self.guard_cache[int(w.loop[1:])]
         assert found is not None
         key, bound = found
-        group = next((g for g in self.groups if same_value(g[0], count_value(bound)[1])), None)
+        _, limit, cap = capped_count(bound)
+        group = next((g for g in self.groups if cap is None and same_value(g[0], limit)), None)
         pairs = states.get(key, [])
         sites = ", ".join(dict.fromkeys(str(e.site) for e in _events_of(body)))
         if group is None or len(pairs) != 1:

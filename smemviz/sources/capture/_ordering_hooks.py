@@ -106,8 +106,8 @@ class OrderingTrace:
     snapshots: dict[int, str] = field(default_factory=dict)  # id(a handle's PipelineState) -> the handle's name
     snapshot_names: set[str] = field(default_factory=set)
     kept: list[Any] = field(default_factory=list)  # objects keyed by id() above, kept alive so no id is reused
-    tile_counts: list[tuple[Any, Any]] = field(default_factory=list)  # (a scheduler's tiles-done value, loop read in)
-    tile_advances: list[TraceContext] = field(default_factory=list)  # where a scheduler moved to its next tile
+    tile_counts: list[tuple[Any, Any, int]] = field(default_factory=list)  # (tiles-done value, loop read in, when)
+    tile_advances: list[tuple[TraceContext, int]] = field(default_factory=list)  # where a scheduler moved on, and when
     tc_ld_registers: list[Any] = field(default_factory=list)  # the register tensors tcgen05.ld filled, not yet read
 
     def clear(self) -> None:
@@ -560,7 +560,7 @@ def _tiles_done_wrapper(orig: Any) -> Any:
         for t in _traces() if not _INSIDE.get() else ():
             try:
                 ctx = trace_context()
-                t.tile_counts.append((raw_value(result), ctx.loops[-1] if ctx.loops else None))
+                t.tile_counts.append((raw_value(result), ctx.loops[-1] if ctx.loops else None, len(t.events)))
             except Exception as e:  # never let recording break the kernel
                 t.notes.append(f"a tile scheduler's num_tiles_executed: {type(e).__name__}: {e}")
         return result
@@ -572,7 +572,7 @@ def _tile_advance(t: OrderingTrace, site: m.CallSite, result: Any, sched: Any, *
     if _static_int(kwargs.get("advance_count", 1)) != 1:
         t.notes.append(f"a tile scheduler at {site} advances by more than one tile")
         return
-    t.tile_advances.append(trace_context())
+    t.tile_advances.append((trace_context(), len(t.events)))
 
 
 def _site_outer() -> m.CallSite:

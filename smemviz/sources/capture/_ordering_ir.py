@@ -24,6 +24,7 @@ __all__ = [
     "LoopBounds",
     "TraceContext",
     "block_dim",
+    "capped_count",
     "compare",
     "condition_threads",
     "const_value",
@@ -422,9 +423,29 @@ def loop_bounds(loop_op: Any) -> LoopBounds:
     if loop_op.name != "scf.for":
         return LoopBounds(None, None, None)
     lb, ub, step = loop_op.operands[0], loop_op.operands[1], loop_op.operands[2]
+    span = _span_from_lower(lb, ub)
+    if span is not None:  # range(s, s + c, step): scf.for's step is positive
+        fixed_step = const_value(step)
+        if fixed_step is not None and fixed_step > 0:
+            return LoopBounds(0, -(-span // fixed_step), 1)
+        if span == 1:  # one trip whatever the step
+            return LoopBounds(0, 1, 1)
     lower, _ = count_value(lb)
     upper, upper_value, cap = capped_count(ub)
     return LoopBounds(lower, upper, const_value(step), upper_value, cap)
+
+
+def _span_from_lower(lower: Any, upper: Any) -> int | None:
+    """``c`` when a loop runs up to ``lower + c`` (a constant ``c`` of at least 1) from ``lower``,
+    a run-time start: ``range(bidx, bidx + 1, grid)``, one tile per CTA."""
+    op = defining_op(upper)
+    if getattr(op, "name", None) != "arith.addi" or len(op.operands) != 2:
+        return None
+    for this, other in ((0, 1), (1, 0)):
+        c = const_value(op.operands[other])
+        if c is not None and c >= 1 and same_value(op.operands[this], lower):
+            return c
+    return None
 
 
 def thread_values(value: Any, threads: frozenset[int], block: int) -> set[int] | None:
