@@ -216,3 +216,59 @@ def test_a_copy_atom_names_its_instruction_or_why_it_has_none(atom, kind, instru
     read = _atom(atom, kind)
     assert read.instruction == instruction
     assert why in read.why and bool(read.why) == (instruction is None)
+
+
+# -- cp.async and ldmatrix (an Ampere-style kernel, compiled for sm_80) ----------------------------
+
+
+def _ampere_args():
+    import cutlass
+    from cutlass.cute.runtime import make_fake_tensor
+
+    a = make_fake_tensor(cutlass.Float16, (64, 64), stride=(64, 1), assumed_align=16)
+    return a, make_fake_tensor(cutlass.Float32, (128,), stride=(1,))
+
+
+@pytest.fixture(scope="module")
+def ampere():
+    with capture() as cap:
+        compiled = compile_host("banks_ampere", bank_kernels.make_ampere(), _ampere_args(), "sm_80", key=None)
+    (kc,) = cap.kernels.values()
+    return kc, compiled
+
+
+def test_cp_async_and_ldmatrix_are_read_through_their_partitions(ampere):
+    """cp.async's destination (``partition_D``) and ldmatrix's source (``partition_S``) of one
+    unswizzled tile of 128-byte rows: the 16-byte copies fill each row conflict-free; ldmatrix's
+    eight rows of a matrix share their banks, 8-way, and lint says a swizzle removes it."""
+    kc, _ = ampere
+    g2s, s2r = kc.banks
+    assert (g2s.kind, g2s.instruction, g2s.bits, g2s.view, g2s.warps) == (
+        "cp_async",
+        "cp.async.ca.16",
+        128,
+        "sA",
+        (0, 1, 2, 3),
+    )
+    assert (s2r.kind, s2r.instruction, s2r.matrices, s2r.trans) == ("ldmatrix", "ldmatrix.x4", 4, False)
+    assert not g2s.unread and not s2r.unread
+    counted = {t.copy.kind: t for t in analyse_captured(kc)}
+    assert _totals(counted["cp_async"]) == (16, 64, 64, 0, 1)
+    assert _totals(counted["ldmatrix"]) == (16, 512, 64, 448, 8)
+    for t in counted.values():
+        (access,) = t.copy.accesses
+        assert access.layout.endswith("(64,64):(64,1)") and access.warps == (4, 1)
+        assert _totals(analyse_declared(kc.plan, access)) == _totals(t)
+    (warned,) = [f for f in lint(kc.plan, "sm_80") if f.rule == "bank-conflict"]
+    assert "ldmatrix.x4 on 'sA' is 8-way" in warned.message and "swizzle" in (warned.fix or "")
+
+
+def test_capture_leaves_the_ptx_of_the_copies_unchanged(ampere, monkeypatch):
+    from cutlass.cutlass_dsl import CuTeDSL
+
+    monkeypatch.setattr(CuTeDSL._get_dsl().envar, "no_cache", True)
+    plain = compile_host("banks_ampere_plain", bank_kernels.make_ampere(), _ampere_args(), "sm_80", key=None)
+    with capture() as cap:
+        captured = compile_host("banks_ampere_plain", bank_kernels.make_ampere(), _ampere_args(), "sm_80", key=None)
+    assert cap.kernels and next(iter(cap.kernels.values())).banks  # read
+    assert captured.ptx == plain.ptx
