@@ -5,6 +5,10 @@ On the GPU machine, from the project root (``source .gpu2/install.sh`` first):
 
     python3 -m benchmarks.ncu_source_h200 --out "$OUT" auto none
 
+and on any machine with the CuTe DSL, the recorded CSVs replayed (results/ncu_attribution.md):
+
+    CUTE_DSL_ARCH=sm_90a python -m benchmarks.ncu_source_h200 --attribution auto none interleaved 32B
+
 For each C staging mode named: one child process compiles the GEMM with line info
 (``CUTE_DSL_LINEINFO=1``) and launches it once on 1024x1024x1024 under
 ``ncu --section SourceCounters --import-source yes -k regex:Sm90Gemm -c 1``; the report is
@@ -71,15 +75,81 @@ def _probe(report: Path, out: Path) -> None:
     (out / "ncu_report_probe.txt").write_text("\n".join(lines) + "\n")
 
 
+def attribution_tables(modes: list[str]) -> str:
+    """results/ncu's CSV of each mode through ``read_ncu`` against a CPU capture of the same GEMM."""
+    from smemviz import read_ncu
+    from smemviz.kernel._compile import compile_host
+    from smemviz.kernel.gemm import GemmConfig
+    from smemviz.kernel.gemm._host import _fake_operands, gemm_kernel
+    from smemviz.sources.capture import capture
+
+    def pair(measured, predicted):
+        return f"{measured:,}" if predicted is None else f"{measured:,} / {predicted:,}"
+
+    out = []
+    for mode in modes:
+        config = GemmConfig(arch="sm_90a", c_swizzle=mode)
+        _, kernel = gemm_kernel(config)
+        with capture() as cap:
+            compile_host(f"ncu_attribution_{mode}", kernel, _fake_operands(config.dtype), "sm_90a", key=None)
+        (kc,) = cap.kernels.values()
+        res = read_ncu(ROOT / "results" / "ncu" / f"ncu_gemm_c_{mode}.csv", kc)
+        by = {}
+        for r in res.rows:
+            by[r.by or "not attributed"] = by.get(r.by or "not attributed", 0) + 1
+        out += [
+            f"### C staging `{mode}`",
+            "",
+            f"{len(res.rows)} shared-memory SASS rows: "
+            + ", ".join(f"{n} by {k}" if k != "not attributed" else f"{n} not attributed" for k, n in by.items())
+            + f"; {len(res.modelled)} modelled; CTAs {res.ctas} ({res.ctas_from}); "
+            + ("no disagreement." if res.agrees else f"{len(res.disagreements)} disagreements."),
+            "",
+            "| access | regions | rows | lines ncu gave | instructions | wavefronts | ideal | conflicts | agrees |",
+            "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- |",
+        ]
+        for t in res.accesses:
+            rows = [r for r in res.rows if r.access == t.name]
+            lines = sorted({r.site.rsplit(":", 1)[1] for r in rows if r.site}, key=int)
+            verdict = {None: "not modelled", True: "yes", False: "**no**"}[t.agrees]
+            out.append(
+                f"| `{t.name}` | {'+'.join(t.regions)} | {t.rows} | {', '.join(lines)} "
+                f"| {pair(t.executed, t.predicted_instructions)} | {pair(t.wavefronts, t.predicted_wavefronts)} "
+                f"| {pair(t.ideal, t.predicted_ideal)} | {pair(t.conflicts, t.predicted_conflicts)} | {verdict} |"
+            )
+        out += ["", "| region | rows | instructions | wavefronts | ideal | conflicts | agrees |"]
+        out += ["| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for t in res.regions:
+            verdict = {None: "not modelled", True: "yes", False: "**no**"}[t.agrees]
+            if t.unmodelled_rows and t.modelled:
+                verdict += f" ({t.unmodelled_rows} TMA rows not modelled)"
+            out.append(
+                f"| {t.name} | {t.rows} | {t.executed:,} | {pair(t.wavefronts, t.predicted_wavefronts)} "
+                f"| {pair(t.ideal, t.predicted_ideal)} | {pair(t.conflicts, t.predicted_conflicts)} | {verdict} |"
+            )
+        for d in res.disagreements:
+            out.append(f"- disagreement: {d}")
+        for r in res.unattributed:
+            out.append(f"- not attributed: `{r.sass}` at {r.site}: {r.reason}")
+        out.append("")
+    return "\n".join(out)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modes", nargs="*", default=["auto", "none"])
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "ncu_out")))
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--probe", action="store_true")
+    parser.add_argument(
+        "--attribution", action="store_true", help="replay results/ncu's CSVs against CPU captures (Markdown)"
+    )
     args = parser.parse_args()
     if args.child is not None:
         _child(args.child)
+        return 0
+    if args.attribution:
+        print(attribution_tables(args.modes or ["auto", "none"]), end="")
         return 0
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)

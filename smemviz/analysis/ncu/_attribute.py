@@ -675,6 +675,8 @@ def attribute(
         for r in rows
         if r.agrees is False
     ]
+    if source.kernel and symbol and source.kernel != symbol:
+        disagreements.insert(0, f"ncu profiled {_short(source.kernel)}, the capture is of {_short(symbol)}")
     for t in (*accesses, *regions):
         if t.agrees is False:
             disagreements.append(
