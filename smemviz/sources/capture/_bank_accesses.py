@@ -1,14 +1,14 @@
 """The bank accesses of a captured kernel: every shared-memory ld/st, ldmatrix/stmatrix and
 cp.async copy the kernel makes, with the addresses each lane gives, read from the traced IR.
 
-The ordering hooks record each ``cute.copy`` on a shared-memory tensor (its kind, the
-tensor's value, the ``if`` arms and loops around it). From there this module reads,
-without adding anything to the kernel:
+The ordering hooks record each ``cute.copy`` on a shared-memory tensor, and each
+``tensor[i]`` load or store on one (its kind, the tensor's value, the ``if`` arms and loops
+around it). From there this module reads, without adding anything to the kernel:
 
 * the **copy atom** from the ``cute.copy`` op's first operand type
   (``!cute_nvgpu.atom.stsm<f16, ..., num_matrices = 4, n>``, ``universal_copy<f16, 128 b>``,
   ``simt_async_copy<f16, cache = always, 128 b>``): the instruction, the bits one lane moves,
-  ``.trans`` and the number of matrices;
+  ``.trans`` and the number of matrices (a ``tensor[i]`` is one element per thread);
 * the **per-thread layout and swizzle** from the copied tensor's own type
   (``!cute.memref<f16, smem, align<16>, S<2,4,3>, "(((2,4),1),(1,2)):..."``): its first
   mode holds the values one instruction moves, the other modes the instructions a thread
@@ -24,11 +24,14 @@ without adding anything to the kernel:
 Each lane's byte address is then the view's place in shared memory plus that offset, under
 the tensor's swizzle (which acts on the absolute address). The record keeps every warp
 instruction's 32 addresses, so the bank analysis can count them as compiled
-(``smemviz.analysis.banks.analyse_captured``). Where a plan region's tile layout, the
-instruction and an arrangement of warps give exactly the same addresses (checked lane by
-lane, as a multiset of warp instructions), the record also carries that
-:class:`~smemviz.layout.SmemAccess`, which the plan then holds, so ``lint``'s bank rule,
-the byte map's conflict strip and the explorer's Banks tab see the kernel as compiled.
+(``smemviz.analysis.banks.analyse_captured``). Where the view's tile, the instruction and
+an arrangement of warps and lanes give exactly the same addresses (checked warp by warp,
+else as a multiset of warp instructions; one access per group of warps that reaches its own
+part of the view), the record also carries those :class:`~smemviz.layout.SmemAccess`
+records, which the plan then holds, so ``lint``'s bank rule, the byte map's conflict strip
+and the explorer's Banks tab see the kernel as compiled. When no tile of the view gives
+them, the access is declared over a tile laid out from the addresses themselves (checked
+the same way).
 
 What cannot be read is named in ``unread`` and nothing is guessed: an index known only at
 run time that is not the thread (other than a small mode, every value of which is then
@@ -48,6 +51,8 @@ from typing import Any
 from ..._smem_instructions import WARP, lookup
 from ...layout._access import SmemAccess, read_layout_text
 from . import _ordering_ir as _ir  # its names are looked up when used, so this module always imports
+
+__all__ = ["CapturedCopy", "bank_records", "plan_accesses"]
 
 
 def _compile(value: Any) -> Callable[[int, int], int]:
@@ -82,8 +87,6 @@ def same_value(a: Any, b: Any) -> bool:
     return bool(_ir.same_value(a, b))
 
 
-__all__ = ["CapturedCopy", "bank_records", "plan_accesses"]
-
 # the ordering record's kinds whose copies touch banks lane by lane
 BANK_KINDS = ("ld", "st", "ldmatrix", "stmatrix", "cp_async")
 # ops that hand their first operand's iterator on unchanged (reshaping, dividing, viewing)
@@ -112,9 +115,10 @@ class CapturedCopy:
     """One shared-memory copy a captured kernel makes, as compiled.
 
     ``addresses`` holds one tuple of 32 byte addresses (``None``: a lane the instruction
-    ignores) per warp instruction, over every warp that runs the copy; ``access`` the
-    declared access that gives the same addresses, when one does; ``unread`` what could not
-    be read (then ``addresses`` may be empty)."""
+    ignores) per warp instruction, warp by warp over every warp that runs the copy;
+    ``accesses`` the declared accesses that give the same addresses, when there are; ``unread``
+    what could not be read (then ``addresses`` may be empty) or why no declared access gives
+    them."""
 
     kernel: str
     site: str  # "file.py:line" of the kernel's cute.copy
@@ -127,7 +131,8 @@ class CapturedCopy:
     view: str | None = None  # the tensor view the copy reaches
     region: str | None = None  # the plan region that holds it
     dtype: str | None = None
-    layout: str | None = None  # the per-thread tensor: "S<B,M,S> o OFFSET o shape:stride", OFFSET of warp 0's lane 0
+    # the per-thread tensor: "S<B,M,S> o OFFSET o shape:stride", OFFSET (elements from the view) of warp 0's lane 0
+    layout: str | None = None
     warps: tuple[int, ...] = ()
     stage: int | None = None  # the stage of a staged view the copy reaches (None: unstaged, or not read)
     addresses: tuple[tuple[int | None, ...], ...] = ()
