@@ -131,7 +131,8 @@ class CapturedCopy:
     view: str | None = None  # the tensor view the copy reaches
     region: str | None = None  # the plan region that holds it
     dtype: str | None = None
-    # the per-thread tensor: "S<B,M,S> o OFFSET o shape:stride", OFFSET (elements from the view) of warp 0's lane 0
+    # the per-thread tensor: "S<B,M,S> o OFFSET o shape:stride", OFFSET of warp 0's lane 0 in elements
+    # from the start of ``region`` (of ``view`` when no region holds it)
     layout: str | None = None
     warps: tuple[int, ...] = ()
     stage: int | None = None  # the stage of a staged view the copy reaches (None: unstaged, or not read)
@@ -705,7 +706,8 @@ class _Builder:
                     addrs.append(tuple(swz(start + thread_off[t] + extra + k) for t in range(w * WARP, (w + 1) * WARP)))
             lanes = _lanes_used(atom.instruction)
             addrs = [tuple(x if i < lanes else None for i, x in enumerate(row)) for row in addrs]
-            first = thread_off[warps[0] * WARP] + extra
+            # warp 0's lane 0, in elements from the start of the region holding the view
+            first = thread_off[warps[0] * WARP] + extra + (start - region.offset if region is not None else 0)
             text = f"S<{','.join(map(str, swz_bits or (0, 4, 3)))}> o {first // eb} o {_layout_str(shape, stride)}"
             note = why
             if walk.choices:

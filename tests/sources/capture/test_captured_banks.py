@@ -56,6 +56,10 @@ def test_every_epilogue_copy_is_read_with_its_atom_layout_and_warps(captured):
         assert "stsm" in r.atom and r.view == "sC" and r.dtype == config.out_dtype
         assert r.warps == CONSUMER_WARPS
         assert r.stage == e % config.epi_stages  # sub-tile e goes to buffer e % stages
+        # the per-thread tensor at warp 4's lane 0 (the first consumer thread: the sub-tile's
+        # element 0) in elements from the region's start: C staging lies at its start
+        tile = config.epi_tile[0] * config.epi_tile[1]
+        assert r.layout.split(" o ")[1] == str(r.stage * tile)
         (access,) = r.accesses
         assert access.region == r.region and access.warps == (8, 1) and access.stage == r.stage
         assert access.swizzle == (config.c_swizzle_mode or "none")
