@@ -213,11 +213,15 @@ class Sm100Gemm(GemmKernelBase):
         pipeline_init_wait(cluster_shape_mn=(1, 1))
 
         tmem_ready = pipeline.NamedBarrier(barrier_id=TMEM_READY_BARRIER_ID, num_threads=EPILOGUE_THREADS + WARP)
+        # the end of this CTA's tile loop: persistent, every grid_ctas-th tile from its own;
+        # else the grid has a CTA per tile and the bound itself says one tile, which an aliased
+        # C staging buffer relies on (no next tile's operands load over it)
+        last_tile = tiles if cutlass.const_expr(self.persistent) else bidx + 1
 
         if warp == LOAD_WARP:
             # -- loader --------------------------------------------------------------------
             producer, _ = loads.make_participants()
-            for tile in cutlass.range(bidx, tiles, grid_ctas, unroll=1):
+            for tile in cutlass.range(bidx, last_tile, grid_ctas, unroll=1):
                 tm, tn, tl = self._tile_coord(tile, tiles_m, tiles_n)
                 a_tiles = tAgA[(None, tm, None, tl)]
                 b_tiles = tBgB[(None, tn, None, tl)]
@@ -235,7 +239,7 @@ class Sm100Gemm(GemmKernelBase):
             tmem_base = cute.arch.retrieve_tmem_ptr(self.acc_dtype, 16, slot_ptr)
             acc_state = pipeline.make_pipeline_state(pipeline.PipelineUserType.Producer, self.acc_stages)
             k_blocks = cute.size(tCrA, mode=[2])
-            for _tile in cutlass.range(bidx, tiles, grid_ctas, unroll=1):
+            for _tile in cutlass.range(bidx, last_tile, grid_ctas, unroll=1):
                 acc = self._accumulator(tmem_base, acc_one, acc_state.index)
                 accs.producer_acquire(acc_state)
                 tiled_mma.set(tcgen05.Field.ACCUMULATE, False)
@@ -270,7 +274,7 @@ class Sm100Gemm(GemmKernelBase):
                 warp,
                 bidx,
                 grid_ctas,
-                tiles,
+                last_tile,
                 tiles_m,
                 tiles_n,
                 tmem_base,
@@ -311,7 +315,7 @@ class Sm100Gemm(GemmKernelBase):
         warp: cutlass.Int32,
         bidx: cutlass.Int32,
         grid_ctas: cutlass.Int32,
-        tiles: cutlass.Int32,
+        last_tile: cutlass.Int32,
         tiles_m: cutlass.Int32,
         tiles_n: cutlass.Int32,
         tmem_base: cute.Pointer,
@@ -355,7 +359,7 @@ class Sm100Gemm(GemmKernelBase):
         acc_state = pipeline.make_pipeline_state(pipeline.PipelineUserType.Consumer, self.acc_stages)
         subtiles = cute.size(acc_epi, mode=[2]) * cute.size(acc_epi, mode=[3])
         written = cutlass.Int32(0)
-        for tile in cutlass.range(bidx, tiles, grid_ctas, unroll=1):
+        for tile in cutlass.range(bidx, last_tile, grid_ctas, unroll=1):
             tm, tn, tl = self._tile_coord(tile, tiles_m, tiles_n)
             acc = self._accumulator(tmem_base, acc_one, acc_state.index)
             acc_tile: Any = acc[((None, None), 0, 0)]

@@ -409,12 +409,16 @@ class _Builder:
         return self.share(replace(e, stage=stage), mine, same)
 
     def rotation(self, raw: RawEvent, slice_op: Any, stages: int) -> m.Rotation | None:
-        """A slot index that counts the tiles a persistent loop has done: ``(tiles_done *
-        per_tile + i) % stages``, with ``tiles_done`` a tile scheduler's count read in that
-        loop before its one ``advance_to_next_work`` there (so it is the loop's trip index)."""
+        """A slot index that counts a loop's trips: ``(t * per_trip + i) % stages`` with ``t``
+        the index of a loop counted from 0 by 1 (``buf = e % stages`` in ``for e in range(n)``),
+        or the tiles a persistent loop has done (``tiles_done``: a tile scheduler's count read
+        in that loop before its one ``advance_to_next_work`` there, so the loop's trip index)."""
         if slice_op is None:
             return None
         with plain_values():
+            by_loops = self.loop_rotation(raw, slice_op, stages)
+            if by_loops is not None:
+                return by_loops
             found = _rotation_terms(slice_op, stages)
             if found is None:
                 return None
@@ -430,6 +434,40 @@ class _Builder:
             return None
         depth = raw.ctx.loops.index(loop)
         return m.Rotation(self.loop_uid(loop, depth), per_trip, offset)
+
+    def loop_rotation(self, raw: RawEvent, slice_op: Any, stages: int) -> m.Rotation | None:
+        """The slot of ``(sum of terms) % stages`` where each term is a constant, the index of
+        an enclosing loop counted from 0 by 1, or a value a loop carries from a constant by a
+        constant step (``written += per_tile``): the loops whose step is a whole number of turns
+        drop out; exactly one loop may remain (``(written + e) % stages`` with ``per_tile`` a
+        multiple of ``stages`` is ``e % stages``)."""
+        parsed = _slot_terms(slice_op, stages)
+        if parsed is None:
+            return None
+        offset, terms = parsed
+        per_loop: dict[int, int] = {}
+        for value, coeff in terms:
+            for depth, loop in enumerate(raw.ctx.loops):
+                if _is_induction(loop, value):
+                    b = loop_bounds(loop)
+                    if b.lower != 0 or b.step != 1:
+                        return None
+                    per_loop[depth] = per_loop.get(depth, 0) + coeff
+                    break
+                carried = _carried_count(loop, value)
+                if carried is not None:
+                    start, step = carried
+                    offset += start * coeff
+                    if loop_bounds(loop).trips != 1:  # at trip t it holds start + t * step
+                        per_loop[depth] = per_loop.get(depth, 0) + step * coeff
+                    break
+            else:
+                return None
+        turning = {depth: per % stages for depth, per in per_loop.items() if per % stages}
+        if len(turning) != 1:
+            return None
+        ((depth, per),) = turning.items()
+        return m.Rotation(self.loop_uid(raw.ctx.loops[depth], depth), per, offset % stages)
 
     def span(self, view: RegionView) -> m.RegionSpan | None:
         if view.memory == "tmem":
@@ -792,6 +830,74 @@ def _strip(value: Any) -> Any:
             break
         value = op.operands[0]
     return raw_value(value)
+
+
+def _is_induction(loop: Any, value: Any) -> bool:
+    """Whether ``value`` is the induction variable of the ``scf.for`` ``loop``."""
+    if getattr(loop, "name", None) != "scf.for":
+        return False
+    try:
+        return same_value(loop.regions[0].blocks[0].arguments[0], value)
+    except Exception:  # no body block: not a loop of the shape scf.for has
+        return False
+
+
+def _carried_count(loop: Any, value: Any) -> tuple[int, int] | None:
+    """``(start, step)`` when ``value`` is a value the ``scf.for`` ``loop`` carries from the
+    constant ``start``, adding the constant ``step`` each trip."""
+    if getattr(loop, "name", None) != "scf.for":
+        return None
+    try:
+        body = loop.regions[0].blocks[0]
+        args = list(body.arguments)
+        i = next(j for j, arg in enumerate(args) if j > 0 and same_value(arg, value))
+        start = const_value(loop.operands[3 + i - 1])
+        added = defining_op(list(body.operations)[-1].operands[i - 1])
+    except Exception:  # not carried by this loop
+        return None
+    if start is None or getattr(added, "name", None) != "arith.addi":
+        return None
+    for this, other in ((0, 1), (1, 0)):
+        step = const_value(added.operands[other])
+        if step is not None and same_value(added.operands[this], value):
+            return start, step
+    return None
+
+
+def _one_constant(op: Any) -> tuple[int, Any] | None:
+    """``(constant, the other operand)`` of a two-operand op with exactly one constant operand."""
+    a, b = (const_value(o) for o in op.operands)
+    if (a is None) == (b is None):
+        return None
+    return (a, _strip(op.operands[1])) if a is not None else (b, _strip(op.operands[0]))  # type: ignore[return-value]
+
+
+def _slot_terms(slice_op: Any, stages: int) -> tuple[int, list[tuple[Any, int]]] | None:
+    """``(constant, [(value, coefficient)])`` when the slice's last coordinate is
+    ``(constant + sum of coefficient * value) % stages``, coefficients constant."""
+    coord = defining_op(slice_op.operands[1]) if len(slice_op.operands) > 1 else None
+    if coord is None or not len(coord.operands):
+        return None
+    rem = defining_op(_strip(coord.operands[len(coord.operands) - 1]))
+    if getattr(rem, "name", None) not in ("arith.remsi", "arith.remui") or const_value(rem.operands[1]) != stages:
+        return None
+    offset, terms, todo = 0, [], [(_strip(rem.operands[0]), 1)]
+    while todo:
+        v, coeff = todo.pop()
+        fixed = const_value(v)
+        if fixed is not None:
+            offset += fixed * coeff
+            continue
+        op = defining_op(v)
+        name = getattr(op, "name", None)
+        if name == "arith.addi":
+            todo += [(_strip(o), coeff) for o in op.operands]
+        elif name == "arith.muli" and (scale := _one_constant(op)) is not None:
+            k, other = scale
+            todo.append((other, coeff * k))
+        else:
+            terms.append((v, coeff))
+    return offset, terms
 
 
 def _rotation_terms(slice_op: Any, stages: int) -> tuple[Any, int, int] | None:

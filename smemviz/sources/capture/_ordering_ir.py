@@ -435,9 +435,27 @@ def loop_bounds(loop_op: Any) -> LoopBounds:
     return LoopBounds(lower, upper, const_value(step), upper_value, cap)
 
 
+def _then_value(value: Any) -> tuple[Any, Any] | None:
+    """``(the scf.if, what its then-branch yields)`` when ``value`` is an ``scf.if`` result."""
+    op = defining_op(value)
+    if getattr(op, "name", None) != "scf.if":
+        return None
+    try:
+        index = next(i for i, r in enumerate(op.results) if same_value(r, value))
+        yielded = list(op.regions[0].blocks[0].operations)[-1]
+        return op, yielded.operands[index]
+    except Exception:  # not an scf.if of the shape the DSL writes
+        return None
+
+
 def _span_from_lower(lower: Any, upper: Any) -> int | None:
-    """``c`` when a loop runs up to ``lower + c`` (a constant ``c`` of at least 1) from ``lower``,
-    a run-time start: ``range(bidx, bidx + 1, grid)``, one tile per CTA."""
+    """``c`` when a loop runs between ``x`` and ``x + c`` (a constant ``c`` of at least 1, ``x``
+    a run-time value): ``range(bidx, bidx + 1, grid)``, one tile per CTA. The DSL hands
+    ``scf.for`` the two ends from two ``scf.if`` on one condition (swapped when the step is
+    negative): either way the loop spans ``c``."""
+    lo, hi = _then_value(lower), _then_value(upper)
+    if lo is not None and hi is not None and same_value(lo[0].operands[0], hi[0].operands[0]):
+        return _span_from_lower(lo[1], hi[1]) or _span_from_lower(hi[1], lo[1])
     op = defining_op(upper)
     if getattr(op, "name", None) != "arith.addi" or len(op.operands) != 2:
         return None
