@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 
 import pytest
 
@@ -40,17 +39,16 @@ def checkout(tmp_path):
     return repo, base, tmp_path / "calls.log"
 
 
-def bootstrap(repo, base, log) -> tuple[list[str], float]:
+def bootstrap(repo, base, log) -> list[str]:
+    """The commands a run of scripts/bootstrap.sh made (what a warm one skips is what makes it quick)."""
     log.write_text("")
     env = {**os.environ, "PYTHON": str(base), "BOOTSTRAP_LOG": str(log)}
     env.pop("SMEMVIZ_REINSTALL", None)
-    t = time.perf_counter()
     done = subprocess.run(
         ["bash", "scripts/bootstrap.sh"], cwd=repo, env=env, capture_output=True, text=True, timeout=60
     )
-    took = time.perf_counter() - t
     assert done.returncode == 0, done.stderr
-    return log.read_text().splitlines(), took
+    return log.read_text().splitlines()
 
 
 def installs(calls: list[str]) -> list[str]:
@@ -59,12 +57,11 @@ def installs(calls: list[str]) -> list[str]:
 
 def test_a_fresh_checkout_installs_and_a_warm_one_does_not(checkout):
     repo, base, log = checkout
-    calls, _ = bootstrap(repo, base, log)
+    calls = bootstrap(repo, base, log)
     assert any("-m venv" in c for c in calls)
     assert any("install -q -e .[dev]" in c for c in calls) and any("core_kind" in c for c in calls)
-    calls, took = bootstrap(repo, base, log)
+    calls = bootstrap(repo, base, log)
     assert installs(calls) == [], calls
-    assert took < 2.0, f"warm bootstrap took {took:.2f} s"
 
 
 @pytest.mark.parametrize("change", ["pyproject", "kernel", "stamp", "forced"])
@@ -85,5 +82,5 @@ def test_a_change_that_matters_installs_again(checkout, change, monkeypatch):
         subprocess.run(["bash", "scripts/bootstrap.sh"], cwd=repo, env=env, check=True, capture_output=True)
         assert installs(log.read_text().splitlines())
         return
-    calls, _ = bootstrap(repo, base, log)
+    calls = bootstrap(repo, base, log)
     assert installs(calls), calls

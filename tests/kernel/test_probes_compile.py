@@ -4,7 +4,6 @@ dynamic SMEM the launch requests, which must equal the plan's unified bytes."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
@@ -48,11 +47,8 @@ def test_probe_requests_exactly_the_unified_bytes(name, arch):
 def test_probe_compiles_are_cached_by_layout_not_by_object():
     first = compile_probe(examples.smem_layout("odd_alignments"), "sm_90a")
     hits = cache_info()["hits"]
-    start = time.perf_counter()
     again = compile_probe(examples.smem_layout("odd_alignments"), "sm_90a")  # a new, equal allocator
-    elapsed = time.perf_counter() - start
-    assert again is first and cache_info()["hits"] == hits + 1
-    assert elapsed < 1.0  # generous bound for a loaded CI runner; the benchmark measures the real time
+    assert again is first and cache_info()["hits"] == hits + 1  # no compile: the benchmark times it
     other = SmemAllocator()
     other.add(SmemAllocation("odd0_3B_align1", size_bytes=4, alignment=1))
     other.compute_layout()

@@ -99,17 +99,15 @@ def test_the_default_budget_shrinks_with_the_work_of_a_node_and_never_depends_on
 
 
 @pytest.mark.slow
-def test_a_450_buffer_layout_returns_within_10_s_with_its_gap():
-    import time
-
+def test_a_450_buffer_layout_of_time_values_is_solved_with_its_gap():
+    # the search is bounded by its node budget, not by the clock; its speed is the
+    # benchmarks' (benchmarks/bench_core_speed.py), never a timed test
     rng = random.Random(11)
     s = SmemAllocator()
     for k in range(450):
         lo = rng.randrange(10**7)
         s.add(SmemAllocation(f"b{k}", rng.randrange(1, 64) * 1024, 1), live=range(lo, lo + rng.randrange(1, 2 * 10**6)))
-    start = time.perf_counter()
     s.compute_layout()
-    assert time.perf_counter() - start < 10
     plan = s.plan
     assert plan.lower_bound <= plan.data_total
     assert plan.optimal == (plan.data_total == plan.lower_bound)
