@@ -189,3 +189,11 @@ def test_a_dtype_read_back_is_shown_escaped(smem_doc):
     _region(doc, "a").update(dtype="\x1f<b>", count=4)
     plan = plan_from_dict(doc)
     assert "\\x1f&lt;b&gt; × 4" in html_report(plan) and "\x1f" not in markdown_report(plan)
+
+
+def test_a_captured_tmem_plan_reads_back_and_a_tmem_struct_is_refused(tmem_doc):
+    # a capture records the kernel's TMEM allocations as a TMEM plan of its own (source cute.capture)
+    captured = copy.deepcopy(tmem_doc) | {"source": "cute.capture"}
+    assert plan_from_dict(copy.deepcopy(captured)).to_dict() == captured
+    with pytest.raises(ValueError, match="a @cute.struct lays out shared memory"):
+        plan_from_dict(copy.deepcopy(tmem_doc) | {"source": "cute.struct"})
