@@ -1592,6 +1592,200 @@ def capture_kernels() -> nbformat.NotebookNode:
     )
 
 
+# ---------------------------------------------------------------------------
+# 08: is the sharing safe? the ordering of shared bytes
+# ---------------------------------------------------------------------------
+
+
+def ordering_notebook() -> nbformat.NotebookNode:
+    return notebook(
+        [
+            md("""
+        # Is the sharing safe? The ordering of shared bytes
+
+        A layout that puts two buffers on the same bytes (an epilogue's C
+        staging over the mainloop's A stages, attention's P written into the
+        columns of S) is only right if the kernel orders every access of the
+        one before every access of the other: an mbarrier wait, a
+        `wgmma.wait_group`, a `tcgen05.commit`, a `bar.sync`. When `capture()`
+        compiles a kernel it also records, per warp role, every access of shared
+        memory and tensor memory and every wait and arrive (the kernel's
+        *ordering model*). `check_ordering` runs the kernel's roles against each
+        other on the CPU, for the trip counts that matter, and reports:
+
+        * each alias (two regions on the same bytes) with the **edge** that
+          orders them, or `unordered`;
+        * each pipeline wait that never gets its arrivals (**where it hangs**);
+        * what it could not read (an `info`), so that no sharing is called safe
+          the check did not prove.
+
+        `docs/ordering.md` has the rules. No GPU is needed.
+        """),
+            code(r"""
+        import dataclasses
+        import os
+        import sys
+        from pathlib import Path
+
+        os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")  # compile for Hopper on a machine without a GPU
+        import cutlass  # the CuTe DSL: pip install "smemviz[cutlass]"
+        import smemviz
+        from smemviz import capture
+        from smemviz.analysis.ordering import check_ordering
+        from smemviz.figures import ordering_figure
+
+        Path("out").mkdir(exist_ok=True)  # the kernel files below go there, ignored by git
+        """),
+            md("""
+        ## CUTLASS's Blackwell FMHA: S, P and O in tensor memory
+
+        CUTLASS's Blackwell fused multi-head attention keeps two query tiles in
+        flight. Each has its scores S, its output O and, once softmax is done,
+        its probabilities P in TMEM; P and the softmax row statistics are
+        written *into* the columns of an S (P0 inside S1, P1 inside S0), so
+        each in-place write must wait until the reads of that S are done.
+
+        Its capture needs CUTLASS's examples, which are not shipped with
+        CUTLASS's wheel; the plans captured from it (our output, with the
+        ordering model, in `notebooks/data/`) are read here. A test captures
+        the kernel afresh and checks it still equals these files whenever the
+        examples are fetched (`python -m tests.sources.capture.record_fmha_plan`
+        records them again).
+        """),
+            code(r"""
+        DATA = Path("data")  # next to this notebook
+        fmha, _ = smemviz.read_plans((DATA / "blackwell_fmha_plan.json").read_text())
+        _, fmha_tmem = smemviz.read_plans((DATA / "blackwell_fmha_tmem_plan.json").read_text())
+        print(f"SMEM {fmha.total:,} B in {len(fmha.regions)} regions; TMEM {fmha_tmem.total} columns")
+        first = {r.group: r.name for r in fmha_tmem.regions if r.group is not None and r.phase == 0}
+        for r in fmha_tmem.regions:
+            inside = f"inside {first[r.group]}" if r.group is not None and r.phase else ""
+            print(f"{r.name:10} columns {r.offset:3}-{r.end - 1:3}  {inside:14} {r.source}")
+        """),
+            md("""
+        The TMEM column map. The model lives in the SMEM plan (capture records
+        one per kernel); handed to the TMEM plan, its TMEM aliases are drawn as
+        a strip over the columns they share: hover it for the edge.
+        """),
+            code(r"""
+        smemviz.tmem_figure(dataclasses.replace(fmha_tmem, ordering=fmha.ordering)).show()
+        """),
+            md("""
+        What the check finds, in full: every alias it placed with its edge,
+        then the errors.
+        """),
+            code(r"""
+        fmha_report = check_ordering(fmha.ordering)
+        for a in fmha_report.aliases:
+            print("alias", a.line())
+        errors = fmha_report.findings.errors
+        print(f"{len(errors)} error(s):", ", ".join(sorted({f.rule for f in errors})))
+        for f in errors:
+            print(" ", f.line()[:160], "...")
+        """),
+            md("""
+        **This is not a proof that the FMHA is safe.** The errors come from what
+        capture cannot read yet (`results/ordering_capture.md`, its Blackwell
+        section): the waits between the softmax, correction and MMA warps go
+        through pipeline participants and handles kept in helper methods, so
+        the check sees waits with no arrivals (it reports them as hangs), and
+        the K/V loads use a raw mbarrier helper whose stage it does not read
+        (so sK and sV look unordered). The run stops at the first hang, before
+        the in-place hand-overs S1 -> P0 (`s1_p0_inplace`) and S0 -> P1
+        (`s0_p1_inplace`): those are captured as accesses but not yet checked.
+        The one TMEM alias that is placed, `tStS0 -> tStS_vec0`, is ordered by
+        the thread itself: it reads the registers its `tcgen05.ld` filled before
+        its `tcgen05.st` writes the row statistics.
+        """),
+            md("""
+        ## smemviz's Hopper GEMM: C staged over A, checked
+
+        smemviz's warp-specialised Hopper GEMM (`smemviz.kernel.gemm`) with
+        `alias_epilogue=True` stages its epilogue's C tile over the mainloop's
+        A stages. Compiled once on the CPU under `capture()`; its layout's plan
+        is given the ordering model capture recorded.
+        """),
+            code(r"""
+        from smemviz.kernel._compile import compile_host
+        from smemviz.kernel.gemm import GemmConfig
+        from smemviz.kernel.gemm._host import _fake_operands, gemm_kernel
+
+        config = GemmConfig(alias_epilogue=True, arch="sm_90a")
+        layout, kernel = gemm_kernel(config)
+        with capture() as cap:
+            compile_host("ordering_gemm", kernel, _fake_operands(config.dtype), "sm_90a", key=None)
+        (captured,) = cap.kernels.values()
+        gemm = dataclasses.replace(layout.plan, ordering=captured.ordering)
+
+        gemm_report = check_ordering(gemm.ordering)
+        for a in gemm_report.aliases:
+            print("alias", a.line())
+        print(f"{len(gemm_report.findings.errors)} error(s)")
+        print(gemm_report.findings.text())
+        """),
+            md("""
+        The pipeline diagram: the warp roles as lanes, each pipeline's full and
+        empty barriers as arrows between producer and consumer, and the alias
+        hanging off the edge that hands its bytes over (here the consumer's
+        `wgmma.wait_group` before its `stmatrix` writes C over A).
+        """),
+            code(r"""
+        ordering_figure(gemm).show()
+        """),
+            md("""
+        The byte map, with the alias drawn as a strip over the shared bytes of
+        sA and sC (hover it for the edge):
+        """),
+            code(r"""
+        smemviz.smem_figure(gemm).show()
+        """),
+            md("""
+        ## A mistake caught: a consumer that never releases
+
+        `examples/handoff_kernel.py`: two warps hand a staged buffer to each
+        other through a `cutlass.pipeline.PipelineAsync`. `build` is right;
+        `build_without_release` leaves out the consumer's `consumer_release`,
+        so the producer waits forever on an empty barrier once it comes round
+        to a stage again. The check names the wait and its line.
+        """),
+            code("%%writefile out/handoff_kernel.py\n" + _example_source("handoff_kernel.py")),
+            code(r"""
+        sys.path.insert(0, "out")
+        import handoff_kernel
+
+        for build in (handoff_kernel.build, handoff_kernel.build_without_release):
+            with capture() as cap:
+                build("sm_90a")
+            (kernel_capture,) = cap.kernels.values()
+            found = check_ordering(kernel_capture.ordering).findings.errors
+            print(f"{build.__name__}: {len(found)} error(s)")
+            for f in found:
+                print(" ", f.line())
+        """),
+            md("""
+        ## From a shell, and in the explorer
+
+        `smemviz check FILE.py:FUNCTION --arch ...` captures a kernel the same
+        way and prints every finding; it exits 1 on an error
+        (`docs/capture.md`):
+
+        ```
+        smemviz check examples/handoff_kernel.py:build --arch sm_90a                  # exit 0
+        smemviz check examples/handoff_kernel.py:build_without_release --arch sm_90a  # exit 1: where it hangs
+        ```
+
+        In the explorer, a plan with an ordering model has an **Ordering** tab:
+        the diagram, the aliases with their edges and the findings.
+        """),
+            code(r"""
+        ex = smemviz.explore(gemm)
+        ex.show_tab("Ordering")
+        ex
+        """),
+        ]
+    )
+
+
 NOTEBOOKS = {
     "01_quickstart.ipynb": quickstart,
     "02_tuning_gemm_layout.ipynb": tuning_gemm,
@@ -1600,6 +1794,7 @@ NOTEBOOKS = {
     "05_tuning_a_real_gemm.ipynb": tuning_real_gemm,
     "06_bank_conflicts.ipynb": bank_conflicts_notebook,
     "07_capture.ipynb": capture_kernels,
+    "08_ordering.ipynb": ordering_notebook,
 }
 
 

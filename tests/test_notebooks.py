@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -262,6 +263,49 @@ def check_capture(text: str, nb) -> None:
     assert "['load_empty_mbar', 'load_full_mbar', 'sA', 'sB', 'sC']" in text
 
 
+def check_ordering(text: str, nb) -> None:
+    # the FMHA's TMEM plan, read from notebooks/data: S0/S1, P1 inside S0, P0 inside S1, O0/O1
+    for name, first, last, inside in (
+        ("tStS0", 0, 127, ""),
+        ("tStS_vec0", 0, 1, "inside tStS0"),
+        ("tOrP1", 32, 95, "inside tStS0"),
+        ("tStS1", 128, 255, ""),
+        ("tStS_vec1", 128, 129, "inside tStS1"),
+        ("tOrP0", 160, 223, "inside tStS1"),
+        ("tOtO0", 256, 383, ""),
+        ("tOtO1", 384, 511, ""),
+    ):
+        assert re.search(rf"{name} +columns +{first}- *{last} +{inside} *fmha\.py:\d+", text), name
+    fmha = re.search(r"TMEM 512 columns\n(?:.*\n)*?(\d+) error\(s\): .*\n((?:  error\[.*\n)+)", text)
+    assert fmha, text
+    # the one TMEM alias placed, with its edge; the errors shown, never a claim of safety
+    assert re.search(
+        r"alias tStS0 \(tcgen05_ld at fmha\.py:\d+\) -> tStS_vec0 \(tcgen05_st at fmha\.py:\d+\): "
+        r"the registers of tcgen05\.ld read at fmha\.py:\d+",
+        text,
+    )
+    assert int(fmha.group(1)) == fmha.group(2).count("  error[") > 0
+    # smemviz's Hopper GEMM: C over A, ordered by the consumer's wgmma.wait_group; no error
+    assert re.search(
+        r"alias sA \(wgmma_read at _sm90\.py:\d+\) -> sC \(stmatrix at _sm90\.py:\d+\): "
+        r"wgmma wait_group\(1\) at _sm90\.py:\d+\n0 error\(s\)",
+        text,
+    )
+    # the mutation: the right kernel checks clean, the one without consumer_release hangs where it waits
+    assert "build: 0 error(s)" in text
+    assert re.search(
+        r"build_without_release: 1 error\(s\)\n  error\[mbarrier-parity\] stage 0's empty barrier of "
+        r"'handoff' waits phase 0 \(warp 0 \('warp 0'\) at handoff_kernel\.py:\d+.*so it hangs",
+        text,
+    )
+    # the diagram and both maps, and the explorer on its Ordering tab
+    figures = [
+        o for c in nb.cells for o in c.get("outputs", []) if "application/vnd.plotly.v1+json" in o.get("data", {})
+    ]
+    assert len(figures) == 3, len(figures)
+    assert "application/vnd.jupyter.widget-view+json" in mime_types(nb), "the explorer is not shown"
+
+
 CHECKS: dict[str, Callable[[str, object], None]] = {
     "01_quickstart.ipynb": check_quickstart,
     "02_tuning_gemm_layout.ipynb": check_tuning,
@@ -270,6 +314,7 @@ CHECKS: dict[str, Callable[[str, object], None]] = {
     "05_tuning_a_real_gemm.ipynb": check_real_gemm,
     "06_bank_conflicts.ipynb": check_bank_conflicts,
     "07_capture.ipynb": check_capture,
+    "08_ordering.ipynb": check_ordering,
 }
 
 
@@ -299,12 +344,14 @@ def binder(tmp_path_factory):
 def test_notebook_runs_top_to_bottom_in_binders_environment(name, tmp_path, tmp_path_factory, binder):
     """Each notebook, executed once, with the kernel of the environment Binder builds from
     binder/ alone: it shows what it should, and Binder's environment runs it."""
+    # the data some notebooks read lies next to them, as it does in Binder's checkout
+    shutil.copytree(NOTEBOOK_DIR / "data", tmp_path / "data")
     nb, kernel = execute_in_binder(
         binder, NOTEBOOK_DIR / name, tmp_path, tmp_path_factory.mktemp("runner"), CELL_TIMEOUT_S
     )
     check_executed(name, nb)
     # whatever a notebook writes goes under out/, which git ignores
-    assert {p.name for p in tmp_path.iterdir()} <= {"out"}, sorted(p.name for p in tmp_path.iterdir())
+    assert {p.name for p in tmp_path.iterdir()} <= {"out", "data"}, sorted(p.name for p in tmp_path.iterdir())
     prefix = re.search(r"KERNEL-PREFIX (.+)", kernel).group(1).strip()
     module = re.search(r"SMEMVIZ-FILE (.+)", kernel).group(1).strip()
     assert Path(prefix).resolve() == binder.venv.resolve(), f"{name} ran in {prefix}, not the binder venv"
