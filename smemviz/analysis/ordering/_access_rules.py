@@ -54,7 +54,8 @@ def _describe(x: AccessRec) -> str:
 
 def _intended(run: Run, x: AccessRec, y: AccessRec, by_site: dict[str, list[AccessRec]]) -> tuple[AccessRec, AccessRec]:
     """Which of two unordered accesses the kernel means to come first. A dealloc last;
-    in one role, program order; in a loop both sit in, the earlier iteration; a read that some instance of the
+    in one role, program order; in a loop both sit in, the earlier iteration; where one role runs
+    both call sites (two warpgroups running one program), that program's order; a read that some instance of the
     write's call site is ordered before reads that data, so this write is a later
     round (the read first); a read no instance is ordered before is missing its wait
     (the write first); else the order they ran in."""
@@ -66,6 +67,9 @@ def _intended(run: Run, x: AccessRec, y: AccessRec, by_site: dict[str, list[Acce
     for loop_id in xi.keys() & yi.keys():
         if xi[loop_id] != yi[loop_id]:
             return (x, y) if xi[loop_id] < yi[loop_id] else (y, x)
+    firsts = _program_order(by_site, x.site, y.site)
+    if firsts is not None:  # a role runs both call sites: its program says which is first
+        return (x, y) if firsts else (y, x)
     if x.write != y.write:
         w, r = (x, y) if x.write else (y, x)
         consumed = any(o.end is not None and run.before(o.end, r.start) for o in by_site[w.site])
@@ -73,16 +77,35 @@ def _intended(run: Run, x: AccessRec, y: AccessRec, by_site: dict[str, list[Acce
     return (x, y) if x.start < y.start else (y, x)
 
 
-def _race(run: Run, x: AccessRec, y: AccessRec, scenario: str) -> tuple[tuple[str, ...], Finding]:
-    """An unordered pair, earlier first."""
+def _program_order(by_site: dict[str, list[AccessRec]], xs: str, ys: str) -> bool | None:
+    """Whether call site ``xs`` runs before ``ys`` in the program of a role that runs both
+    (None: no role runs both)."""
+    if xs == ys:
+        return None
+    for role in sorted({a.role for a in by_site[xs]} & {a.role for a in by_site[ys]}):
+        first_x = min(a.start for a in by_site[xs] if a.role == role)
+        first_y = min(a.start for a in by_site[ys] if a.role == role)
+        return first_x < first_y
+    return None
+
+
+def _more(extra: list[tuple[AccessRec, AccessRec]]) -> str:
+    """The other access pairs one missing edge leaves unordered, after the witness."""
+    if not extra:
+        return ""
+    earlier = dict.fromkeys(_describe(x) for x, _ in extra)  # the later access is the witness's call site
+    return f"; and {len(extra)} more pair{'' if len(extra) == 1 else 's'}: {', '.join(earlier)}"
+
+
+def _race(run: Run, x: AccessRec, y: AccessRec, scenario: str, extra: list[tuple[AccessRec, AccessRec]]) -> Finding:
+    """An unordered pair, earlier first, and the other pairs the same missing edge leaves unordered."""
     span = f"{'columns' if x.memory == 'tmem' else 'bytes'} {max(x.lo, y.lo):,}..{min(x.hi, y.hi) - 1:,}"
     msg = (
         f"{x.region} ({_describe(x)}, {role_text(run, x.role)}) and {y.region} ({_describe(y)}, "
-        f"{role_text(run, y.role)}) share {span} and no edge orders them{scenario}"
+        f"{role_text(run, y.role)}) share {span} and no edge orders them{scenario}{_more(extra)}"
     )
     fix = f"order {x.region}'s {x.kind} before {y.region}'s {y.kind}: {needed_edge(x.kind, y.kind)}"
-    key = ("unordered-alias", *sorted((x.site, y.site)))
-    return key, finding("unordered-alias", "error", tuple(dict.fromkeys((x.region, y.region))), msg, fix)
+    return finding("unordered-alias", "error", tuple(dict.fromkeys((x.region, y.region))), msg, fix)
 
 
 def _after_dealloc(run: Run, x: AccessRec, y: AccessRec, scenario: str) -> tuple[tuple[str, ...], Finding] | None:
@@ -142,12 +165,37 @@ def _edge_path(run: Run, x: AccessRec, y: AccessRec) -> str:
     return " -> ".join(dict.fromkeys(steps)) or f"program order in {role_text(run, y.role)}"
 
 
+def _ordered_pair(
+    run: Run,
+    x: AccessRec,
+    y: AccessRec,
+    scenario: str,
+    seen: set[tuple[str, ...]],
+    found: Keyed,
+    chosen: dict[tuple[str, str], tuple[AccessRec, AccessRec]],
+) -> None:
+    """An ordered pair: a missing proxy fence between them, and the pair an alias's edge is read from."""
+    x, y = _in_order(run, x, y)
+    sites = (x.site, y.site)
+    if x.kind in GENERIC_WRITES and y.kind in ASYNC_READS and ("proxy-fence", *sites) not in seen:
+        missing = _fence_missing(run, x, y, scenario)
+        if missing is not None:
+            seen.add(missing[0])
+            found.append(missing)
+    pair = (x.region, y.region)
+    if x.region != y.region and y.write:
+        old = chosen.get(pair)
+        if old is None or (y.start, -x.start) < (old[1].start, -old[0].start):
+            chosen[pair] = (x, y)
+
+
 def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...], Finding]], list[AliasEdge]]:
     """Races and missing proxy fences, and the edge of each alias between two regions."""
     found: Keyed = []
     seen: set[tuple[str, ...]] = set()
     aliases: dict[tuple[str, str], AliasEdge] = {}
     chosen: dict[tuple[str, str], tuple[AccessRec, AccessRec]] = {}
+    races: dict[tuple[str, ...], list[tuple[AccessRec, AccessRec]]] = {}
     by_site: dict[str, list[AccessRec]] = {}
     for a in run.accesses:
         by_site.setdefault(a.site, []).append(a)
@@ -162,29 +210,22 @@ def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...]
                 found.append(late)
             continue
         if _ordered(run, x, y):
-            x, y = _in_order(run, x, y)
-            sites = (x.site, y.site)
-            if x.kind in GENERIC_WRITES and y.kind in ASYNC_READS and ("proxy-fence", *sites) not in seen:
-                missing = _fence_missing(run, x, y, scenario)
-                if missing is not None:
-                    seen.add(missing[0])
-                    found.append(missing)
-            pair = (x.region, y.region)
-            if x.region != y.region and y.write:
-                old = chosen.get(pair)
-                if old is None or (y.start, -x.start) < (old[1].start, -old[0].start):
-                    chosen[pair] = (x, y)
+            _ordered_pair(run, x, y, scenario, seen, found, chosen)
             continue
         if ("unordered-alias", *sorted(sites)) in seen:
             continue
+        seen.add(("unordered-alias", *sorted(sites)))
         x, y = _intended(run, x, y, by_site)
-        key, f = _race(run, x, y, scenario)
-        seen.add(key)
-        found.append((key, f))
+        # one missing hand-over between two regions before one later access is one finding
+        group: tuple[str, ...] = ("unordered-alias", x.region, y.region, y.site)
+        races.setdefault(group, []).append((x, y))
         if x.region != y.region:
             aliases.setdefault(
                 (x.region, y.region), AliasEdge(x.region, y.region, _describe(x), _describe(y), "unordered")
             )
+    for group, pairs in races.items():
+        (x, y), *extra = pairs
+        found.append((group, _race(run, x, y, scenario, extra)))
     for pair, (x, y) in chosen.items():
         if pair not in aliases:
             aliases[pair] = AliasEdge(x.region, y.region, _describe(x), _describe(y), _edge_path(run, x, y))

@@ -198,7 +198,11 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
     for trips in assignments:
         found, edges = _one_case(model, trips, _scenario(trips))
         for key, f in found:
-            keyed.setdefault(key, f)
+            prev = keyed.get(key)
+            # the stronger finding of one barrier or alias over the trip-count cases: a case that
+            # hangs (error) outranks one that leaves a phase part-filled at exit (warning)
+            if prev is None or SEVERITIES.index(f.severity) < SEVERITIES.index(prev.severity):
+                keyed[key] = f
         for a in edges:
             old = aliases.get((a.earlier, a.later))
             if old is None or (old.ordered and not a.ordered):
@@ -221,7 +225,12 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
         )
     for note in unread_notes(model):
         keyed[("unread", note)] = not_read(note)
-    items = sorted(keyed.values(), key=lambda f: SEVERITIES.index(f.severity))
+    # a finding keyed by a run's node (a TMEM alloc or free) repeats, word for word, in every
+    # trip-count case: each is reported once
+    unique: dict[tuple[object, ...], Finding] = {}
+    for f in keyed.values():
+        unique.setdefault((f.rule, f.severity, f.regions, f.message), f)
+    items = sorted(unique.values(), key=lambda f: SEVERITIES.index(f.severity))
     return OrderingReport(Findings(tuple(items), model.arch), tuple(aliases.values()), cases)
 
 
