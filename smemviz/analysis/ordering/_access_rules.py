@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from .._finding import Finding
 from ._describe import role_text
@@ -13,9 +14,19 @@ from ._edges import ASYNC_READS, GENERIC_WRITES, needed_edge
 from ._result import AliasEdge, finding
 from ._run import TCGEN05_TRACKED, AccessRec, Run
 
-__all__ = ["access_findings"]
+__all__ = ["Race", "access_findings", "more_pairs"]
 
 Keyed = list[tuple[tuple[str, ...], Finding]]
+
+
+@dataclass(frozen=True)
+class Race:
+    """The unordered pairs of one run between two regions before one later access: the
+    first pair's finding, and the earlier accesses of every pair (the witness's first)."""
+
+    key: tuple[str, ...]
+    finding: Finding
+    earlier: tuple[str, ...]
 
 
 def _ordered(run: Run, x: AccessRec, y: AccessRec) -> bool:
@@ -89,20 +100,20 @@ def _program_order(by_site: dict[str, list[AccessRec]], xs: str, ys: str) -> boo
     return None
 
 
-def _more(extra: list[tuple[AccessRec, AccessRec]]) -> str:
-    """The other access pairs one missing edge leaves unordered, after the witness."""
-    if not extra:
+def more_pairs(earlier: list[str]) -> str:
+    """The other accesses one missing edge leaves unordered with the same later access, after
+    the witness (``earlier``: their descriptions)."""
+    if not earlier:
         return ""
-    earlier = dict.fromkeys(_describe(x) for x, _ in extra)  # the later access is the witness's call site
-    return f"; and {len(extra)} more pair{'' if len(extra) == 1 else 's'}: {', '.join(earlier)}"
+    return f"; and {len(earlier)} more pair{'' if len(earlier) == 1 else 's'}: {', '.join(earlier)}"
 
 
-def _race(run: Run, x: AccessRec, y: AccessRec, scenario: str, extra: list[tuple[AccessRec, AccessRec]]) -> Finding:
-    """An unordered pair, earlier first, and the other pairs the same missing edge leaves unordered."""
+def _race(run: Run, x: AccessRec, y: AccessRec, scenario: str) -> Finding:
+    """An unordered pair, earlier first."""
     span = f"{'columns' if x.memory == 'tmem' else 'bytes'} {max(x.lo, y.lo):,}..{min(x.hi, y.hi) - 1:,}"
     msg = (
         f"{x.region} ({_describe(x)}, {role_text(run, x.role)}) and {y.region} ({_describe(y)}, "
-        f"{role_text(run, y.role)}) share {span} and no edge orders them{scenario}{_more(extra)}"
+        f"{role_text(run, y.role)}) share {span} and no edge orders them{scenario}"
     )
     fix = f"order {x.region}'s {x.kind} before {y.region}'s {y.kind}: {needed_edge(x.kind, y.kind)}"
     return finding("unordered-alias", "error", tuple(dict.fromkeys((x.region, y.region))), msg, fix)
@@ -189,8 +200,9 @@ def _ordered_pair(
             chosen[pair] = (x, y)
 
 
-def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...], Finding]], list[AliasEdge]]:
-    """Races and missing proxy fences, and the edge of each alias between two regions."""
+def access_findings(run: Run, scenario: str) -> tuple[Keyed, list[AliasEdge], list[Race]]:
+    """Missing proxy fences and accesses after a dealloc, the edge of each alias between two
+    regions, and the races: one per missing hand-over (two regions, one later access)."""
     found: Keyed = []
     seen: set[tuple[str, ...]] = set()
     aliases: dict[tuple[str, str], AliasEdge] = {}
@@ -223,10 +235,12 @@ def access_findings(run: Run, scenario: str) -> tuple[list[tuple[tuple[str, ...]
             aliases.setdefault(
                 (x.region, y.region), AliasEdge(x.region, y.region, _describe(x), _describe(y), "unordered")
             )
-    for group, pairs in races.items():
-        (x, y), *extra = pairs
-        found.append((group, _race(run, x, y, scenario, extra)))
+    grouped = [
+        Race(group, _race(run, x, y, scenario), tuple(dict.fromkeys(_describe(a) for a, _ in pairs)))
+        for group, pairs in races.items()
+        for x, y in pairs[:1]
+    ]
     for pair, (x, y) in chosen.items():
         if pair not in aliases:
             aliases[pair] = AliasEdge(x.region, y.region, _describe(x), _describe(y), _edge_path(run, x, y))
-    return found, list(aliases.values())
+    return found, list(aliases.values()), grouped

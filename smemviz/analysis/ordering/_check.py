@@ -11,10 +11,11 @@ are not read.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 from ...layout.ordering import _model as m
 from .._finding import SEVERITIES, Finding, Findings
-from ._access_rules import access_findings
+from ._access_rules import Race, access_findings, more_pairs
 from ._barrier_rules import barrier_findings, init_count_findings
 from ._result import AliasEdge, OrderingReport, finding, not_read
 from ._run import run
@@ -55,7 +56,9 @@ def _dynamic(model: m.OrderingModel) -> list[str]:
     return list(ids)
 
 
-def _one_case(model: m.OrderingModel, trips: dict[str, int], scenario: str) -> tuple[Keyed, list[AliasEdge]]:
+def _one_case(
+    model: m.OrderingModel, trips: dict[str, int], scenario: str
+) -> tuple[Keyed, list[AliasEdge], list[Race]]:
     programs, unread = [], []
     for p in model.programs:
         ops, missing = unroll(model, p, p.body, trips)
@@ -72,9 +75,9 @@ def _one_case(model: m.OrderingModel, trips: dict[str, int], scenario: str) -> t
         )
         for text in dict.fromkeys(unread)
     ]
-    races, aliases = access_findings(r, scenario)
-    found += barrier_findings(r, scenario) + races + tmem_findings(r, model.arch)
-    return found, aliases
+    accesses, aliases, races = access_findings(r, scenario)
+    found += barrier_findings(r, scenario) + accesses + tmem_findings(r, model.arch)
+    return found, aliases, races
 
 
 def _assignments(dynamic: list[str], cases: tuple[int, ...]) -> list[dict[str, int]]:
@@ -186,6 +189,7 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
     cases = trip_cases(model) if dynamic else ()
     keyed: dict[tuple[str, ...], Finding] = dict(init_count_findings(model))
     aliases: dict[tuple[str, str], AliasEdge] = {}
+    races: dict[tuple[str, ...], tuple[Finding, dict[str, None]]] = {}
     free = _free_loops(model, dynamic)
     bound = [d for d in dynamic if d not in free]
     assignments = _assignments(bound, cases) if bound else [{}]
@@ -196,7 +200,10 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
         free, bound = [], dynamic
         assignments = _assignments(dynamic, cases) if dynamic else [{}]
     for trips in assignments:
-        found, edges = _one_case(model, trips, _scenario(trips))
+        found, edges, case_races = _one_case(model, trips, _scenario(trips))
+        for race in case_races:  # the first case's witness, and every case's other pairs
+            _, earlier = races.setdefault(race.key, (race.finding, {}))
+            earlier.update(dict.fromkeys(race.earlier))
         for key, f in found:
             prev = keyed.get(key)
             # the stronger finding of one barrier or alias over the trip-count cases: a case that
@@ -207,6 +214,9 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
             old = aliases.get((a.earlier, a.later))
             if old is None or (old.ordered and not a.ordered):
                 aliases[(a.earlier, a.later)] = a
+    for key, (first, earlier) in races.items():  # one finding per missing hand-over
+        more = list(earlier)[1:]
+        keyed[key] = replace(first, message=first.message + more_pairs(more))
     mixed = ", and each with the others at the fewest or the most" if len(bound) > 1 else ""
     if free:
         tried = "; ".join(", ".join(f"{d}={t[d]}" for d in free) for t in balancing)
