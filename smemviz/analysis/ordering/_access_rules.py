@@ -22,11 +22,12 @@ Keyed = list[tuple[tuple[str, ...], Finding]]
 @dataclass(frozen=True)
 class Race:
     """The unordered pairs of one run between two regions before one later access: the
-    first pair's finding, and the earlier accesses of every pair (the witness's first)."""
+    first pair's finding, and every pair (the witness first) as its two call sites (sorted)
+    and the descriptions of its earlier and later access."""
 
     key: tuple[str, ...]
     finding: Finding
-    earlier: tuple[str, ...]
+    pairs: tuple[tuple[tuple[str, str], str, str], ...]
 
 
 def _ordered(run: Run, x: AccessRec, y: AccessRec) -> bool:
@@ -236,7 +237,11 @@ def access_findings(run: Run, scenario: str) -> tuple[Keyed, list[AliasEdge], li
                 (x.region, y.region), AliasEdge(x.region, y.region, _describe(x), _describe(y), "unordered")
             )
     grouped = [
-        Race(group, _race(run, x, y, scenario), tuple(dict.fromkeys(_describe(a) for a, _ in pairs)))
+        Race(
+            group,
+            _race(run, x, y, scenario),
+            tuple(((min(a.site, b.site), max(a.site, b.site)), _describe(a), _describe(b)) for a, b in pairs),
+        )
         for group, pairs in races.items()
         for x, y in pairs[:1]
     ]

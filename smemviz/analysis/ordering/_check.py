@@ -183,13 +183,33 @@ def _free_loops(model: m.OrderingModel, dynamic: list[str]) -> list[str]:
     return [d for d in dynamic if d in named]
 
 
+def _gather(
+    race: Race,
+    races: dict[tuple[str, ...], tuple[Finding, str, dict[str, None]]],
+    owner: dict[tuple[str, str], tuple[str, ...]],
+) -> None:
+    """Add one case's race to the findings over all cases: the first case's witness, and every
+    case's other pairs. A pair of call sites is one finding's, whichever case (and whichever
+    order of the two) shows it first."""
+    key = next((owner[sites] for sites, _, _ in race.pairs if sites in owner), race.key)
+    if key not in races:
+        races[key] = (race.finding, race.pairs[0][2], {})
+        owner[race.pairs[0][0]] = key
+    _, later, more = races[key]
+    for sites, earlier, late in race.pairs:
+        if sites not in owner:
+            owner[sites] = key
+            more[earlier if late == later else f"{earlier} with {late}"] = None
+
+
 def check_ordering(model: m.OrderingModel) -> OrderingReport:
     """Every ordering finding of a kernel's model, and each alias with its edge."""
     dynamic = _dynamic(model)
     cases = trip_cases(model) if dynamic else ()
     keyed: dict[tuple[str, ...], Finding] = dict(init_count_findings(model))
     aliases: dict[tuple[str, str], AliasEdge] = {}
-    races: dict[tuple[str, ...], tuple[Finding, dict[str, None]]] = {}
+    races: dict[tuple[str, ...], tuple[Finding, str, dict[str, None]]] = {}
+    owner: dict[tuple[str, str], tuple[str, ...]] = {}
     free = _free_loops(model, dynamic)
     bound = [d for d in dynamic if d not in free]
     assignments = _assignments(bound, cases) if bound else [{}]
@@ -201,9 +221,8 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
         assignments = _assignments(dynamic, cases) if dynamic else [{}]
     for trips in assignments:
         found, edges, case_races = _one_case(model, trips, _scenario(trips))
-        for race in case_races:  # the first case's witness, and every case's other pairs
-            _, earlier = races.setdefault(race.key, (race.finding, {}))
-            earlier.update(dict.fromkeys(race.earlier))
+        for race in case_races:
+            _gather(race, races, owner)
         for key, f in found:
             prev = keyed.get(key)
             # the stronger finding of one barrier or alias over the trip-count cases: a case that
@@ -214,9 +233,8 @@ def check_ordering(model: m.OrderingModel) -> OrderingReport:
             old = aliases.get((a.earlier, a.later))
             if old is None or (old.ordered and not a.ordered):
                 aliases[(a.earlier, a.later)] = a
-    for key, (first, earlier) in races.items():  # one finding per missing hand-over
-        more = list(earlier)[1:]
-        keyed[key] = replace(first, message=first.message + more_pairs(more))
+    for key, (first, _, more) in races.items():  # one finding per missing hand-over
+        keyed[key] = replace(first, message=first.message + more_pairs(list(more)))
     mixed = ", and each with the others at the fewest or the most" if len(bound) > 1 else ""
     if free:
         tried = "; ".join(", ".join(f"{d}={t[d]}" for d in free) for t in balancing)
