@@ -1627,7 +1627,9 @@ def ordering_notebook() -> nbformat.NotebookNode:
         import sys
         from pathlib import Path
 
-        os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")  # compile for Hopper on a machine without a GPU
+        # no GPU here: the DSL compiles for the architecture named here, read when it is imported (Blackwell's,
+        # for the FMHA below; the Hopper kernels are compiled for sm_90a by name)
+        os.environ["CUTE_DSL_ARCH"] = "sm_100a"
         import cutlass  # the CuTe DSL: pip install "smemviz[cutlass]"
         import smemviz
         from smemviz import capture
@@ -1645,17 +1647,80 @@ def ordering_notebook() -> nbformat.NotebookNode:
         written *into* the columns of an S (P0 inside S1, P1 inside S0), so
         each in-place write must wait until the reads of that S are done.
 
-        Its capture needs CUTLASS's examples, which are not shipped with
-        CUTLASS's wheel; the plans captured from it (our output, with the
-        ordering model, in `notebooks/data/`) are read here. A test captures
-        the kernel afresh and checks it still equals these files whenever the
-        examples are fetched (`python -m tests.sources.capture.record_fmha_plan`
-        records them again).
+        Its capture needs CUTLASS's examples (`examples/python/CuTeDSL` of a
+        CUTLASS checkout), which are not shipped with the DSL's wheel. Where they
+        are (`$SMEMVIZ_CUTLASS_EXAMPLES`, else `.cutlass_examples/` of this
+        repository), the next cells compile the FMHA for `sm_100a` on the CPU
+        under `capture()` (about half a minute): head dim 128, `(128, 128)`
+        tiles, fake Q/K/V/O tensors. Elsewhere they read the plans captured that
+        way and recorded in `notebooks/data/` (our output, with the kernel's
+        ordering model); a test checks the files still equal a fresh capture.
         """),
             code(r"""
-        DATA = Path("data")  # next to this notebook
-        fmha, _ = smemviz.read_plans((DATA / "blackwell_fmha_plan.json").read_text())
-        _, fmha_tmem = smemviz.read_plans((DATA / "blackwell_fmha_tmem_plan.json").read_text())
+        import importlib.util
+        import types
+
+        EXAMPLES = Path(os.environ.get("SMEMVIZ_CUTLASS_EXAMPLES", "../.cutlass_examples"))
+        FMHA = EXAMPLES / "cute/blackwell/kernel/attention/fmha/fmha.py"
+
+
+        class NoTorch(types.ModuleType):
+            # stands in for PyTorch where it is not installed: the example imports it, only its host side uses it
+
+            def __getattr__(self, name):
+                if name.startswith("__"):
+                    raise AttributeError(name)
+                return type(name, (), {})
+
+
+        def capture_fmha():
+            # CUTLASS's Blackwell FMHA compiled for sm_100a under capture(): its SMEM plan (carrying the
+            # ordering model) and its TMEM plan
+            import cutlass.cute as cute
+            from cutlass.cute.runtime import make_fake_stream, make_fake_tensor
+            from smemviz.kernel._compile import compile_host
+
+            sys.path.insert(0, str(EXAMPLES))  # the example imports its helpers from there
+            stand_in = importlib.util.find_spec("torch") is None
+            if stand_in:
+                sys.modules["torch"] = NoTorch("torch")
+            try:
+                spec = importlib.util.spec_from_file_location("cutlass_example_blackwell_fmha", FMHA)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[spec.name] = module
+                spec.loader.exec_module(module)
+            finally:
+                if stand_in:
+                    del sys.modules["torch"]
+            mask = sys.modules["helpers.fmha_helpers"].MaskEnum.RESIDUAL_MASK
+            f32, i32 = cutlass.Float32, cutlass.Int32
+            kernel = module.BlackwellFusedMultiHeadAttentionForward(
+                f32, f32, (128, 128), 128, False, mask, False, False, use_tma_store=True
+            )
+
+            def tensor(*shape):  # (b, s, h_k, h_r, d), the head dim contiguous
+                stride = tuple(1 if i == 4 else cute.sym_int64(divisibility=8) for i in range(5))
+                return make_fake_tensor(cutlass.Float16, shape, stride=stride, assumed_align=16)
+
+            b, s_q, s_k, h_k, h_r = (cute.sym_int32(symbol=n) for n in ("b", "s_q", "s_k", "h_k", "h_r"))
+            q, k, v, o = (tensor(b, s, h_k, h, 128) for s, h in ((s_q, h_r), (s_k, 1), (s_k, 1), (s_q, h_r)))
+            problem = (i32(1), i32(1024), i32(1024), i32(1024), i32(8), i32(8), i32(128), i32(128))
+            scale = f32(0.125)
+            args = (q, k, v, o, problem, *[None] * 4, scale, scale, f32(1.0), *[None] * 5, make_fake_stream(), False)
+            with capture() as cap:
+                compile_host("ordering_blackwell_fmha", kernel, args, "sm_100a")
+            (captured,) = cap.kernels.values()
+            return captured.plan, captured.tmem_plan
+        """),
+            code(r"""
+        if FMHA.is_file():
+            fmha, fmha_tmem = capture_fmha()
+            print("the FMHA, captured now from CUTLASS's examples")
+        else:
+            DATA = Path("data")  # next to this notebook
+            fmha, _ = smemviz.read_plans((DATA / "blackwell_fmha_plan.json").read_text())
+            _, fmha_tmem = smemviz.read_plans((DATA / "blackwell_fmha_tmem_plan.json").read_text())
+            print("the FMHA, as captured and recorded in notebooks/data/")
         print(f"SMEM {fmha.total:,} B in {len(fmha.regions)} regions; TMEM {fmha_tmem.total} columns")
         first = {r.group: r.name for r in fmha_tmem.regions if r.group is not None and r.phase == 0}
         for r in fmha_tmem.regions:
