@@ -42,6 +42,7 @@ only part of whose lanes run the copy.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -814,9 +815,11 @@ def _candidate(  # noqa: PLR0913 - the declared access's fields, and where its t
     swz: Callable[[int], int],
     warps: tuple[int, int],
     threads: tuple[int, int] | None,
+    first_warps: int = 0,
 ) -> list[list[tuple[int | None, ...]]] | None:
     """The addresses the bank analysis gives a declared access over a two-mode tile
-    (``analyze_access``'s walk: atom tiles dealt to the warps in turn), by warp."""
+    (``analyze_access``'s walk: atom tiles dealt to the warps in turn), by warp; only the first
+    ``first_warps`` warps' when given (a quick refusal before the whole tile is walked)."""
     contiguous = _contiguous(tile_stride)
     made = _atom_coords(instruction, eb, threads)
     if contiguous is None or made is None:
@@ -827,9 +830,13 @@ def _candidate(  # noqa: PLR0913 - the declared access's fields, and where its t
     if rows_total % rows or cols_total % cols:
         return None
     tiles_r, tiles_c = rows_total // rows, cols_total // cols
+    # a two-mode layout is the sum of its modes: each mode's offsets once, then two lookups an address
+    row_at = _mode_table(shapes[1 - contiguous], strides[1 - contiguous], rows_total)
+    col_at = _mode_table(shapes[contiguous], strides[contiguous], cols_total)
+    base = region_start + elem_offset * eb
     wr, wc = warps
     out: list[list[tuple[int | None, ...]]] = []
-    for w in range(wr * wc):
+    for w in range(first_warps or wr * wc):
         mine: list[tuple[int | None, ...]] = []
         for ti in range(w // wc, tiles_r, wr):
             for tj in range(w % wc, tiles_c, wc):
@@ -838,12 +845,16 @@ def _candidate(  # noqa: PLR0913 - the declared access's fields, and where its t
                     if c is None:
                         row.append(None)
                         continue
-                    r_, c_ = ti * rows + c[0], tj * cols + c[1]
-                    coord = [r_, c_] if contiguous == 1 else [c_, r_]
-                    row.append(swz(region_start + (elem_offset + _at(shapes, strides, coord)) * eb))
+                    row.append(swz(base + (row_at[ti * rows + c[0]] + col_at[tj * cols + c[1]]) * eb))
                 mine.append(tuple(row))
         out.append(mine)
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _mode_table(shape: Any, stride: Any, n: int) -> tuple[int, ...]:
+    """A layout mode's offset at each of its first ``n`` linear indices."""
+    return tuple(_mode_at(shape, stride, i) for i in range(n))
 
 
 def _factor_pairs(n: int) -> list[tuple[int, int]]:
@@ -877,12 +888,21 @@ def _fit(  # noqa: PLR0913 - what one group of warps is matched against
         [None] if matrix else [None, (4, 8), (16, 2), (2, 16), (32, 1), (1, 32)]
     )
     flat = sorted((r for w in want for r in w), key=_key)
+    rows_wanted = set(flat)
     combos = list(itertools.product(*(range(_size(sh)) for sh, _ in extras)))
     for strict in (True, False):
         for combo in combos:
             offset = rel + sum(_mode_at(sh, st, c) for (sh, st), c in zip(extras, combo))
             for pair in _factor_pairs(len(want))[::-1]:
                 for threads in thread_options:
+                    # warp 0's instructions first: most arrangements differ there already
+                    first = _candidate(*tile, instruction, eb, region_start, offset, swz, pair, threads, 1)
+                    if first is None:
+                        continue
+                    if strict and sorted(first[0], key=_key) != want[0]:
+                        continue
+                    if not strict and not all(row in rows_wanted for row in first[0]):
+                        continue
                     got = _candidate(*tile, instruction, eb, region_start, offset, swz, pair, threads)
                     if got is None:
                         continue
