@@ -903,34 +903,10 @@ def _slot_terms(slice_op: Any, stages: int) -> tuple[int, list[tuple[Any, int]]]
 def _rotation_terms(slice_op: Any, stages: int) -> tuple[Any, int, int] | None:
     """``(counter value, per_trip, offset)`` when the slice's last coordinate is
     ``(counter * per_trip + offset) % stages`` with constants ``per_trip`` and ``offset``."""
-    coord = defining_op(slice_op.operands[1]) if len(slice_op.operands) > 1 else None
-    if coord is None or not len(coord.operands):
+    parsed = _slot_terms(slice_op, stages)
+    if parsed is None or len(parsed[1]) != 1:
         return None
-    rem = defining_op(_strip(coord.operands[len(coord.operands) - 1]))
-    if getattr(rem, "name", None) not in ("arith.remsi", "arith.remui") or const_value(rem.operands[1]) != stages:
-        return None
-    offset, rest, todo = 0, [], [_strip(rem.operands[0])]
-    while todo:
-        v = todo.pop()
-        fixed = const_value(v)
-        if fixed is not None:
-            offset += fixed
-            continue
-        op = defining_op(v)
-        if getattr(op, "name", None) == "arith.addi":
-            todo += [_strip(o) for o in op.operands]
-        else:
-            rest.append(v)
-    if len(rest) != 1:
-        return None
-    counter, per_trip = rest[0], 1
-    op = defining_op(counter)
-    if getattr(op, "name", None) == "arith.muli":
-        a, b = (const_value(o) for o in op.operands)
-        if (a is None) == (b is None):
-            return None
-        per_trip = a if a is not None else b  # type: ignore[assignment]
-        counter = _strip(op.operands[1] if a is not None else op.operands[0])
+    offset, ((counter, per_trip),) = parsed
     return counter, per_trip, offset
 
 
