@@ -34,7 +34,7 @@ def _columns(run: Run, arch: str | None) -> Keyed:
             msg = f"{who(run, node)} allocates {cols:,} TMEM columns; the arch allows a power of two from {TMEM_ALLOC_MIN_COLUMNS} to {budget:,}"
             out.append(
                 (
-                    (RULE, "columns", str(node)),
+                    (RULE, "columns", who(run, node)),
                     finding(RULE, "error", (), msg, "allocate a power of two of columns within the budget"),
                 )
             )
@@ -65,7 +65,7 @@ def _owners(run: Run) -> Keyed:
             msg = f"TMEM allocated by {who(run, node)} is not freed before the kernel exits"
             out.append(
                 (
-                    (RULE, "leak", str(node)),
+                    (RULE, "leak", who(run, node)),
                     finding(RULE, "error", (), msg, "tcgen05.dealloc the columns (same warp) before exit"),
                 )
             )
@@ -73,7 +73,7 @@ def _owners(run: Run) -> Keyed:
             if role >= 0 and r != role:
                 msg = f"TMEM allocated by {who(run, node)} is freed by {who(run, d)}, another warp"
                 fix = "deallocate from the warp that allocated, after a barrier with every warp that used the columns"
-                out.append(((RULE, "owner", str(d)), finding(RULE, "error", (), msg, fix)))
+                out.append(((RULE, "owner", who(run, node), who(run, d)), finding(RULE, "error", (), msg, fix)))
     return out
 
 
@@ -86,7 +86,7 @@ def _pairs(run: Run) -> Keyed:
             if not any(run.before(node, c) and run.before(c, d) for c in run.cluster_syncs):
                 msg = f"2-CTA TMEM allocated by {who(run, node)} is freed by {who(run, d)} with no cluster barrier between them"
                 fix = "a cluster barrier (arrive + wait) between the alloc and the dealloc, so the peer CTA has allocated and finished"
-                out.append(((RULE, "pair", str(d)), finding(RULE, "error", (), msg, fix)))
+                out.append(((RULE, "pair", who(run, node), who(run, d)), finding(RULE, "error", (), msg, fix)))
     return out
 
 
