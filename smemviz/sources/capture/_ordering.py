@@ -341,8 +341,8 @@ class _Builder:
                 key = int(by_state)
                 stage = states[key][0][0]
                 state = self.trace.states[key][0]
-            elif (rotation := self.rotation(raw, slice_op, span.stages)) is not None:
-                pass
+            elif (slot := self.rotation(raw, slice_op, span.stages)) is not None:
+                stage, rotation = (slot, None) if isinstance(slot, int) else (None, slot)
             elif (index := _last_index(slice_op)) is not None and thread_values(
                 index, frozenset(range(0, self.threads, WARP)), self.threads
             ) is not None:
@@ -408,66 +408,60 @@ class _Builder:
         same = frozenset(t for t in threads if thread_values(value, frozenset({t}), self.threads) == {stage})
         return self.share(replace(e, stage=stage), mine, same)
 
-    def rotation(self, raw: RawEvent, slice_op: Any, stages: int) -> m.Rotation | None:
-        """A slot index that counts a loop's trips: ``(t * per_trip + i) % stages`` with ``t``
-        the index of a loop counted from 0 by 1 (``buf = e % stages`` in ``for e in range(n)``),
-        or the tiles a persistent loop has done (``tiles_done``: a tile scheduler's count read
-        in that loop before its one ``advance_to_next_work`` there, so the loop's trip index)."""
+    def rotation(self, raw: RawEvent, slice_op: Any, stages: int) -> m.Rotation | int | None:
+        """The slot of ``(sum of terms) % stages`` where each term, times a constant, is a
+        constant; the index of an enclosing loop counted from 0 by 1 (``buf = e % stages`` in
+        ``for e in range(n)``); a value a loop carries from a constant by a constant step
+        (``written += per_tile``); or the tiles a persistent loop has done (a tile scheduler's
+        count read in that loop around its one ``advance_to_next_work``: the loop's trip index,
+        plus one when read after the advance). Terms and loops whose step is a whole number of
+        turns drop out, whatever their count; exactly one loop may remain (``(tiles_done * 8 + e)
+        % 4`` is ``e % 4``)."""
         if slice_op is None:
             return None
         with plain_values():
-            by_loops = self.loop_rotation(raw, slice_op, stages)
-            if by_loops is not None:
-                return by_loops
-            found = _rotation_terms(slice_op, stages)
-            if found is None:
+            parsed = _slot_terms(slice_op, stages)
+            if parsed is None:
                 return None
-            counter, per_trip, offset = found
-            read = next(
-                ((lp, at) for v, lp, at in self.trace.tile_counts if lp is not None and same_value(v, counter)), None
-            )
-        if read is None or read[0] not in raw.ctx.loops:
-            return None
-        loop, read_at = read
-        advances = [at for c, at in self.trace.tile_advances if c.loops and c.loops[-1] == loop]
-        if len(advances) != 1 or advances[0] < read_at:  # read after the advance: the next tile's count
-            return None
-        depth = raw.ctx.loops.index(loop)
-        return m.Rotation(self.loop_uid(loop, depth), per_trip, offset)
-
-    def loop_rotation(self, raw: RawEvent, slice_op: Any, stages: int) -> m.Rotation | None:
-        """The slot of ``(sum of terms) % stages`` where each term is a constant, the index of
-        an enclosing loop counted from 0 by 1, or a value a loop carries from a constant by a
-        constant step (``written += per_tile``): the loops whose step is a whole number of turns
-        drop out; exactly one loop may remain (``(written + e) % stages`` with ``per_tile`` a
-        multiple of ``stages`` is ``e % stages``)."""
-        parsed = _slot_terms(slice_op, stages)
-        if parsed is None:
-            return None
-        offset, terms = parsed
-        per_loop: dict[int, int] = {}
-        for value, coeff in terms:
-            for depth, loop in enumerate(raw.ctx.loops):
-                if _is_induction(loop, value):
-                    b = loop_bounds(loop)
-                    if b.lower != 0 or b.step != 1:
-                        return None
-                    per_loop[depth] = per_loop.get(depth, 0) + coeff
-                    break
-                carried = _carried_count(loop, value)
-                if carried is not None:
-                    start, step = carried
-                    offset += start * coeff
-                    if loop_bounds(loop).trips != 1:  # at trip t it holds start + t * step
-                        per_loop[depth] = per_loop.get(depth, 0) + step * coeff
-                    break
-            else:
-                return None
+            offset, terms = parsed
+            per_loop: dict[int, int] = {}
+            for value, coeff in terms:
+                if coeff % stages == 0:  # whole turns whatever the (non-negative) count is
+                    continue
+                found = self.counted_by(raw, value)
+                if found is None:
+                    return None
+                depth, start, step = found
+                offset += start * coeff
+                if depth is not None:
+                    per_loop[depth] = per_loop.get(depth, 0) + step * coeff
         turning = {depth: per % stages for depth, per in per_loop.items() if per % stages}
+        if not turning:  # every count makes whole turns: one slot on every trip
+            return offset % stages
         if len(turning) != 1:
             return None
         ((depth, per),) = turning.items()
         return m.Rotation(self.loop_uid(raw.ctx.loops[depth], depth), per, offset % stages)
+
+    def counted_by(self, raw: RawEvent, value: Any) -> tuple[int | None, int, int] | None:
+        """``(the enclosing loop's depth, start, step)`` when ``value`` is ``start + t * step`` at
+        trip ``t`` of that loop (depth None: the same value on every trip); None: not read."""
+        for depth, loop in enumerate(raw.ctx.loops):
+            if _is_induction(loop, value):
+                b = loop_bounds(loop)
+                return (depth, 0, 1) if b.lower == 0 and b.step == 1 else None
+            carried = _carried_count(loop, value)
+            if carried is not None:
+                start, step = carried
+                return (None if loop_bounds(loop).trips == 1 else depth), start, step
+        read = next(((lp, at) for v, lp, at in self.trace.tile_counts if lp is not None and same_value(v, value)), None)
+        if read is None or read[0] not in raw.ctx.loops:
+            return None
+        loop, read_at = read
+        advances = [at for c, at in self.trace.tile_advances if c.loops and c.loops[-1] == loop]
+        if len(advances) != 1:
+            return None
+        return raw.ctx.loops.index(loop), int(advances[0] < read_at), 1
 
     def span(self, view: RegionView) -> m.RegionSpan | None:
         if view.memory == "tmem":
@@ -898,16 +892,6 @@ def _slot_terms(slice_op: Any, stages: int) -> tuple[int, list[tuple[Any, int]]]
         else:
             terms.append((v, coeff))
     return offset, terms
-
-
-def _rotation_terms(slice_op: Any, stages: int) -> tuple[Any, int, int] | None:
-    """``(counter value, per_trip, offset)`` when the slice's last coordinate is
-    ``(counter * per_trip + offset) % stages`` with constants ``per_trip`` and ``offset``."""
-    parsed = _slot_terms(slice_op, stages)
-    if parsed is None or len(parsed[1]) != 1:
-        return None
-    offset, ((counter, per_trip),) = parsed
-    return counter, per_trip, offset
 
 
 def _state_of(slice_op: Any, indices: list[tuple[Any, int | None]]) -> int | str | None:
