@@ -6,7 +6,7 @@ cases in ``results/bank_calibration.csv``), not taken from a textbook:
 - The warp's lanes are served in *phases*: the whole warp for accesses of at most
   4 bytes per lane, half-warps for 8 bytes, quarter-warps for 16 bytes, one phase
   per 8x8 matrix for ldmatrix/stmatrix (its 8 row addresses), quarter-warps for
-  every cp.async size.
+  cp.async.ca.16.
 - A phase takes as many wavefronts as the most distinct 4-byte words any one bank
   holds for it (at least one). Lanes reading the same word share it (broadcast);
   stores to one word too (one write wins). cp.async does not merge: every lane's
@@ -21,9 +21,11 @@ cases in ``results/bank_calibration.csv``), not taken from a textbook:
   whatever its conflicts; ncu's conflict counter is the L1TEX's wavefronts less the
   phases it serves. For cp.async it is wavefronts minus the warp's bytes over 128.
 - cp.async.ca.16 lanes writing one word serialise within their quarter-warp (all 79
-  recorded cases, overlaps included); cp.async.ca.4 is modelled only for distinct
-  destinations (its overlapping writes fit no rule tried), and 8-byte cp.async missed
-  one case by a wavefront: both are refused rather than guessed.
+  recorded cases, overlaps included). cp.async.ca.4 fits no rule tried: 368 patterns
+  with 32 distinct destination words (``results/bank_calibration_cpasync4.csv``) took
+  up to 21 wavefronts fewer or 3 more than the quarter-warp rule, and overlapping
+  writes fit none either; 8-byte cp.async missed one case by a wavefront. Both are
+  refused rather than guessed.
 
 They are hardware facts (sm_90's), kept on the base floor beside
 :mod:`smemviz.hardware`: the model room reads the table to refuse an unknown
@@ -100,10 +102,9 @@ def _build() -> dict[str, InstructionSpec]:
                 spec = InstructionSpec(canonical, kind, MATRIX_ROW_BYTES, 8 * n, 8, 0, True)
                 table[canonical] = spec
                 table[f"{kind}.sync.aligned.m8n8.x{n}{trans}.shared.b16"] = spec
-    for size in (4, 16):
-        spec = InstructionSpec(f"cp.async.ca.{size}", "cp.async", size, WARP, 8, 0, False)
-        table[spec.name] = spec
-        table[f"cp.async.ca.shared.global.{size}"] = spec
+    spec = InstructionSpec("cp.async.ca.16", "cp.async", 16, WARP, 8, 0, False)
+    table[spec.name] = spec
+    table["cp.async.ca.shared.global.16"] = spec
     return table
 
 
@@ -116,9 +117,13 @@ UNCALIBRATED = {
     "conflict counters 0); see docs/bank-conflicts.md",
     "cp.async.cg.shared.global.16": "see cp.async.cg.16",
     "cp.async.ca.8": "one of its 12 recorded cases without overlapping destinations took a wavefront "
-    "more on the H200 than the quarter-warp rule that fits cp.async.ca.4 and .16; "
+    "more on the H200 than the quarter-warp rule that fits cp.async.ca.16; "
     "see docs/bank-conflicts.md",
     "cp.async.ca.shared.global.8": "see cp.async.ca.8",
+    "cp.async.ca.4": "its wavefronts on the H200 fit no rule tried: of 368 recorded patterns with 32 "
+    "distinct destination words, 195 differ from the quarter-warp rule that fits cp.async.ca.16 "
+    "(results/bank_calibration_cpasync4.md); see docs/bank-conflicts.md",
+    "cp.async.ca.shared.global.4": "see cp.async.ca.4",
 }
 
 

@@ -450,10 +450,18 @@ _INSTRUCTIONS = [
     "stmatrix.x4",
     "stmatrix.x1",
     "cp.async.ca.16",
-    "cp.async.ca.4",
     "stmatrix.sync.aligned.m8n8.x4.shared.b16",
 ]
-_BAD_INSTRUCTIONS = ["", " ", "LD.SHARED.B32", "cp.async.cg.16", "cp.async.ca.8", "stmatrix.x9", "ld.shared.b32\x00"]
+_BAD_INSTRUCTIONS = [
+    "",
+    " ",
+    "LD.SHARED.B32",
+    "cp.async.cg.16",
+    "cp.async.ca.8",
+    "cp.async.ca.4",
+    "stmatrix.x9",
+    "ld.shared.b32\x00",
+]
 _HUGE = [2**31, 2**62, 2**63 - 1, 2**63, 2**64, 10**12, 10**30, -(2**63), -1, 0]
 _DTYPES_BANK = ["bf16", "f16", "f32", "i8", "f8e4m3", "u64", "f4e2m1", "nope", ""]
 

@@ -8,6 +8,7 @@ permutations and random addresses, for every instruction the model knows.
 
     python benchmarks/bank_probe/gen_cases.py OUT_FILE            (round 1, seed 21)
     python benchmarks/bank_probe/gen_cases.py OUT_FILE --round2   (round 2: phase merging, seed 2121)
+    python benchmarks/bank_probe/gen_cases.py OUT_FILE --round3   (round 3: cp.async.ca.4, distinct words, seed 3131)
 
 Line format: ``case_id instruction off0 ... off31 # family``.
 """
@@ -183,7 +184,83 @@ def merge_cases() -> list[tuple[str, str, list[int]]]:
     return [(i, f, o) for i, f, o in cases if _fits(o, spec[i]) and all(x % spec[i] == 0 for x in o)]
 
 
+def distinct_ca4_cases() -> list[tuple[str, str, list[int]]]:
+    """Third round: cp.async.ca.4 with 32 distinct destination words.
+
+    Random words in windows of 128 B to the whole array, strides, columns and rows of
+    swizzled tiles, permuted blocks of lanes, and quarter-warps with a chosen number
+    of lanes on one bank. Every case writes 32 different 4-byte words.
+    """
+    rng = random.Random(3131)
+    words = SMEM_BYTES // 4
+    out: list[tuple[str, list[int]]] = []
+    for window in (32, 64, 128, 256, 1024, words):
+        for rep in range(25):
+            base = rng.randrange(0, words - window + 1)
+            out.append((f"rand_w{window * 4}_{rep}", [4 * (base + w) for w in rng.sample(range(window), LANES)]))
+    for k in range(1, 41):
+        base = rng.randrange(0, 64)
+        out.append((f"stride{k}w_b{base}", [4 * (base + lane * k) for lane in range(LANES)]))
+    for k in (3, 5, 7, 9, 17, 31, 33, 63, 65, 127, 129):
+        for rep in range(2):
+            base = rng.randrange(0, 256)
+            order = rng.sample(range(LANES), LANES)
+            out.append((f"stride{k}w_perm{rep}", [4 * (base + order[lane] * k) for lane in range(LANES)]))
+    for bits in (1, 2, 3):
+        for rep in range(8):
+            base = rng.choice((0, 128, 256, 512, 1024)) + 1024 * rng.randrange(0, 8)
+            col = rng.randrange(0, 32)
+            # column of a swizzled tile of 128-byte rows: lane = row
+            out.append(
+                (f"swz{bits}_col{col}_{rep}", [base + _swizzle(lane * 128 + col * 4, bits) for lane in range(LANES)])
+            )
+            # row blocks: 4 rows of 8 lanes, each lane a word of a 16-byte chunk after swizzling
+            rows = rng.sample(range(16), 4)
+            out.append(
+                (
+                    f"swz{bits}_rows_{rep}",
+                    [
+                        base + _swizzle(rows[lane // 8] * 128 + (lane % 8) * 16 + 4 * (rep % 4), bits)
+                        for lane in range(LANES)
+                    ],
+                )
+            )
+    for block in (2, 4, 8, 16):
+        for rep in range(12):
+            nblocks = LANES // block
+            slots = rng.sample(range(words // block), nblocks) if rep % 2 else rng.sample(range(4 * nblocks), nblocks)
+            offs: list[int] = []
+            for b in range(nblocks):
+                inner = rng.sample(range(block), block)
+                offs += [4 * (slots[b] * block + i) for i in inner]
+            out.append((f"perm_block{block}_{rep}", offs))
+    for rep in range(60):
+        offs = []
+        used: set[int] = set()
+        degrees = [rng.randint(1, 8) for _ in range(4)]
+        for q in range(4):
+            d = degrees[q]
+            banks = rng.sample(range(32), 8)
+            for i in range(8):
+                bank = banks[i % (8 // d if 8 // d else 1)] if d > 1 else banks[i]
+                row = rng.randrange(0, words // 32)
+                while row * 32 + bank in used:
+                    row = rng.randrange(0, words // 32)
+                used.add(row * 32 + bank)
+                offs.append(4 * (row * 32 + bank))
+        out.append((f"quarter_deg{'-'.join(map(str, degrees))}_{rep}", offs))
+    cases = [("cp.async.ca.4", f, o) for f, o in out if _fits(o, 4) and len(set(o)) == LANES]
+    return cases
+
+
 def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[2] == "--round3":
+        first = len(all_cases()) + len(merge_cases())
+        with open(sys.argv[1], "w") as fh:
+            for i, (instr, family, offs) in enumerate(distinct_ca4_cases(), start=first):
+                fh.write(f"{i} {instr} {' '.join(map(str, offs))} # {family}\n")
+        print(f"{len(distinct_ca4_cases())} round-3 cases from id {first}")
+        return
     if len(sys.argv) > 2 and sys.argv[2] == "--round2":
         first = len(all_cases())
         with open(sys.argv[1], "w") as fh:

@@ -289,20 +289,6 @@ def _lane_pattern(addrs: tuple[int | None, ...], lanes: range) -> int:
     return 0
 
 
-def _check_cp_async_overlap(spec: InstructionSpec, addrs: tuple[int | None, ...]) -> None:
-    seen: dict[int, int] = {}
-    for lane, a in enumerate(addrs):
-        assert a is not None
-        for word in range(a >> 2, (a + spec.width + 3) >> 2):
-            other = seen.setdefault(word, lane)
-            if other != lane:
-                raise ValueError(
-                    f"lanes {other} and {lane} of {spec.name} both write bytes of word "
-                    f"{word * WORD}: overlapping {spec.name} destinations are not modelled "
-                    f"(the H200's counts for them fit no rule tried; cp.async.ca.16's did)"
-                )
-
-
 def bank_conflicts(instruction: str, addresses: Sequence[int | None]) -> BankConflicts:
     """Wavefronts and bank conflicts of one warp executing ``instruction`` once.
 
@@ -313,8 +299,6 @@ def bank_conflicts(instruction: str, addresses: Sequence[int | None]) -> BankCon
     """
     spec = lookup(instruction)
     addrs = _check_addresses(spec, addresses)
-    if spec.kind == "cp.async" and spec.width < 16:
-        _check_cp_async_overlap(spec, addrs)  # 16-byte copies onto shared words calibrated; 4-byte ones not
     phases: list[tuple[int, ...]] = []
     counts: list[int] = []
     ideal = 0

@@ -49,7 +49,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..._smem_instructions import WARP, lookup
+from ..._smem_instructions import UNCALIBRATED, WARP, lookup
 from ...layout._access import SmemAccess, read_layout_text
 from . import _ordering_ir as _ir  # its names are looked up when used, so this module always imports
 
@@ -290,7 +290,7 @@ def _atom(type_text: str, kind: str) -> _Atom:
                 text,
                 None,
                 bits,
-                why=f"{spelled} is not modelled: its H200 counters did not describe bank traffic (docs/bank-conflicts.md)",
+                why=f"{spelled} is not modelled: {UNCALIBRATED.get(spelled, 'no calibration')}",
             )
         return _Atom(text, spelled, bits)
     return _Atom(text, None, None, why=f"the copy atom {_short(text)} is no ld/st, ldmatrix/stmatrix or cp.async")

@@ -70,10 +70,11 @@ def test_model_agrees_exactly_with_every_modelled_case():
             if got.l1tex_wavefronts != l1tex:
                 wrong.append((row["case"], row["instruction"], row["family"], "l1tex", l1tex, got.l1tex_wavefronts))
     assert wrong == []
-    assert modelled == 1016
-    # refused only where the model says it does not know: cp.async.cg, cp.async.ca.8, overlapping cp.async.ca.4
+    assert modelled == 1004
+    # refused only where the model says it does not know: cp.async.cg.16, cp.async.ca.8, cp.async.ca.4
+    # (its 368 distinct-destination patterns in results/bank_calibration_cpasync4.csv fit no rule tried)
     assert {i for i, _ in refused} == {"cp.async.cg.16", "cp.async.ca.8", "cp.async.ca.4"}
-    assert len(refused) == 1182 - 1016
+    assert len(refused) == 1182 - 1004
     assert all("not modelled" in msg for _, msg in refused)
 
 

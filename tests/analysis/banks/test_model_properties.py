@@ -49,10 +49,10 @@ def accesses(draw, instructions=LDST + MATRIX):
 
 @st.composite
 def cp_async_accesses(draw):
-    """cp.async: distinct destinations for 4 bytes; any for 16 (lanes on one word serialise)."""
-    size = draw(st.sampled_from([4, 16]))
+    """cp.async.ca.16 (the one size modelled): any destinations (lanes on one word serialise)."""
+    size = 16
     spacing = draw(st.sampled_from([size, 32, 64, 128]))
-    if size == 16 and draw(st.booleans()):
+    if draw(st.booleans()):
         slots = draw(st.lists(st.integers(0, 15), min_size=32, max_size=32))
     else:
         slots = draw(st.permutations(range(64)))[:32]

@@ -73,8 +73,10 @@ def test_uncalibrated_instructions_say_why():
         bank_conflicts("cp.async.cg.16", [16 * i for i in range(32)])
     with pytest.raises(ValueError, match="cp.async.ca.8.*not modelled"):
         bank_conflicts("cp.async.ca.8", [8 * i for i in range(32)])
-    with pytest.raises(ValueError, match="lanes 0 and 1 .*both write"):
-        bank_conflicts("cp.async.ca.4", [0] * 32)
+    with pytest.raises(ValueError, match="cp.async.ca.4.*not modelled.*368 recorded patterns"):
+        bank_conflicts("cp.async.ca.4", [4 * i for i in range(32)])
+    with pytest.raises(ValueError, match="cp.async.ca.shared.global.4.*not modelled"):
+        bank_conflicts("cp.async.ca.shared.global.4", [0] * 32)
     # 16-byte copies onto one word serialise, lane by lane, and that calibrated
     assert bank_conflicts("cp.async.ca.16", [0] * 32).wavefronts == 32
 
