@@ -85,6 +85,8 @@ class _Builder:
         arch: str | None,
     ) -> None:
         self.trace = trace
+        self.indices = _snapshots_first(trace.indices, trace)
+        self.counts = _snapshots_first(trace.counts, trace)
         self.kernel = kernel
         self.alloca_offset = alloca_offset
         self.regions_at = regions_at
@@ -129,7 +131,7 @@ class _Builder:
         if terms is not None and len(terms) == 1:
             _, lhs, bound = terms[0]
             lhs = count_value(lhs)[1]
-            key = next((k for v, k in self.trace.counts if k is not None and same_value(v, lhs)), None)
+            key = next((k for v, k in self.counts if k is not None and same_value(v, lhs)), None)
             found = (key, bound) if key is not None else None
         self.guard_cache.append((op, found))
         return found
@@ -284,7 +286,7 @@ class _Builder:
         accumulator buffer); None: read as any other region's."""
         if id(view) in self.tmem.index_of:
             return self.picked_stage(view, what, states)
-        key = _state_slice(value, view, self.trace.indices) if span.stages > 1 else None
+        key = _state_slice(value, view, self.indices) if span.stages > 1 else None
         if key is not None and states.get(key):
             return states[key][0][0], self.trace.states[key][0]
         return None
@@ -294,7 +296,7 @@ class _Builder:
     ) -> tuple[str | None, str]:
         """The stage of a TMEM view whose columns an index picks among its region's stages:
         the pipeline whose state that index is (and the state's name)."""
-        key = _index_key(self.tmem.index_of[id(view)], self.trace.indices)
+        key = _index_key(self.tmem.index_of[id(view)], self.indices)
         if key is not None and states.get(key):
             return states[key][0][0], self.trace.states[key][0]
         self.notes.append(
@@ -307,7 +309,7 @@ class _Builder:
         assert raw.access is not None and isinstance(raw.event, m.Access)
         a = raw.access
         site = raw.event.site
-        found = _region_of(a.value, self.views, self.trace.indices)
+        found = _region_of(a.value, self.views, self.indices)
         if found is None:
             self.notes.append(
                 f"{a.kind} at {site}: the {a.memory.upper()} it reaches is no tensor view capture saw made"
@@ -700,6 +702,19 @@ def _events_of(steps: tuple[m.Step, ...]) -> list[m.Event]:
         else:
             out.append(s)
     return out
+
+
+def _snapshots_first(values: list[tuple[Any, int | None]], trace: OrderingTrace) -> list[tuple[Any, int | None]]:
+    """A state's index (count) values with those a resource handle's copy gave first: a value
+    read from a participant's state before it advances is also its handle's, and only the
+    handle still names that stage after the advance (an access indexed by it after the
+    advance takes the handle's stage, not the participant's next one)."""
+    names = trace.snapshot_names
+
+    def held(key: int | None) -> bool:
+        return key is not None and key in trace.states and trace.states[key][0] in names
+
+    return [x for x in values if held(x[1])] + [x for x in values if not held(x[1])]
 
 
 def _state_slice(value: Any, view: RegionView, indices: list[tuple[Any, int | None]]) -> int | None:

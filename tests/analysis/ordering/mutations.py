@@ -133,8 +133,6 @@ def _examples_dir() -> Path:
 
 # what the unedited CUTLASS kernels still give (false findings, being worked on); their mutants are xfail
 NOT_CLEAN = {
-    "blackwell_dense_gemm_persistent": "the unedited kernel gives 2 findings (sA and sB: the UMMA read against "
-    "the next TMA load, the MMA warp's waits and releases under its run-time leader-CTA branch)",
     "blackwell_fmha": "the unedited kernel gives 11 findings (a hang on an umma_async pipeline's empty barrier "
     "first, which hides what follows)",
 }
@@ -473,8 +471,8 @@ MUTATIONS += (
         "tmem-lifecycle",
         frozenset(),
         "            acc_pipeline.producer_tail(acc_producer_state)",
-        xfail="the unedited kernel's 3 findings and one more, 'TMEM allocated by warp 0 at :964 is not freed "
-        "before the kernel exits': the free moved into the MMA warp is not read as a free",
+        xfail="one finding, at the allocation rather than the moved free: 'TMEM allocated by warp 0 at :964 is "
+        "not freed before the kernel exits', the free moved into the MMA warp is not read as a free",
     ),
     Mutation(
         "blackwell_dense_gemm_persistent",

@@ -134,6 +134,24 @@ def test_gemm_accumulator_placed_with_its_stages(gemm):
     assert dealloc.edge.startswith("the registers of tcgen05.ld read at dense_gemm_persistent.py:")
 
 
+def test_gemm_checks_clean_with_the_mma_reading_its_handles_stage(gemm):
+    kc, _ = gemm
+    report = check_ordering(kc.ordering)
+    ordering_errors = [
+        f.line() for f in report.findings.errors if f.rule == "unordered-alias" or f.rule.startswith("mbarrier-")
+    ]
+    assert ordering_errors == [], report.text()
+    # the MMA indexes A and B by the handle wait_and_advance returns, not by the consumer it has
+    # already advanced: the stage its tcgen05.commit release frees for the loader's next acquire
+    reads = [e for e, _ in contexts(kc.ordering) if isinstance(e, Access) and e.kind == "umma_read"]
+    assert {(e.region, e.state) for e in reads} == {("sA", "handle"), ("sB", "handle")}
+    assert [(a.earlier, a.later, a.ordered) for a in report.aliases] == [("tCtAcc_base", "TMEM allocation", True)], (
+        report.text()
+    )
+    (alias,) = report.aliases
+    assert "bar.sync 'bar1'" in alias.edge
+
+
 def test_recorded_fmha_plan_equals_a_fresh_capture(fmha):
     kc, _ = fmha
     text = RECORDED.read_text() + RECORDED_TMEM.read_text()
