@@ -1339,7 +1339,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
 
         Probe kernels ran each case as one warp executing one instruction, with
         ncu reading the wavefronts and conflicts (`results/bank_calibration.md`:
-        1,182 cases; the model is exact on the 1,016 it accepts). Some of them,
+        1,182 cases; the model is exact on the 1,004 it accepts). Some of them,
         with the numbers ncu gave; note the 16-byte broadcast (2 wavefronts for a
         load, 4 for a store), the paired 8-byte loads that share one wavefront, and
         cp.async's conflict count.
@@ -1353,7 +1353,7 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
             (897, "ld.shared.v2.b32", [1024 + 8 * (i % 16) for i in range(32)], 2, 0),
             (863, "ld.shared.v2.b32", [1024 + 128 * (i % 2) for i in range(32)], 4, 1),
             (551, "ldmatrix.x4", [1024 + 128 * (i % 8) for i in range(32)], 32, 28),
-            (773, "cp.async.ca.4", [5184 + 8 * i for i in range(32)], 4, 3),
+            (813, "cp.async.ca.16", [1152 + 32 * i for i in range(32)], 8, 4),
         ]
         for case, instruction, addresses, wf, conflicts in RECORDED:
             got = bank_conflicts(instruction, addresses)
