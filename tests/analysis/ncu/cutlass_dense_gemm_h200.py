@@ -5,7 +5,7 @@ example (fetched into ``.cutlass_examples/``, never committed), one launch, as
 On the GPU machine, from the project root (``source .gpu2/install.sh`` first, the examples
 folder carried along):
 
-    python3 -m benchmarks.ncu_cutlass_dense_gemm_h200 --out "$OUT"
+    python3 -m tests.analysis.ncu.cutlass_dense_gemm_h200 --out "$OUT"
 
 runs the example's own ``run`` (its defaults: f16 A/B/C, f32 accumulator, 128x128 tile, cluster
 1x1, K-major A and B) on 1024x1024x1024 with real tensors and its reference check, under
@@ -17,7 +17,7 @@ page: the example's own source text blanked (its line numbers stay) and its path
 On any machine with the CuTe DSL and the examples, the recorded CSV replayed against a fresh
 CPU capture (the last section of results/ncu_attribution.md):
 
-    CUTE_DSL_ARCH=sm_90a python -m benchmarks.ncu_cutlass_dense_gemm_h200 --attribution
+    CUTE_DSL_ARCH=sm_90a python -m tests.analysis.ncu.cutlass_dense_gemm_h200 --attribution
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = "cute/hopper/kernel/dense_gemm/dense_gemm.py"
 RECORDED = ROOT / "results" / "ncu" / "ncu_cutlass_hopper_dense_gemm.csv"
 PROBLEM = "1024,1024,1024,1"
@@ -54,7 +54,6 @@ def keep(page: str) -> str:
 
 def capture_example():
     """A CPU capture of the example's kernel in the configuration the device ran."""
-    sys.path.insert(0, str(ROOT))
     from smemviz.kernel._compile import compile_host
     from smemviz.sources.capture import capture
     from tests.sources.capture.cutlass_examples import EXAMPLES, load
