@@ -480,7 +480,14 @@ export default {
         observer.observe(el);
       });
     };
-    plotlyFor(model).then((P) => { Plotly = P; return onPage(); }).then(draw).catch(failed);
+    // the first draw too takes its own painted frame, page-wide: the maps of a page drawn back to
+    // back in one chain of promises hold the page for seconds on a slow machine, and a widget
+    // whose module loads meanwhile misses anywidget's 2 s start limit ("Failed to initialize
+    // model"); between frames its module loads
+    const drawInFrame = () => new Promise((resolve, reject) => {
+      drawInItsOwnFrame(() => { try { resolve(draw()); } catch (err) { reject(err); } });
+    });
+    plotlyFor(model).then((P) => { Plotly = P; return onPage(); }).then(drawInFrame).catch(failed);
 
     return () => {
       stopped = true;
