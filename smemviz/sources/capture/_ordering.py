@@ -799,19 +799,7 @@ def _last_coord(coord: str | None) -> str | None:
     """The last top-level component of a slice's coordinate, e.g. ``"(_,_,0,?)"`` -> ``"?"``."""
     if coord is None:
         return None
-    m_ = _COORD.search(coord)
-    text = m_.group(1) if m_ else coord
-    if text.startswith("(") and text.endswith(")"):
-        text = text[1:-1]
-    depth, last = 0, 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            last = i + 1
-    tail = text[last:].strip()
+    tail = _last_text(coord)
     if tail == "?" or re.fullmatch(r"\?\{.*\}", tail):
         return "?"
     return tail if tail.isdigit() else None
