@@ -13,7 +13,7 @@ import os
 
 
 def gemm():
-    from smemviz.kernel.gemm import GemmConfig, GemmProblem, prepare_gemm
+    from smemviz.kernel import GemmConfig, GemmProblem, prepare_gemm
     from smemviz.kernel.gemm._measure import random_operands
 
     config = GemmConfig(c_swizzle=os.environ.get("SMEMVIZ_C_SWIZZLE", "auto"))

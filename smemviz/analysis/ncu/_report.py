@@ -271,7 +271,10 @@ def read_ncu_rep(path: str | Path, *, module: Any = None, kernel: str | None = N
         info = action.source_info(pc)
         file = info.file_name() if info is not None else None
         line = info.line() if info is not None else None
-        wf, idl = wavefronts.get(pc), ideal.get(pc)
+        # a counter the report holds has no instance for an instruction that never reached it; the
+        # CSV prints those as 0 (seen on the H200: every SYNCS row), and so is it read here
+        wf = wavefronts.get(pc, 0 if wavefronts else None)
+        idl = ideal.get(pc, 0 if ideal else None)
         rows.append(
             SassRow(
                 address=pc,

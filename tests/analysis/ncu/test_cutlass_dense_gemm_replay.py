@@ -1,6 +1,6 @@
 """Nsight Compute's source page of CUTLASS's Hopper ``dense_gemm`` example (one launch on
 1024x1024x1024 on the H200, ``results/ncu/ncu_cutlass_hopper_dense_gemm.csv``,
-``tests/analysis/ncu/cutlass_dense_gemm_h200.py``) replayed through ``read_ncu`` against a fresh CPU
+``tests/analysis/ncu/cutlass_examples_h200.py``) replayed through ``read_ncu`` against a fresh CPU
 capture of the example: every shared-memory SASS row is attributed, every modelled row agrees.
 Skipped when CUTLASS's examples are not fetched into ``.cutlass_examples/``."""
 

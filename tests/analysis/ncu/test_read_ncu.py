@@ -178,7 +178,16 @@ def test_an_ncu_rep_reads_through_ncu_report():
         1024,
         3072,
     )
-    assert src.rows[2].wavefronts is None and not src.rows[2].counted_shared
+    # an instruction the shared counters have no instance for reads 0, as the CSV of the same report
+    # prints it (every SYNCS row of the H200's FMHA report, results/ncu_attribution.md)
+    exit_row = src.rows[2]
+    assert (exit_row.wavefronts, exit_row.ideal, exit_row.excessive) == (0, 0, 0) and not exit_row.counted_shared
+
+
+def test_an_ncu_rep_without_shared_counters_reads_none():
+    action = _Action("k", {"inst_executed": {0x100: 4}}, {0x100: "STSM.16.M88.4 [R3], R24"}, {0x100: 12})
+    (row,) = read_ncu_rep("any.ncu-rep", module=_NcuReport(action)).rows
+    assert (row.executed, row.wavefronts, row.ideal, row.excessive) == (4, None, None, None)
 
 
 # -- attribution rules on a hand-built capture -----------------------------------------------------------
