@@ -226,6 +226,8 @@ class NcuAttribution:
     accesses: tuple[NcuTotals, ...]
     regions: tuple[NcuTotals, ...]
     disagreements: tuple[str, ...] = field(default=())
+    # the captured regions' bytes (name, first byte, size): where the map draws what was measured
+    spans: tuple[tuple[str, int, int], ...] = field(default=())
 
     @property
     def attributed(self) -> tuple[NcuRow, ...]:
@@ -694,6 +696,7 @@ def attribute(
         accesses=accesses,
         regions=regions,
         disagreements=tuple(disagreements),
+        spans=tuple((s.name, int(s.start), int(s.size)) for s in spans_model),
     )
 
 
