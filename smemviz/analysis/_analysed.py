@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ._occupancy import Occupancy
     from .banks._access import AnalysedAccess
     from .banks._patterns import AccessReport
+    from .ncu._overlay import MeasuredSegment
     from .ordering._plan import PlanNeeds
     from .ordering._result import OrderingReport
 
@@ -42,7 +43,8 @@ class Analysed:
     ``ordering`` the ordering check of the kernel model the plan carries (its
     findings are among ``findings`` too) and ``needs`` the edges a declared plan's
     hand-overs need (``None`` for a plan with a model, or with no hand-over whose
-    accesses it declares)."""
+    accesses it declares); ``measured`` what Nsight Compute counted on the kernel's
+    regions (``analyse(..., measured=smemviz.read_ncu(...))``), shown beside the prediction."""
 
     plan: LayoutPlan
     arch: str | None
@@ -52,6 +54,7 @@ class Analysed:
     banks: tuple[AnalysedAccess, ...]
     ordering: OrderingReport | None = None
     needs: PlanNeeds | None = None
+    measured: tuple[MeasuredSegment, ...] = ()
 
     @property
     def has_ordering(self) -> bool:
@@ -75,12 +78,22 @@ def analyse(
     *,
     threads: int | None = None,
     registers: int | None = None,
+    measured: Any = None,
 ) -> Analysed:
     """Judge ``plan`` on ``arch`` (default: the plan's own, else the machine's) once:
     capacity, occupancy (with ``threads`` per CTA and ``registers`` per thread, when
     given), lint, the bank analysis of every declared access and the ordering check
-    of the plan's kernel model (run once: lint reads its findings)."""
+    of the plan's kernel model (run once: lint reads its findings). ``measured``: what
+    :func:`smemviz.read_ncu` made of a profiled launch of the plan's kernel, drawn on
+    its map and tabled in its reports beside the prediction."""
     a = plan.resolved_arch(arch)
+    segments: tuple[MeasuredSegment, ...] = ()
+    if measured is not None:
+        if plan.memory != "smem":
+            raise ValueError("measured= is Nsight Compute's shared-memory counters: it goes with the SMEM plan")
+        from .ncu._overlay import as_segments
+
+        segments = as_segments(measured)
     from .banks._access import analyse_accesses  # the bank model loads only for plans with accesses
 
     banks = analyse_accesses(plan) if plan.accesses else ()
@@ -94,6 +107,7 @@ def analyse(
         banks=banks,
         ordering=ordering,
         needs=declared_needs(plan),
+        measured=segments,
     )
 
 
@@ -102,7 +116,7 @@ def as_analysed(obj: Any, arch: str | int | hardware.Arch | None = None) -> Anal
     plan it is or holds, on ``arch``: what every view of a plan reads."""
     if isinstance(obj, Analysed):
         if arch is not None and hardware.get_arch(arch).name != obj.arch:
-            return analyse(obj.plan, arch)
+            return analyse(obj.plan, arch, measured=obj.measured or None)
         return obj
     if isinstance(obj, LayoutPlan):  # judged on ``arch``, the plan kept as it is
         return analyse(obj, arch)

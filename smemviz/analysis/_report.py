@@ -176,10 +176,45 @@ def text_report(plan: LayoutPlan | Analysed) -> str:
     if an.has_ordering:
         head, items = ordering_lines(an)
         lines += [rule, f"  {head}", *(f"    {item}" for item in items)]
+    if an.measured:
+        lines += [rule, f"  {measured_head(an)}", *(f"    {shown(seg.line())}" for seg in an.measured)]
     findings = an.beyond_capacity
     if findings:
         lines += [rule, *(f"  {f.line()}" for f in findings)]
     return "\n".join(lines) + "\n"
+
+
+def measured_head(an: Analysed) -> str:
+    """The heading of the measured section: how many regions ncu counted, how many to look at."""
+    look = sum(seg.look_here for seg in an.measured)
+    n = len(an.measured)
+    verdict = f"{look} to look at" if look else "every modelled one as predicted"
+    return f"Nsight Compute, measured / predicted: {n} region{'' if n == 1 else 's'}, {verdict}"
+
+
+def measured_html(an: Analysed) -> str:
+    """The measured table as HTML: a row to look at in red."""
+    columns, rows = _measured_table()
+    head = "".join(f"<th style='text-align:left'>{escape(c)}</th>" for c in columns)
+    body = "".join(
+        f"<tr class='smemviz-measured{' smemviz-look-here' if seg.look_here else ''}'"
+        + (" style='color:#c62828'" if seg.look_here else "")
+        + ">"
+        + "".join(f"<td style='white-space:nowrap'>{escape(shown(c))}</td>" for c in row)
+        + "</tr>"
+        for seg, row in zip(an.measured, rows(an.measured))
+    )
+    return (
+        f"<div class='smemviz-ncu' style='font-size:12px'><b>{escape(measured_head(an))}</b>"
+        "<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def _measured_table() -> tuple[tuple[str, ...], Any]:
+    from .ncu._overlay import MEASURED_COLUMNS, measured_rows
+
+    return MEASURED_COLUMNS, measured_rows
 
 
 def _text_rows(plan: LayoutPlan) -> tuple[list[str], str]:
@@ -282,6 +317,16 @@ def markdown_report(plan: LayoutPlan | Analysed) -> str:
     if an.has_ordering:
         head, items = ordering_lines(an)
         out += [f"{cell(head)}", "", *(f"- {cell(item)}" for item in items), ""]
+    if an.measured:
+        ncu_columns, ncu_rows = _measured_table()
+        out += [
+            cell(measured_head(an)),
+            "",
+            "| " + " | ".join(ncu_columns) + " |",
+            "|" + "|".join("---" for _ in ncu_columns) + "|",
+        ]
+        out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in ncu_rows(an.measured)]
+        out.append("")
     findings = an.beyond_capacity
     if findings:
         out += ["Lint findings:", ""]
@@ -376,6 +421,7 @@ def html_report(plan: LayoutPlan | Analysed) -> str:
         f"<div style='font-size:12px'>{escape(_summary(an))}</div>"
         + (_banks().bank_html(an) if plan.accesses else "")
         + (_ordering_html(an) if an.has_ordering else "")
+        + (measured_html(an) if an.measured else "")
         + (f"<ul class='smemviz-findings' style='font-size:12px'>{findings}</ul>" if findings else "")
         + "</div>"
     )

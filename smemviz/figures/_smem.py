@@ -11,7 +11,7 @@ from ..analysis._analysed import Analysed, as_analysed
 from ..analysis._report import summary_parts
 from ..sources._inputs import as_plan
 from ._alias_marks import alias_marks, ordering_source
-from ._bank_strip import strip_shapes
+from ._bank_strip import measured_annotations, strip_shapes
 from ._bars import (
     AXIS_END,
     LABEL_Y,
@@ -27,7 +27,10 @@ from ._spec import FigureSpec
 from ._style import KIND_COLORS, fmt_units, kib_ticks, map_layout
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..analysis._occupancy import Occupancy
+    from ..analysis.ncu._overlay import MeasuredSegment
     from ..layout._plan import LayoutPlan
 
 __all__ = ["smem_spec", "smem_figure"]
@@ -71,7 +74,7 @@ def smem_spec(
         if cap.arch is not None and cap.limit
         else f"SMEM {cap.used:,} B" + (" (no arch given)" if cap.arch is None else f"; {cap.arch} has no SMEM")
     )
-    subtitle = _subtitle(plan, span)
+    subtitle = _subtitle(plan, span, an.measured)
     shapes = [
         {  # the capacity line
             "type": "line",
@@ -114,7 +117,9 @@ def smem_spec(
         shapes, annotations = [], []
     else:
         _mark_next_occupancy(an.occupancy, shapes, annotations, plan, span)
-    shapes += strip_shapes(plan, an.bank_reports)  # the conflict strip, where the plan carries accesses
+    # the conflict strip, where the plan carries accesses, over what ncu measured where it was given
+    shapes += strip_shapes(plan, an.bank_reports, measured=an.measured)
+    annotations += measured_annotations(an.measured, span)
     layout: dict[str, Any] = {
         **map_layout(title, subtitle, margin_left=30, color=None if cap.fits else KIND_COLORS["capacity"]),
         "xaxis": {
@@ -161,6 +166,8 @@ def smem_spec(
         occ = an.occupancy
         if occ is not None and occ.next_smem_per_cta is not None:
             meta["narrow"]["annotations[1].text"] = f"{occ.ctas + 1} CTAs: {kib_label(occ.next_smem_per_cta)}"
+    if an.measured:  # Nsight Compute's counts as drawn: for readers of the figure's data
+        meta["measured"] = [seg.to_dict() for seg in an.measured]
     findings = an.beyond_capacity  # capacity has its own line
     marks = alias_marks(an, ordering_source(an, ordering_from))
     traces = region_traces(plan, 1.0, highlight, span, findings, colors, marks)
@@ -217,8 +224,20 @@ def _mark_next_occupancy(occ: Occupancy | None, shapes: list, annotations: list,
     )
 
 
-def _subtitle(plan: LayoutPlan, span: float) -> str:
+def _subtitle(plan: LayoutPlan, span: float, measured: Sequence[MeasuredSegment] = ()) -> str:
     parts = summary_parts(plan)[1:]  # the title already gives the total
+    if measured:
+        look = sum(s.look_here for s in measured)
+        parts.append(
+            f"Nsight Compute: {len(measured)} region{'' if len(measured) == 1 else 's'} measured, "
+            + (
+                f"{look} to look at"
+                if look
+                else "as predicted"
+                if all(s.modelled for s in measured)
+                else "none conflicting"
+            )
+        )
     tiny = widened(plan, span)
     if tiny:
         parts.append(f"{tiny} tiny {'region' if tiny == 1 else 'regions'} drawn wider (not to scale)")

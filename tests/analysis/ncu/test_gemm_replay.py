@@ -96,3 +96,25 @@ def test_only_the_plain_row_major_staging_conflicts(replayed):
     assert (stsm.conflicts > 0) == (config.c_swizzle == "none")
     if config.c_swizzle == "none":
         assert stsm.wavefronts == 4 * stsm.ideal  # 4-way: 16 wavefronts where 4 would do
+
+
+def test_the_map_shows_each_region_as_measured_beside_predicted(replayed):
+    """The overlay of the byte map: sA and sB (read by the WGMMAs) and sC (the stmatrix epilogue),
+    each measured as predicted; the plain row-major staging's 4-way conflict is on sC, and the
+    conflict-free staging's page against its capture flags sC."""
+    from smemviz.analysis import analyse
+    from smemviz.analysis.ncu._overlay import measured_segments
+
+    config, kc, res, _ = replayed
+    segs = measured_segments(res)
+    assert sorted(s.region for s in segs) == ["sA", "sB", "sC"]
+    assert not [s for s in segs if s.look_here]
+    sc = next(s for s in segs if s.region == "sC")
+    ways = "4-way" if config.c_swizzle == "none" else "conflict-free"
+    assert sc.label == f"predicted {ways}, measured {ways}"
+    assert analyse(kc.plan, ARCH, measured=res).measured == segs
+
+    if config.c_swizzle == "none":  # the conflict-free staging's page against this capture: sC flagged
+        other = read_ncu(ROOT / "results" / "ncu" / "ncu_gemm_c_auto.csv", kc)
+        flagged = next(s for s in measured_segments(other) if s.region == "sC")
+        assert (flagged.verdict, flagged.label) == ("disagrees", "measured conflict-free, predicted 4-way: look here")
