@@ -75,6 +75,7 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
     timeout: float = RENDER_TIMEOUT_S,
     plotlyjs: str = "inline",
     banks: bool | None = None,
+    measured: Any = None,
 ) -> Path:
     """Write ``obj``'s layout to ``path`` in the format its extension names.
 
@@ -89,6 +90,8 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
     ``banks`` is for a plan that carries accesses (``SmemAllocation(..., access=...)``):
     an HTML page adds each access's bank picture under the map unless ``banks=False``;
     an image draws the bank pictures instead of the map with ``banks=True``.
+    ``measured`` is what :func:`smemviz.read_ncu` made of a profiled launch of the kernel:
+    the map draws it beside the prediction and the tables list it (every format).
     The file is written atomically; the written path is returned.
     """
     out = Path(path)
@@ -112,11 +115,11 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
     if ext == ".json":
         from ._text import to_json
 
-        return write_atomic(out, to_json(analyse_pair(pair)))
+        return write_atomic(out, to_json(analyse_pair(pair, measured=measured)))
     if ext == ".md":
         from ._text import to_markdown
 
-        return write_atomic(out, to_markdown(analyse_pair(pair)))
+        return write_atomic(out, to_markdown(analyse_pair(pair, measured=measured)))
 
     # missing pieces are reported before any slow work
     _require_plotly()
@@ -132,10 +135,17 @@ def export(  # noqa: PLR0913 - the public call's keyword options (arch, size, ti
         from ._image import static_image
 
         data = static_image(
-            pair, ext[1:], figure=figure, width=width, height=height, scale=scale, timeout=timeout, banks=bool(banks)
+            analyse_pair(pair, measured=measured) if measured is not None else pair,
+            ext[1:],
+            figure=figure,
+            width=width,
+            height=height,
+            scale=scale,
+            timeout=timeout,
+            banks=bool(banks),
         )
         return write_atomic(out, data)
-    analysed = analyse_pair(pair)  # once: the map, the tables and the bank pictures read it
+    analysed = analyse_pair(pair, measured=measured)  # once: the map, the tables and the bank pictures read it
     if figure is None:
         from ._figure import build_figure
 

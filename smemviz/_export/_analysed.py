@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..analysis._analysed import Analysed, analyse
 from ..sources._inputs import LayoutPair
@@ -24,12 +25,15 @@ class AnalysedPair:
         return tuple(a for a in (self.smem, self.tmem) if a is not None)
 
 
-def analyse_pair(pair: LayoutPair | AnalysedPair) -> AnalysedPair:
-    """``pair`` with each of its plans analysed (an :class:`AnalysedPair` is returned as it is)."""
+def analyse_pair(pair: LayoutPair | AnalysedPair, *, measured: Any = None) -> AnalysedPair:
+    """``pair`` with each of its plans analysed (an :class:`AnalysedPair` is returned as it is);
+    ``measured``: Nsight Compute's counts of the kernel (``smemviz.read_ncu``), on the SMEM plan."""
     if isinstance(pair, AnalysedPair):
         return pair
+    if measured is not None and pair.smem is None:
+        raise ValueError("measured= is Nsight Compute's shared-memory counts: the export needs the SMEM plan")
     return AnalysedPair(
         pair,
-        analyse(pair.smem, pair.arch) if pair.smem is not None else None,
+        analyse(pair.smem, pair.arch, measured=measured) if pair.smem is not None else None,
         analyse(pair.tmem, pair.arch) if pair.tmem is not None else None,
     )

@@ -34,7 +34,7 @@ def static_figure(analysed: AnalysedPair, figure: Any = None, *, banks: bool = F
 
 
 def static_image(  # noqa: PLR0913 - the export's image options
-    pair: LayoutPair,
+    pair: LayoutPair | AnalysedPair,
     fmt: str,
     *,
     figure: Any = None,
@@ -47,14 +47,16 @@ def static_image(  # noqa: PLR0913 - the export's image options
     """``fmt`` ("svg", "png", "pdf") bytes of ``pair``'s maps (or of ``figure``)."""
     if _render_service.in_use():
         browser = _static.find_browser()
-        if figure is None:
+        measured = isinstance(pair, AnalysedPair) and pair.smem is not None and bool(pair.smem.measured)
+        if figure is None and not measured:
             # the service, with plotly warm, draws the figure from the plans as it would be drawn here
+            plans = pair.pair if isinstance(pair, AnalysedPair) else pair
             request = {
                 "pair": {
-                    "smem": pair.smem.to_dict() if pair.smem is not None else None,
-                    "tmem": pair.tmem.to_dict() if pair.tmem is not None else None,
-                    "title": pair.title,
-                    "arch": pair.arch,
+                    "smem": plans.smem.to_dict() if plans.smem is not None else None,
+                    "tmem": plans.tmem.to_dict() if plans.tmem is not None else None,
+                    "title": plans.title,
+                    "arch": plans.arch,
                 },
                 "banks": banks,
             }

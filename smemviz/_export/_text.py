@@ -26,6 +26,8 @@ def _with_checks(an: Analysed) -> dict[str, Any]:
     plan schema ignore both keys."""
     d = an.plan.to_dict()
     d["lint"] = an.findings.to_list()
+    if an.measured:  # Nsight Compute's counts beside the prediction, per captured region
+        d["measured"] = [seg.to_dict() for seg in an.measured]
     occ = an.occupancy
     if occ is not None:
         d["occupancy"] = {

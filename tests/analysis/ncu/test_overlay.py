@@ -147,3 +147,24 @@ def test_measured_takes_an_attribution_or_segments_and_goes_with_smem():
 
     assert as_analysed(a, "sm_100a").measured == segs  # judged again on another arch, the counts kept
     assert isinstance(segs[0], MeasuredSegment) and segs[0].to_dict()["verdict"] == "agrees"
+
+
+def test_exports_carry_the_measured_table(tmp_path):
+    import json
+
+    import smemviz
+
+    attribution = _attribution(AGREES, DISAGREES)
+    plan = _plan()
+    md = smemviz.export(plan, tmp_path / "m.md", arch="sm_90a", measured=attribution).read_text()
+    assert "Nsight Compute, measured / predicted: 3 regions, 2 to look at" in md
+    doc = json.loads(smemviz.export(plan, tmp_path / "m.json", arch="sm_90a", measured=attribution).read_text())
+    assert [(m["region"], m["verdict"]) for m in doc["measured"]] == [
+        ("sA", "disagrees"),
+        ("sC", "agrees"),
+        ("sB", "disagrees"),
+    ]
+    page = smemviz.export(plan, tmp_path / "m.html", arch="sm_90a", measured=attribution).read_text()
+    assert "smemviz-look-here" in page and "ncu: predicted 4-way, measured 4-way" in page  # table and map
+    plain_page = smemviz.export(plan, tmp_path / "p.html", arch="sm_90a").read_text()
+    assert "smemviz-ncu" not in plain_page and "ncu: predicted" not in plain_page
