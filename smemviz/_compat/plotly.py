@@ -80,6 +80,14 @@ def apply_update(widget: Any, restyle: dict[str, Any], relayout: dict[str, Any],
     restyled, relaid, indexes = widget._perform_plotly_update(
         restyle_data=restyle, relayout_data=relayout, trace_indexes=trace_indexes
     )
+    # a whole array given anew (shapes or annotations, more or fewer of them): plotly stores it but
+    # keeps the property objects it made of the old one, of the old length; they are made again
+    # from what it stored when next read
+    cached = getattr(widget.layout, "_compound_array_props", None)
+    if isinstance(cached, dict):
+        for key, value in relayout.items():
+            if isinstance(value, list) and key in cached:
+                del cached[key]
     if restyled:
         widget._dispatch_trace_change_callbacks(restyled, indexes)
     if relaid:

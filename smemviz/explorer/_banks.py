@@ -11,8 +11,9 @@ itself takes a few milliseconds and is kept per (access, swizzle) of the plan sh
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -26,6 +27,9 @@ from ..layout._access import SmemAccess
 from ..layout._plan import CAPTURE_SOURCE, LayoutPlan
 from ._bank_grid import GRID_CSS, bank_grid_html, grid_title
 from ._panels import message_html
+
+if TYPE_CHECKING:
+    from ..analysis.ncu._overlay import MeasuredSegment
 
 __all__ = ["BankView", "SWIZZLE_OPTIONS", "DECLARED", "NO_ACCESSES", "CAPTURED_NO_ACCESSES", "no_accesses_text"]
 
@@ -72,6 +76,8 @@ class BankView(widgets.VBox):
             style={"button_width": "104px"},  # room for "as declared" in full
         )
         self.numbers = widgets.HTML()
+        self.measured = widgets.HTML()  # Nsight Compute's counts of a profiled launch, beside the model's
+        self._segments: tuple[MeasuredSegment, ...] = ()
         self.table = widgets.HTML()
         self.message = widgets.HTML()
         self.grid = widgets.HTML(bank_grid_html(None))
@@ -82,7 +88,7 @@ class BankView(widgets.VBox):
             [widgets.HTML(GRID_CSS), self.controls, self.numbers, self.grid, self.table],
             layout=widgets.Layout(width="100%"),
         )
-        super().__init__([self.message, self.body], layout=widgets.Layout(width="100%"))
+        super().__init__([self.message, self.measured, self.body], layout=widgets.Layout(width="100%"))
         self.add_class("smemviz-banks-view")
         self.region.observe(self._on_region, names="value")
         self.access.observe(self._on_access, names="value")
@@ -95,6 +101,9 @@ class BankView(widgets.VBox):
         of the declared accesses are then read rather than made again), keeping the
         region, access and swizzle picked where they remain."""
         plan = source.plan if isinstance(source, Analysed) else source
+        self._segments = source.measured if isinstance(source, Analysed) else ()
+        if not self._segments:
+            self.measured.value = ""
         if plan is not self.plan:
             self._kept.clear()  # analyses of the plan shown before
             self._advice.clear()
@@ -107,6 +116,7 @@ class BankView(widgets.VBox):
         if not accesses:
             self.message.value = message_html(no_accesses_text(plan), "info")
             self.body.layout.display = "none"
+            self.measured.value = measured_html(self._segments, None)
             return
         self.message.value = ""
         self.body.layout.display = None
@@ -222,6 +232,7 @@ class BankView(widgets.VBox):
     def _redraw(self) -> None:
         rep = self.report()
         acc = self.current
+        self.measured.value = measured_html(self._segments, self._bytes(acc))
         if rep is None or acc is None:
             return
         if isinstance(rep, str):
@@ -257,6 +268,37 @@ class BankView(widgets.VBox):
                     adv = None
             advice = f"<div style='color:#546e7a'>{escape(adv.reason)}</div>" if adv is not None else ""
         return f"<div class='smemviz-bank-numbers' style='font-size:13px;line-height:1.5'>{facts}{advice}</div>"
+
+    def _bytes(self, acc: SmemAccess | None) -> tuple[int, int] | None:
+        """The bytes of the region the picked access reads (None: nothing picked)."""
+        if acc is None or self.plan is None:
+            return None
+        try:
+            region = self.plan.region(str(acc.region))
+        except KeyError:
+            return None
+        return region.offset, region.end
+
+
+def measured_html(segments: Sequence[MeasuredSegment], picked: tuple[int, int] | None) -> str:
+    """Nsight Compute's counts per captured region, measured beside predicted; the regions whose
+    bytes the picked access's region holds in bold, a disagreement (or a conflict nothing
+    predicted) in red: the place to look."""
+    if not segments:
+        return ""
+    rows = []
+    for seg in segments:
+        here = picked is not None and seg.offset < picked[1] and picked[0] < seg.end
+        colour = "#c62828" if seg.look_here else "#2e7d32" if seg.verdict == "agrees" else "#546e7a"
+        text = f"{escape(shown(seg.region))}: {escape(seg.label)}"
+        rows.append(
+            f"<li class='smemviz-measured{' smemviz-look-here' if seg.look_here else ''}' "
+            f"style='color:{colour}' title='{escape(shown(seg.line()))}'>{f'<b>{text}</b>' if here else text}</li>"
+        )
+    return (
+        "<div class='smemviz-bank-measured' style='font-size:13px'>Nsight Compute, on the profiled launch "
+        f"(measured / predicted):<ul style='margin:2px 0'>{''.join(rows)}</ul></div>"
+    )
 
 
 def no_accesses_text(plan: LayoutPlan | None) -> str:

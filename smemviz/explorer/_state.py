@@ -94,14 +94,14 @@ class Analysis:
         return "\n".join(problems) or None
 
 
-def analyse_pair(smem: LayoutPlan | None, tmem: LayoutPlan | None, arch: str) -> Analysis:
-    """The :class:`Analysis` of ``smem`` (already carrying ``arch``) and ``tmem``:
-    the one place the explorer has a layout analysed."""
+def analyse_pair(smem: LayoutPlan | None, tmem: LayoutPlan | None, arch: str, measured: Any = None) -> Analysis:
+    """The :class:`Analysis` of ``smem`` (already carrying ``arch``, and ``measured``: Nsight
+    Compute's counts of it) and ``tmem``: the one place the explorer has a layout analysed."""
     from ..analysis import analyse
 
     return Analysis(
         arch,
-        analyse(smem, arch) if smem is not None else None,
+        analyse(smem, arch, measured=measured) if smem is not None else None,
         analyse(tmem) if tmem is not None else None,
     )
 
@@ -133,6 +133,8 @@ class ExplorerState:
         self._analysis: Analysis | None = None  # of the layout on screen; None: not made since the last change
         self._target = target
         self._arch: str | None = hardware.get_arch(arch).name if arch is not None else None
+        # Nsight Compute's counts and the SMEM plan they were measured on: shown while it is on screen
+        self._measured: tuple[tuple[Any, ...], LayoutPlan] | None = None
 
     # -- what is shown ---------------------------------------------------------------
 
@@ -163,8 +165,29 @@ class ExplorerState:
             smem = self.smem_plan
             if smem is not None and smem.arch != self.arch:
                 smem = dataclasses.replace(smem, arch=self.arch)
-            self._analysis = analyse_pair(smem, self.tmem_plan, self.arch)
+            self._analysis = analyse_pair(smem, self.tmem_plan, self.arch, self.measured or None)
         return self._analysis
+
+    @property
+    def measured(self) -> tuple[Any, ...]:
+        """Nsight Compute's counts per region (``MeasuredSegment``) while the layout they were
+        measured on is the one on screen; () once a change shows another."""
+        if self._measured is None or self._measured[1] != self.smem_plan:
+            return ()
+        return self._measured[0]
+
+    def set_measured(self, measured: Any) -> None:
+        """Show ``measured`` (what :func:`smemviz.read_ncu` made of a profiled launch of the layout on
+        screen, or its segments) on it; ``None`` takes it away."""
+        if measured is None:
+            self._measured = None
+        elif self.smem_plan is None:
+            raise ValueError("measured= is Nsight Compute's shared-memory counts: the explorer shows no SMEM layout")
+        else:
+            from ..analysis.ncu._overlay import as_segments
+
+            self._measured = (as_segments(measured), self.smem_plan)
+        self._analysis = None
 
     # -- changes ----------------------------------------------------------------------
 

@@ -74,7 +74,13 @@ class Explorer(widgets.VBox):
     """
 
     def __init__(
-        self, target: Any, *, arch: Any = None, controls: dict[str, Any] | None = None, run: Any = None
+        self,
+        target: Any,
+        *,
+        arch: Any = None,
+        controls: dict[str, Any] | None = None,
+        run: Any = None,
+        measured: Any = None,
     ) -> None:
         self.controls: dict[str, Any] = {}
         fixed: dict[str, Any] = {}
@@ -91,6 +97,8 @@ class Explorer(widgets.VBox):
         self.ordering: OrderingView | None = None  # the "Ordering" tab, made for the first layout with an ordering
 
         started = self.state.start(self._control_values())
+        if measured is not None:  # Nsight Compute's counts of the first layout, on its map
+            self.state.set_measured(measured)
         self.arch_selector = widgets.Dropdown(
             options=list(hardware.ARCHS),
             value=self.state.arch,
@@ -254,6 +262,18 @@ class Explorer(widgets.VBox):
         self.show_tab(BANKS_TAB)
         self._refresh_details()
         self.banks.pick(region, access, swizzle)
+
+    def show_measured(self, measured: Any) -> None:
+        """Draw Nsight Compute's counts of a profiled launch (``smemviz.read_ncu``'s result) on the
+        layout on screen: the byte map's strip, its labels and the Banks tab show measured beside
+        predicted until the layout changes; ``None`` takes them away."""
+        self.state.set_measured(measured)
+        self._render()
+
+    @property
+    def measured(self) -> tuple[Any, ...]:
+        """The measured segments shown now (see :meth:`show_measured`)."""
+        return self.state.measured
 
     def reset(self) -> None:
         """Put every control back where it started, then rebuild once."""
@@ -502,7 +522,7 @@ def _warm_static_export() -> None:
         warm_renderer()
 
 
-def explore(target: Any, /, arch: Any = None, run: Any = None, **controls: Any) -> Explorer:
+def explore(target: Any, /, arch: Any = None, run: Any = None, measured: Any = None, **controls: Any) -> Explorer:
     """An explorer widget for a layout or a layout builder.
 
     ``explore(plan_or_allocator)``, ``explore((smem, tmem))``, or
@@ -514,6 +534,8 @@ def explore(target: Any, /, arch: Any = None, run: Any = None, **controls: Any) 
     was built for, until one is picked in the explorer.
     ``run`` (e.g. ``smemviz.kernel.gemm_runner()``) adds a "Run on GPU" action
     that measures the current controls and keeps a history of runs.
+    ``measured`` (``smemviz.read_ncu``'s result for the kernel shown) draws Nsight Compute's
+    counts beside the prediction, on the byte map and in the Banks tab.
     """
     if arch is not None and _takes_arch(target) and "arch" not in controls:
         # the builder's own ``arch``: a list or a widget is its control, one name a fixed value
@@ -521,7 +543,7 @@ def explore(target: Any, /, arch: Any = None, run: Any = None, **controls: Any) 
             controls["arch"], arch = arch, None
         else:
             controls["arch"] = widgets.fixed(arch)
-    return Explorer(target, arch=arch, controls=controls, run=run)
+    return Explorer(target, arch=arch, controls=controls, run=run, measured=measured)
 
 
 def _takes_arch(target: Any) -> bool:
