@@ -7,6 +7,11 @@ returning a measurement with ``row()`` (a flat dict with at least ``label``,
 ``summary()`` -- :func:`smemviz.kernel.gemm_runner` makes one for smemviz's GEMM.
 Without a GPU that runner still compiles and reports the requested SMEM and
 registers, and the panel shows why it did not run.
+
+A runner with a ``profile`` method (taking the same keywords, returning what
+:func:`smemviz.read_ncu` returns) can also put the launch under Nsight Compute: where
+``ncu`` is on PATH the panel offers "profile with Nsight Compute", and a run with it
+ticked hands the counts to ``on_measured`` (the explorer draws them on the byte map).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from ._run_button import make_run_button
 __all__ = ["RunPanel", "HISTORY_COLUMNS"]
 
 _VARIES = ("run", "compile_s", "compile_seconds", "timings")  # differ between two compiles of the same controls
-HISTORY_COLUMNS = ("run", "label", "stages", "smem_requested", "registers", "tflops", "rel_err", "reason")
+HISTORY_COLUMNS = ("run", "label", "stages", "smem_requested", "registers", "tflops", "rel_err", "ncu", "reason")
 # the history plot's x axis: label -> (row key, axis title)
 PLOT_AXES = {
     "SMEM bytes": ("smem_requested", "dynamic SMEM (B)"),
@@ -58,9 +63,18 @@ class RunPanel(widgets.VBox):
         runner: Callable[..., Any],
         values: Callable[[], dict[str, Any]],
         controls: Mapping[str, Any] | None = None,
+        on_measured: Callable[[Any], None] | None = None,
     ) -> None:
-
         self._runner = runner
+        self._on_measured = on_measured
+        self._profiler: Callable[..., Any] | None = getattr(runner, "profile", None)
+        # offered where the runner can profile and Nsight Compute is installed
+        self.profile = widgets.Checkbox(
+            value=False,
+            description="profile with Nsight Compute",
+            indent=False,
+            layout=widgets.Layout(width="230px", display=None if self._can_profile() else "none"),
+        )
         self._values = values
         self.history: list[dict[str, Any]] = []
         self.button = make_run_button(
@@ -91,7 +105,7 @@ class RunPanel(widgets.VBox):
         )
         self.button.on_click(lambda _b: self.run())
         self.x_axis.observe(lambda _change: self._draw(), names="value")
-        super().__init__([widgets.HBox([self.button, self.status]), self.table, self.x_axis, self.plot])
+        super().__init__([widgets.HBox([self.button, self.profile, self.status]), self.table, self.x_axis, self.plot])
         self._draw()
         self.add_class("smemviz-run-panel")
 
@@ -111,8 +125,11 @@ class RunPanel(widgets.VBox):
             return None
         finally:
             self.button.disabled = False
+        if self.profile.value and self._can_profile():
+            row["ncu"], note = self._profiled(values)
+            summary += f"; {note}"
         ran = row.get("ran")
-        same = None if ran else self._same_compile(row)
+        same = None if ran or row.get("ncu") else self._same_compile(row)
         if same is not None:  # compiling the same controls again tells nothing new: no second row
             self.status.value = (
                 f"<span style='color:#555'>{escape(summary)} (the same as run #{same['run']}: "
@@ -124,6 +141,33 @@ class RunPanel(widgets.VBox):
         self.status.value = f"<span style='color:{colour}'>{escape(summary)}</span>"
         self._draw()
         return row
+
+    def _can_profile(self) -> bool:
+        if self._profiler is None:
+            return False
+        from ..analysis.ncu._profile import find_ncu
+
+        return find_ncu() is not None
+
+    def _profiled(self, values: dict[str, Any]) -> tuple[str, str]:
+        """Profile the controls' launch under Nsight Compute and hand the counts to the map:
+        the history cell and the status note (the reason, when it could not)."""
+        assert self._profiler is not None
+        self.status.value = "<i>profiling one launch under Nsight Compute…</i>"
+        try:
+            res = self._profiler(**values)
+        except Exception as exc:  # the profiler runs user code and ncu: report, never raise
+            return "failed", f"profiling failed: {type(exc).__name__}: {exc}"
+        from ..analysis.ncu._overlay import measured_segments
+
+        if self._on_measured is not None:
+            self._on_measured(res)
+        look = sum(seg.look_here for seg in measured_segments(res)) + len(res.unattributed)
+        cell = "as predicted" if not look else f"{look} to look at"
+        return cell, (
+            f"Nsight Compute: {len(res.rows)} shared-memory rows, {len(res.unattributed)} not attributed, "
+            f"{len(res.disagreements)} disagreements; {cell} on the byte map"
+        )
 
     def _same_compile(self, row: dict[str, Any]) -> dict[str, Any] | None:
         """An earlier row that did not run either and says the same (controls,

@@ -160,7 +160,7 @@ class Explorer(widgets.VBox):
         self._tmem_box = widgets.VBox([self.tmem_widget, self.tmem_key], layout=widgets.Layout(width="100%"))
         self._fitter = make_fitter()
         # the run action (compile, launch, measure the controls on screen), when a runner is given
-        self.run_panel = _run_panel(run, lambda: self.values, self.controls)
+        self.run_panel = _run_panel(run, lambda: self.values, self.controls, self.show_measured)
         super().__init__(
             [
                 widgets.HTML(TABLE_CSS),
@@ -503,12 +503,12 @@ def _set_html(widget: Any, value: str) -> None:
         widget.value = value
 
 
-def _run_panel(runner: Any, values: Any, controls: dict[str, Any]) -> Any:
+def _run_panel(runner: Any, values: Any, controls: dict[str, Any], on_measured: Any) -> Any:
     if runner is None:
         return None
     from ._run import RunPanel
 
-    return RunPanel(runner, values, controls=controls)
+    return RunPanel(runner, values, controls=controls, on_measured=on_measured)
 
 
 def _warm_static_export() -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ._attribute import NcuAttribution, read_ncu
 
-__all__ = ["ProfileError", "profile", "NCU_SECTION"]
+__all__ = ["ProfileError", "profile", "find_ncu", "NCU_SECTION"]
 
 NCU_SECTION = "SourceCounters"  # the section whose per-instruction counters the source page shows
 
@@ -70,6 +70,11 @@ def _capture(target: str, arch: str | None, kernel: str | None) -> tuple[Any, An
     return kernels[names[0]], launch
 
 
+def find_ncu(ncu: str | None = None) -> str | None:
+    """The path of Nsight Compute's ``ncu`` (``ncu``: a name or path to look for), or None."""
+    return shutil.which(ncu or "ncu")
+
+
 def profile(
     target: str,
     *,
@@ -80,7 +85,7 @@ def profile(
     timeout: float = 600,
 ) -> NcuAttribution:
     """Capture ``FILE.py:FUNCTION``'s kernel, launch it once under ncu, attribute the counters."""
-    ncu_path = shutil.which(ncu or "ncu")
+    ncu_path = find_ncu(ncu)
     if not ncu_path:
         raise ProfileError(
             f"no Nsight Compute at {ncu}" if ncu else "Nsight Compute's ncu is not on PATH (pass --ncu PATH)"

@@ -216,6 +216,43 @@ def _replace(m: GemmMeasurement, **changes: Any) -> GemmMeasurement:
     return replace(m, **changes)
 
 
+@dataclass(frozen=True)
+class GemmRunner:
+    """The explorer's "Run on GPU" for smemviz's GEMM (see :func:`gemm_runner`): called with the
+    controls it measures them; :meth:`profile` puts one launch under Nsight Compute."""
+
+    problem: GemmProblem
+    arch: str | None = None
+    run: bool = True
+    iters: int = 10
+    rounds: int = 5
+    warmup: int = 3
+
+    def config(self, **controls: Any) -> GemmConfig:
+        from ._config import config_from_controls
+
+        if self.arch is not None:
+            controls.setdefault("arch", self.arch)
+        return config_from_controls(**controls)
+
+    def __call__(self, **controls: Any) -> GemmMeasurement:
+        return measure_gemm(
+            self.config(**controls),
+            self.problem,
+            run=self.run,
+            iters=self.iters,
+            rounds=self.rounds,
+            warmup=self.warmup,
+        )
+
+    def profile(self, **controls: Any) -> Any:
+        """Nsight Compute's shared-memory counters of one launch of the controls' GEMM on the map
+        of its capture (an :class:`~smemviz.analysis.ncu.NcuAttribution`): needs the GPU and ncu."""
+        from ._profile import profile_gemm
+
+        return profile_gemm(self.config(**controls), self.problem)
+
+
 def gemm_runner(
     problem: GemmProblem | None = None,
     *,
@@ -224,21 +261,11 @@ def gemm_runner(
     iters: int = 10,
     rounds: int = 5,
     warmup: int = 3,
-) -> Callable[..., GemmMeasurement]:
+) -> GemmRunner:
     """A runner for ``explore(gemm_allocator, run=gemm_runner(), ...)``: called with the
     explorer's controls (GemmConfig fields, ``stages=0`` for the most that fit), it
-    compiles, launches, checks against torch and times the GEMM on ``problem``.
+    compiles, launches, checks against torch and times the GEMM on ``problem``; where
+    Nsight Compute is installed the explorer can also profile the launch (``runner.profile``).
     ``arch`` (e.g. ``"sm_100a"`` with ``blackwell_gemm_allocators``) is used when the
     controls name none."""
-    from ._config import config_from_controls
-
-    problem = problem or GemmProblem(4096, 4096, 4096)
-
-    def runner(**controls: Any) -> GemmMeasurement:
-        if arch is not None:
-            controls.setdefault("arch", arch)
-        return measure_gemm(
-            config_from_controls(**controls), problem, run=run, iters=iters, rounds=rounds, warmup=warmup
-        )
-
-    return runner
+    return GemmRunner(problem or GemmProblem(4096, 4096, 4096), arch, run, iters, rounds, warmup)
