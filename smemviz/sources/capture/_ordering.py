@@ -24,7 +24,7 @@ from typing import Any
 
 from ...layout.ordering import Context, LoopInfo, programs_from_trace
 from ...layout.ordering import _model as m
-from ._ordering_hooks import OrderingTrace, RawEvent, RegionView
+from ._ordering_hooks import GemmOperand, OrderingTrace, PipelineProbe, RawEvent, RegionView
 from ._ordering_ir import (
     PASS_OPS,
     Condition,
@@ -46,7 +46,7 @@ from ._ordering_ir import (
 )
 from ._tmem_views import tmem_regions
 
-__all__ = ["UNREAD", "build_ordering", "unread_model"]
+__all__ = ["UNREAD", "BesideModel", "build_ordering", "unread_model"]
 
 UNREAD = m.UNREAD  # the meta key of each note on what the trace could not read
 # copies in which each thread moves its own part of the tensor (a tiled copy's partition)
@@ -60,6 +60,15 @@ class _Role:
     threads: frozenset[int]
 
 
+@dataclass(frozen=True)
+class BesideModel:
+    """What one kernel's trace says that its ordering model leaves out: each GEMM operand read
+    placed on its region with its role and its call's form, each pipeline probe."""
+
+    gemm_operands: tuple[GemmOperand, ...] = ()
+    probes: tuple[PipelineProbe, ...] = ()
+
+
 def build_ordering(
     trace: OrderingTrace,
     module: Any,
@@ -67,11 +76,15 @@ def build_ordering(
     alloca_offset: Callable[[Any], int | None],
     regions_at: Callable[[int], str | None],
     arch: str | None,
-) -> m.OrderingModel:
-    """The ordering model of ``kernel`` from the events ``trace`` recorded for it.
-    ``alloca_offset`` gives an allocation's byte offset; ``regions_at`` the captured
-    region holding a byte (for naming a pipeline's barrier storage)."""
-    return _Builder(trace, module, kernel, alloca_offset, regions_at, arch).model()
+) -> tuple[m.OrderingModel, BesideModel]:
+    """The ordering model of ``kernel`` from the events ``trace`` recorded for it, and what the
+    trace says beside it (see ``BesideModel``). ``alloca_offset`` gives an allocation's byte
+    offset; ``regions_at`` the captured region holding a byte (for naming a pipeline's barrier
+    storage)."""
+    builder = _Builder(trace, module, kernel, alloca_offset, regions_at, arch)
+    model = builder.model()
+    probes = tuple(dict.fromkeys(p for k, p in trace.probes if k == kernel))
+    return model, BesideModel(tuple(builder.operands), probes)
 
 
 class _Builder:
@@ -107,6 +120,7 @@ class _Builder:
         self.spans.update({s.name: s for s in self.tmem.spans})
         # an access is placed on the nearest view that has a place (a TMEM view over a run-time slice has none)
         self.views = [v for v in trace.regions if v.memory != "tmem" or id(v) in self.tmem.of]
+        self.operands: dict[GemmOperand, None] = {}  # each GEMM operand read as placed, in trace order
 
     # -- threads and roles ---------------------------------------------------------------
 
@@ -596,7 +610,13 @@ class _Builder:
             return []
         if isinstance(e, m.Access):
             placed = self.place(raw, states)
-            return [placed] if placed is not None else []
+            if placed is None:
+                return []
+            if raw.access is not None and raw.access.operand:  # a GEMM's operand: noted beside the model
+                assert isinstance(placed, m.Access)
+                note = GemmOperand(placed.kind, placed.site, placed.region, raw.access.operand, raw.access.form)
+                self.operands[note] = None
+            return [placed]
         if isinstance(e, m.PipelineOp) and e.op == "advance":
             return [e]  # which pipelines and sides it moves depends on the role (see ``advances``)
         if isinstance(e, m.Init) and any(

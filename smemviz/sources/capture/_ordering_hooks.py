@@ -24,7 +24,7 @@ from ...layout.ordering import _model as m
 from ._ordering_ir import TraceContext, pointer_offset, raw_value, trace_context
 from ._where import _assigned_name, _package_dirs, call_site
 
-__all__ = ["OrderingTrace", "RawEvent", "RegionView", "ordering_targets"]
+__all__ = ["GemmOperand", "OrderingTrace", "PipelineProbe", "RawEvent", "RegionView", "ordering_targets"]
 
 # the pipeline call in progress: "op" (its inner DSL calls are part of it) or "create"
 _INSIDE: ContextVar[str] = ContextVar("smemviz_capture_ordering_inside", default="")
@@ -71,6 +71,33 @@ class RawAccess:
     barrier: str | None  # the pipeline whose full barrier a TMA load completes on
     barrier_state: int | None
     memory: str
+    operand: str = ""  # a GEMM's operand: "A" or "B"
+    form: str = ""  # that GEMM call's form: "SS", "RS" or "TS" (see ``GemmOperand``)
+
+
+@dataclass(frozen=True)
+class GemmOperand:
+    """One operand a captured GEMM call read from SMEM or TMEM, on its region: which operand it
+    is (``"A"``, ``"B"``) and the call's form: ``"SS"`` (A and B from shared memory), ``"RS"``
+    (A from registers, B from shared memory) or ``"TS"`` (A from tensor memory). The ordering
+    model holds the read as an ``Access`` at the call's site; this keeps what that does not say."""
+
+    kind: str  # "wgmma_read" or "umma_read"
+    site: m.CallSite
+    region: str
+    operand: str
+    form: str
+
+
+@dataclass(frozen=True)
+class PipelineProbe:
+    """A pipeline's ``consumer_try_wait`` / ``producer_try_acquire``: a test of one of its
+    barriers that orders nothing (the wait given its result does), so no program of the
+    ordering model holds it; kept to say which barriers the call's line reads."""
+
+    op: str
+    pipeline: str
+    site: m.CallSite
 
 
 @dataclass
@@ -109,6 +136,7 @@ class OrderingTrace:
     tile_counts: list[tuple[Any, Any, int]] = field(default_factory=list)  # (tiles-done value, loop read in, when)
     tile_advances: list[tuple[TraceContext, int]] = field(default_factory=list)  # where a scheduler moved on, and when
     tc_ld_registers: list[Any] = field(default_factory=list)  # the register tensors tcgen05.ld filled, not yet read
+    probes: list[tuple[str | None, PipelineProbe]] = field(default_factory=list)  # (kernel, probe)
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -417,8 +445,9 @@ def _note_op(
         t.barriers[id(result)] = (spec.name, "full" if op == "producer_get_barrier" else "empty")
         t.barrier_keep.append((result, sid))
         return
-    if op in UNREAD_OPS:
-        return  # a test that orders nothing; the wait that takes its token does
+    if op in UNREAD_OPS:  # a test that orders nothing (the wait that takes its token does): noted beside the model
+        t.probes.append((_context()[1], PipelineProbe(op=op, pipeline=spec.name, site=site)))
+        return
 
     if spec.kind == "tma_async" and op == "producer_commit":
         return  # a no-op: the TMA's completion fills the stage
@@ -789,18 +818,15 @@ def _record_gemm(
         read = "umma_read"
     else:
         return
-    for operand in (a, b):
-        if read == "umma_read" and _memory(operand) == "tmem":  # an A operand in TMEM (P in place of S)
+    where = [_operand_memory(read, operand) for operand in (a, b)]
+    # a WGMMA's A is in shared memory or in registers; a tcgen05 MMA's in shared or tensor memory
+    form = {"smem": "SS", "tmem": "TS"}.get(where[0] or "", "RS" if read == "wgmma_read" else "")
+    for name, operand, memory in zip("AB", (a, b), where):
+        if memory is not None:
             _add(
                 t,
                 m.Access(kind=read, region="", site=site),
-                access=RawAccess(read, _value(operand), None, 1, None, None, "tmem"),
-            )
-        elif _memory(operand) == "smem" or "desc" in str(getattr(operand, "type", "")).lower() or _smem_desc(operand):
-            _add(
-                t,
-                m.Access(kind=read, region="", site=site),
-                access=RawAccess(read, _value(operand), None, 1, None, None, "smem"),
+                access=RawAccess(read, _value(operand), None, 1, None, None, memory, operand=name, form=form),
             )
     if read == "umma_read" and _memory(d) == "tmem":
         _add(
@@ -808,6 +834,16 @@ def _record_gemm(
             m.Access(kind="umma_write_acc", region="", site=site),
             access=RawAccess("umma_write_acc", _value(d), None, 1, None, None, "tmem"),
         )
+
+
+def _operand_memory(read: str, operand: Any) -> str | None:
+    """Where a GEMM operand is read from: "smem" (a tensor or descriptor), "tmem" (a tcgen05 A
+    operand in TMEM, P in place of S), or None (registers)."""
+    if read == "umma_read" and _memory(operand) == "tmem":
+        return "tmem"
+    if _memory(operand) == "smem" or "desc" in str(getattr(operand, "type", "")).lower() or _smem_desc(operand):
+        return "smem"
+    return None
 
 
 def _record_element(kind: str) -> Callable[..., None]:

@@ -42,7 +42,7 @@ from ._tma_atoms import take_tma_atoms, with_regions
 if TYPE_CHECKING:
     from ...layout.ordering import OrderingModel
     from ._bank_accesses import CapturedCopy
-    from ._ordering_hooks import OrderingTrace
+    from ._ordering_hooks import GemmOperand, OrderingTrace, PipelineProbe
 
 __all__ = ["Capture", "CaptureError", "KernelCapture", "capture"]
 
@@ -69,6 +69,10 @@ class KernelCapture:
     # every SMEM ld/st, ldmatrix/stmatrix and cp.async copy, with its lanes' addresses as compiled
     # (the plan's ``accesses`` hold the declared accesses that give the same addresses)
     banks: tuple[CapturedCopy, ...] = ()
+    # what the ordering model leaves out (read_ncu reads it): each GEMM operand read with its role (A, B) and its
+    # call's form (SS, RS, TS), and each pipeline's try_wait / try_acquire probe of its barriers
+    gemm_operands: tuple[GemmOperand, ...] = ()
+    probes: tuple[PipelineProbe, ...] = ()
 
 
 class Capture(_hooks.Recorder):
@@ -283,17 +287,25 @@ class Capture(_hooks.Recorder):
         def region_at(byte: int) -> str | None:
             return next((r.name for r in kc.plan.regions if r.offset <= byte < r.offset + max(r.size, 1)), None)
 
-        from ._ordering import build_ordering, unread_model
+        from ._ordering import BesideModel, build_ordering, unread_model
 
         arch = self._arch or self._traced_arch
         try:
-            model = build_ordering(trace, module, kc.kernel, alloca_offset, region_at, arch)
+            model, beside = build_ordering(trace, module, kc.kernel, alloca_offset, region_at, arch)
         except Exception as e:  # the memory plan stands; the model says it could not be read
             model = unread_model(kc.kernel, arch, f"reading its ordering failed: {type(e).__name__}: {e}")
+            beside = BesideModel()
         from ._tmem_views import tmem_view_plan
 
         tmem = tmem_view_plan(kc.tmem_plan, [r for r in model.regions if r.memory == "tmem"], arch)
-        return replace(kc, ordering=model, plan=replace(kc.plan, ordering=model), tmem_plan=tmem)
+        return replace(
+            kc,
+            ordering=model,
+            plan=replace(kc.plan, ordering=model),
+            tmem_plan=tmem,
+            gemm_operands=beside.gemm_operands,
+            probes=beside.probes,
+        )
 
     def _with_banks(
         self, kc: KernelCapture, trace: OrderingTrace, module: Any, sites: list[Any], result: Any
