@@ -13,6 +13,18 @@ A row is attributed, in this order:
    accesses issues this instruction (the DSL may give a WGMMA the line of its ``@cute.jit``),
    so it can only be theirs.
 
+A WGMMA row (``HGMMA``, ...) also names its form: ``SS`` when A and B are both shared-memory
+descriptors (``gdesc`` with no A register), ``RS`` when A is a register. Where capture noted each
+GEMM call's operands (A, B) and form, an ``SS`` row can only be a call that read both from
+shared memory and an ``RS`` row only a call whose A is in registers; the row touches the regions
+those calls read for the operands the instruction reads (``RS``: B alone). By instruction, the
+calls of the row's form are its candidates, whatever their number of sites; at a call site
+holding calls of both forms, the row's regions are narrowed to its form's. Where the form leaves
+out some of what its sites read, the access is named with it (``wgmma_read SS @ ...``).
+
+A pipeline's ``try_wait`` / ``try_acquire`` orders nothing and no program of the model holds it,
+but capture notes it beside the model: its line's mbarrier rows are that pipeline's barriers.
+
 Anything else is listed with the reason. Predictions:
 
 * per-lane copies (``STSM``, ``LDSM``, ``LDS``, ``STS``, ``LDGSTS``): the wavefronts and ideal of
@@ -337,6 +349,8 @@ class _Event:
     line: int
     file: str  # base name
     regions: tuple[str, ...]
+    # a GEMM read's (form, operand, region) of each call at the site, where capture noted them
+    operands: tuple[tuple[str, str, str], ...] = ()
 
 
 def _walk(steps: Iterable[Any]) -> Iterable[Any]:
@@ -350,6 +364,12 @@ def _walk(steps: Iterable[Any]) -> Iterable[Any]:
 
 def _captured(source: Any) -> tuple[Any, Any, str]:
     """(ordering model, bank records, kernel symbol) of a capture, one kernel's capture, or a plan."""
+    return _capture_parts(source)[:3]
+
+
+def _capture_parts(source: Any) -> tuple[Any, Any, str, Any, Any]:
+    """:func:`_captured`'s, and what capture noted beside the model (GEMM operands, pipeline
+    probes; none for a plan)."""
     kernels = getattr(source, "kernels", None)
     if kernels is not None and not hasattr(source, "banks"):
         kernels = dict(kernels)
@@ -359,20 +379,30 @@ def _captured(source: Any) -> tuple[Any, Any, str]:
             )
         source = next(iter(kernels.values()))
     if hasattr(source, "banks"):  # a KernelCapture
-        return source.ordering, tuple(source.banks), source.kernel
+        beside = tuple(getattr(source, "gemm_operands", ())), tuple(getattr(source, "probes", ()))
+        return source.ordering, tuple(source.banks), source.kernel, *beside
     ordering = getattr(source, "ordering", None)  # a plan carrying the model
     if ordering is not None:
-        return ordering, (), getattr(ordering, "name", "")
+        return ordering, (), getattr(ordering, "name", ""), (), ()
     raise TypeError(
         f"read_ncu needs what capture recorded (smemviz.capture()'s result, one of its kernels, or a plan "
         f"carrying the ordering model), not {type(source).__name__}"
     )
 
 
-def _events(model: Any, records: Sequence[Any]) -> list[_Event]:
+def _events(
+    model: Any, records: Sequence[Any], operands: Sequence[Any] = (), probes: Sequence[Any] = ()
+) -> list[_Event]:
     out: list[_Event] = []
+    roles: dict[tuple[str, str], set[tuple[str, str, str]]] = {}
+    for o in operands:  # each GEMM operand read: its call's form and which operand it is
+        roles.setdefault((o.kind, str(o.site)), set()).add((o.form, o.operand, o.region))
     if model is not None:
         barriers = {p.name: p.barrier_region for p in model.pipelines}
+        for probe in probes:  # a try_wait / try_acquire: a probe of its pipeline's barriers
+            if barriers.get(probe.pipeline):
+                site = probe.site
+                out.append(_Event("mbarrier", str(site), site.line, site.file, (f"{probe.pipeline} barriers",)))
         steps = list(_walk(model.prologue))
         for program in model.programs:
             steps += list(_walk(program.body))
@@ -383,7 +413,8 @@ def _events(model: Any, records: Sequence[Any]) -> list[_Event]:
             kind = getattr(step, "kind", None)
             region = getattr(step, "region", None)
             if region is not None and kind is not None:
-                out.append(_Event(kind, str(site), site.line, site.file, (region,)))
+                known = tuple(sorted(roles.get((kind, str(site)), ())))
+                out.append(_Event(kind, str(site), site.line, site.file, (region,), known))
             pipeline = getattr(step, "pipeline", None)
             if pipeline is not None and barriers.get(pipeline):
                 name = f"{pipeline} barriers"
@@ -397,10 +428,58 @@ def _events(model: Any, records: Sequence[Any]) -> list[_Event]:
         key = (e.kind, e.site)
         if key in unique and unique[key].regions != e.regions:
             merged = tuple(sorted(set(unique[key].regions) | set(e.regions)))
-            unique[key] = _Event(e.kind, e.site, e.line, e.file, merged)
+            unique[key] = _Event(e.kind, e.site, e.line, e.file, merged, e.operands)
         else:
             unique.setdefault(key, e)
     return list(unique.values())
+
+
+# -- a WGMMA's form: which operands it reads from shared memory ----------------------------------
+
+_FORM_READS = {"SS": ("A", "B"), "RS": ("B",)}
+_FORM_TEXT = {"SS": "A and B from shared memory", "RS": "A from registers, B from shared memory"}
+
+
+def _gmma_form(row: SassRow) -> str | None:
+    """``SS`` for a WGMMA row whose A is a descriptor (``gdesc`` right after D), ``RS`` for one
+    whose A is a register; None for any other row."""
+    if _GMMA_SHAPE.match(row.opcode) is None:
+        return None
+    ops = [o.strip() for o in row.operands.split(",")]
+    if len(ops) < 3:
+        return None
+    if ops[1].startswith("gdesc"):
+        return "SS"
+    return "RS" if re.match(r"R\d+$", ops[1]) else None
+
+
+def _typed(e: _Event) -> bool:
+    """Capture noted the operand and form of every region the event reads."""
+    return bool(e.operands) and set(e.regions) <= {r for _, _, r in e.operands}
+
+
+def _by_form(form: str, events: Sequence[_Event]) -> tuple[list[_Event], tuple[str, ...]] | None:
+    """The events with a GEMM call of ``form`` and the regions those calls read for the operands
+    an instruction of that form reads; None where some event's operands were not noted."""
+    if not events or not all(_typed(e) for e in events):
+        return None
+    reads = _FORM_READS[form]
+    kept = [e for e in events if any(f == form and o in reads for f, o, _ in e.operands)]
+    regions = tuple(sorted({r for e in kept for f, o, r in e.operands if f == form and o in reads}))
+    return kept, regions
+
+
+def _calls_text(form: str, events: Sequence[_Event]) -> str:
+    """The calls of ``form`` at each event's site, by operand: "fmha.py:1666 (A sQ, B sK)"."""
+    out = []
+    for e in sorted(events, key=lambda e: _site_key(e.site)):
+        parts = [
+            f"{o} {'+'.join(sorted(r for f, oo, r in e.operands if f == form and oo == o))}"
+            for o in _FORM_READS[form]
+            if any(f == form and oo == o for f, oo, _ in e.operands)
+        ]
+        out.append(f"{e.site} ({', '.join(parts)})")
+    return ", ".join(out)
 
 
 # -- source statements: a call over several lines -------------------------------------------------
@@ -556,10 +635,23 @@ def _is_smem_row(row: SassRow) -> bool:
     return row.counted_shared or name in SMEM_OPCODES
 
 
-def _access_name(kind: str, sites: Sequence[str]) -> str:
+def _access_name(kind: str, sites: Sequence[str], form: str = "") -> str:
+    kind = f"{kind} {form}" if form else kind
     if len(sites) > 3:  # every barrier operation of a pipeline, say
         return f"{kind} @ {sites[0]} .. {sites[-1]} ({len(sites)} sites)"
     return f"{kind} @ {', '.join(sites)}"
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """The captured events a row is, how they were found, why (or why none), the regions it
+    touches (None: every region of the events) and the WGMMA form that narrowed them."""
+
+    events: list[_Event]
+    by: str
+    reason: str
+    regions: tuple[str, ...] | None = None
+    form: str = ""
 
 
 def _place(
@@ -569,8 +661,9 @@ def _place(
     by_file: dict[str, list[_Event]],
     spans_model: Sequence[Any],
     statement_end: Any,
-) -> tuple[list[_Event], str, str]:
-    """The captured events a row is, how they were found, and the reason (or why none)."""
+) -> _Placed:
+    """The captured events a row is (see ``_Placed``)."""
+    form = _gmma_form(row)
     # 1. call site: an event on the row's line, or whose statement spans it
     if row.line is not None and row.file is not None:
         here = [e for e in by_file.get(os.path.basename(row.file), []) if e.kind in kinds]
@@ -578,7 +671,7 @@ def _place(
         if not found:
             found = [e for e in here if e.line < row.line <= statement_end(row.file, e.line)]
         if found:
-            return found, "call site", ""
+            return _narrow_at_site(form, found)
     # 2. an absolute address inside one region
     m = _ABSOLUTE.search(row.operands)
     if m is not None and spans_model:
@@ -586,22 +679,68 @@ def _place(
         holders = [s.name for s in spans_model if s.start <= addr < s.start + s.size]
         candidates = [e for e in events if e.kind in kinds and set(e.regions) & set(holders)]
         if len(holders) == 1 and candidates:
-            return candidates, "address", f"{m.group(1)} lies in {holders[0]}"
+            return _Placed(candidates, "address", f"{m.group(1)} lies in {holders[0]}")
     # 3. the one group of captured accesses that issues this instruction
     candidates = [e for e in events if e.kind in kinds]
-    groups = {(e.kind, e.regions) for e in candidates}
     where = f"ncu maps it to {row.site}" if row.site else "it has no line info"
     wanted = "/".join(kinds)
+    narrowed = _by_form(form, candidates) if form else None
+    if form and narrowed is not None:  # the calls of the instruction's form
+        kept, regions = narrowed
+        opcode = row.opcode.split(".")[0]
+        if not kept:
+            return _Placed(
+                [],
+                "",
+                f"{where}, where capture recorded no {wanted}; an {form} {opcode} ({_FORM_TEXT[form]}), "
+                f"and capture recorded no GEMM call of that form",
+            )
+        return _Placed(
+            kept,
+            "instruction",
+            f"{where}, where capture recorded no {wanted}; an {form} {opcode} ({_FORM_TEXT[form]}) can only be "
+            f"a captured GEMM call of that form: {_calls_text(form, kept)}",
+            regions,
+            _named_form(form, kept, regions),
+        )
+    groups = {(e.kind, e.regions) for e in candidates}
     if len(groups) == 1:
-        return (
+        return _Placed(
             candidates,
             "instruction",
             (f"{where}, where capture recorded no {wanted}; the only captured {candidates[0].kind} accesses are these"),
         )
     if not candidates:
-        return [], "", f"{where}; capture recorded no {wanted} access in this kernel"
+        return _Placed([], "", f"{where}; capture recorded no {wanted} access in this kernel")
     names = "; ".join(sorted(f"{e.kind} {'+'.join(e.regions)} @ {e.site}" for e in candidates))
-    return [], "", f"{where}, where capture recorded no {wanted}; it could be any of: {names}"
+    return _Placed([], "", f"{where}, where capture recorded no {wanted}; it could be any of: {names}")
+
+
+def _narrow_at_site(form: str | None, found: list[_Event]) -> _Placed:
+    """A row at the call site of ``found``: a WGMMA row touches the regions its form's calls read
+    there, where the site holds calls of another form too."""
+    narrowed = _by_form(form, found) if form else None
+    if not form or narrowed is None:
+        return _Placed(found, "call site", "")
+    kept, regions = narrowed
+    if not kept:
+        return _Placed(found, "call site", f"an {form} instruction, but capture noted no {form} GEMM call here")
+    if len(kept) == len(found) and set(regions) == {r for e in found for r in e.regions}:
+        return _Placed(found, "call site", "")
+    return _Placed(
+        kept,
+        "call site",
+        f"an {form} instruction ({_FORM_TEXT[form]}): of the GEMM calls here, those of that form read "
+        f"{_calls_text(form, kept)}",
+        regions,
+        _named_form(form, kept, regions),
+    )
+
+
+def _named_form(form: str, kept: Sequence[_Event], regions: tuple[str, ...]) -> str:
+    """The form, where it leaves out some of what the kept sites read (their access is then not
+    all of those sites): it is named with the access."""
+    return form if set(regions) != {r for e in kept for r in e.regions} else ""
 
 
 def attribute(
@@ -612,8 +751,8 @@ def attribute(
     source_roots: Sequence[str | Path] = (),
 ) -> NcuAttribution:
     """Attribute ``source``'s shared-memory rows to what ``captured`` recorded (see the module)."""
-    model, records, symbol = _captured(captured)
-    events = _events(model, records)
+    model, records, symbol, operands, probes = _capture_parts(captured)
+    events = _events(model, records, operands, probes)
     spans_model = list(model.regions) if model is not None else []
     site_models = _site_models(records)
     roots = [*source_roots, os.getcwd(), str(Path(__file__).resolve().parents[3])]
@@ -644,23 +783,24 @@ def attribute(
         if kinds is None:
             rows.append(NcuRow(**base, reason=f"no captured access kind issues {row.opcode.split('.')[0]}"))
             continue
-        found, by, reason = _place(row, kinds, events, by_file, spans_model, statement_end)
+        placed = _place(row, kinds, events, by_file, spans_model, statement_end)
+        found = placed.events
         if not found:
-            rows.append(NcuRow(**base, reason=reason))
+            rows.append(NcuRow(**base, reason=placed.reason))
             continue
         kind = found[0].kind
         sites = tuple(sorted({e.site for e in found}, key=_site_key))
-        touched = tuple(sorted({r for e in found for r in e.regions}))
+        touched = placed.regions if placed.regions is not None else tuple(sorted({r for e in found for r in e.regions}))
         pred = _predict(row, kind, sites, site_models)
         rows.append(
             NcuRow(
                 **base,
-                access=_access_name(kind, sites),
+                access=_access_name(kind, sites, placed.form),
                 kind=kind,
                 sites=sites,
                 regions=touched,
-                by=by,
-                reason=reason,
+                by=placed.by,
+                reason=placed.reason,
                 predicted_wavefronts=pred[0],
                 predicted_ideal=pred[1],
                 predicted_conflicts=None if pred[0] is None or pred[1] is None else pred[0] - pred[1],

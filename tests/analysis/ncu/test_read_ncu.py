@@ -1,7 +1,8 @@
 """``smemviz.read_ncu`` without the DSL: the recorded source pages read as ncu wrote them, an
 ``.ncu-rep`` through a stand-in of Nsight Compute's Python interface, and the attribution rules
 (call site, a call's statement over several lines, address, the one access issuing an
-instruction, and the reasons a row is left unattributed) on a hand-built capture."""
+instruction, a WGMMA's form against the GEMM calls capture noted, a pipeline's try_wait probe,
+and the reasons a row is left unattributed) on a hand-built capture."""
 
 from __future__ import annotations
 
@@ -13,7 +14,18 @@ import pytest
 
 import smemviz
 from smemviz.analysis.ncu import NcuSource, SassRow, attribute, read_ncu, read_ncu_rep, read_source_csv
-from smemviz.layout.ordering._model import Access, CallSite, OrderingModel, RegionSpan, RoleProgram, WarpRole
+from smemviz.layout.ordering._model import (
+    Access,
+    CallSite,
+    Group,
+    OrderingModel,
+    Pipeline,
+    PipelineOp,
+    RegionSpan,
+    RoleProgram,
+    WarpRole,
+)
+from smemviz.sources.capture._ordering_hooks import GemmOperand, PipelineProbe
 
 from ...helpers import ROOT
 
@@ -227,6 +239,8 @@ class _Capture:
     kernel: str
     ordering: OrderingModel
     banks: tuple
+    gemm_operands: tuple = ()
+    probes: tuple = ()
 
 
 def _stmatrix_rows(conflicting: bool) -> tuple:
@@ -381,6 +395,147 @@ def test_two_candidate_accesses_leave_an_off_line_row_unattributed():
     row = SassRow(0x500, "LDSM.16.M88.4 R4, [R2]", "/x/kernel.py", 2, 8, "Shared", "Load", "128", 32, 32, 0)
     (r,) = attribute(_rows(row), _Capture("k", model, ())).rows
     assert not r.attributed and "it could be any of: ldmatrix sA @ kernel.py:20; ldmatrix sB @ kernel.py:24" in r.reason
+
+
+# -- a WGMMA's form (SS / RS) and the GEMM calls capture noted ------------------------------------
+
+QK, PV = CallSite("kernel.py", 50), CallSite("kernel.py", 60)  # a helper's gemm (QK^T and P.V), P.V's own
+
+
+def _attention(noted: bool = True) -> _Capture:
+    """The helper at line 50 issues QK^T (A sQ, B sK from shared memory) and P.V (A in registers,
+    B sV); line 60 issues P.V again. ``noted``: capture noted each call's operands and form."""
+    model = OrderingModel(
+        name="k",
+        regions=(RegionSpan("sQ", "smem", 0, 1024), RegionSpan("sK", "smem", 1024, 1024), RegionSpan("sV", "smem", 2048, 1024)),
+        programs=(
+            RoleProgram(
+                WarpRole("warps 0-3", 0, 4),
+                (
+                    Access(kind="wgmma_read", region="sQ", site=QK),
+                    Access(kind="wgmma_read", region="sK", site=QK),
+                    Access(kind="wgmma_read", region="sV", site=QK),
+                    Access(kind="wgmma_read", region="sV", site=PV),
+                ),
+            ),
+        ),
+    )  # fmt: skip
+    operands = (
+        GemmOperand("wgmma_read", QK, "sQ", "A", "SS"),
+        GemmOperand("wgmma_read", QK, "sK", "B", "SS"),
+        GemmOperand("wgmma_read", QK, "sV", "B", "RS"),
+        GemmOperand("wgmma_read", PV, "sV", "B", "RS"),
+    )
+    return _Capture("k", model, (), operands if noted else ())
+
+
+def _hgmma(operands: str, line: int, executed: int = 4) -> SassRow:
+    """An m64n128k16 f16 WGMMA row: SS reads 12 wavefronts a warp, RS 8."""
+    per_warp = 12 if operands.split(",")[1].strip().startswith("gdesc") else 8
+    return SassRow(0x600 + line, f"HGMMA.64x128x16.F32 {operands}", "/x/kernel.py", line, executed, "Shared", "Load",
+                   "-", per_warp * executed, per_warp * executed, 0)  # fmt: skip
+
+
+SS_ROW = "R24, gdesc[UR12], R24"
+RS_ROW = "R88, R32, gdesc[UR20].tnspB, R88"
+
+
+def test_an_ss_wgmma_off_its_line_is_the_call_reading_a_and_b_from_shared_memory():
+    (r,) = attribute(_rows(_hgmma(SS_ROW, 7)), _attention()).rows
+    assert (r.by, r.kind, r.regions, r.sites) == ("instruction", "wgmma_read", ("sK", "sQ"), ("kernel.py:50",))
+    assert r.access == "wgmma_read SS @ kernel.py:50"  # named with its form: the site reads sV too
+    assert "an SS HGMMA (A and B from shared memory) can only be a captured GEMM call of that form" in r.reason
+    assert "kernel.py:50 (A sQ, B sK)" in r.reason
+    assert (r.predicted_wavefronts, r.wavefronts) == (48, 48) and r.agrees
+
+
+def test_an_rs_wgmma_off_its_line_is_any_call_with_a_in_registers_and_reads_b_alone():
+    (r,) = attribute(_rows(_hgmma(RS_ROW, 7)), _attention()).rows
+    assert (r.by, r.regions, r.sites) == ("instruction", ("sV",), ("kernel.py:50", "kernel.py:60"))
+    assert r.access == "wgmma_read RS @ kernel.py:50, kernel.py:60"
+    assert "kernel.py:50 (B sV), kernel.py:60 (B sV)" in r.reason and "A from registers" in r.reason
+    assert (r.predicted_wavefronts, r.wavefronts) == (32, 32) and "A in registers" in r.model
+
+
+def test_a_wgmma_at_a_site_of_both_forms_touches_its_forms_regions():
+    res = attribute(_rows(_hgmma(RS_ROW, 50), _hgmma(SS_ROW, 50), _hgmma(RS_ROW, 60)), _attention())
+    rs, ss, own = res.rows
+    assert [r.by for r in res.rows] == ["call site"] * 3
+    assert (rs.access, rs.regions) == ("wgmma_read RS @ kernel.py:50", ("sV",))
+    assert (ss.access, ss.regions) == ("wgmma_read SS @ kernel.py:50", ("sK", "sQ"))
+    # line 60 holds one form only: nothing to narrow, the access keeps its plain name
+    assert (own.access, own.regions, own.reason) == ("wgmma_read @ kernel.py:60", ("sV",), "")
+    assert {t.name: t.regions for t in res.regions} == {"sK+sQ": ("sK", "sQ"), "sV": ("sV",)}
+    assert sum(t.rows for t in res.regions) == 3 and res.agrees
+
+
+def test_without_the_calls_operands_an_off_line_wgmma_stays_ambiguous():
+    (r,) = attribute(_rows(_hgmma(SS_ROW, 7)), _attention(noted=False)).rows
+    assert not r.attributed
+    assert "it could be any of: wgmma_read sK+sQ+sV @ kernel.py:50; wgmma_read sV @ kernel.py:60" in r.reason
+    # at the call site the row is still the call's, over every region the site reads
+    (r,) = attribute(_rows(_hgmma(SS_ROW, 50)), _attention(noted=False)).rows
+    assert (r.by, r.access, r.regions) == ("call site", "wgmma_read @ kernel.py:50", ("sK", "sQ", "sV"))
+
+
+def test_a_wgmma_of_a_form_no_captured_call_has_is_not_attributed():
+    cap = _attention()
+    only_rs = _Capture("k", cap.ordering, (), tuple(o for o in cap.gemm_operands if o.form == "RS"))
+    # sQ and sK at line 50 have no noted role now: nothing can be told by form
+    (r,) = attribute(_rows(_hgmma(SS_ROW, 7)), only_rs).rows
+    assert not r.attributed and "it could be any of" in r.reason
+    rs_model = OrderingModel(
+        name="k",
+        regions=cap.ordering.regions,
+        programs=(RoleProgram(WarpRole("warps 0-3", 0, 4), (Access(kind="wgmma_read", region="sV", site=PV),)),),
+    )
+    rs_only = _Capture("k", rs_model, (), (GemmOperand("wgmma_read", PV, "sV", "B", "RS"),))
+    (r,) = attribute(_rows(_hgmma(SS_ROW, 7)), rs_only).rows
+    assert not r.attributed and r.reason.endswith(
+        "an SS HGMMA (A and B from shared memory), and capture recorded no GEMM call of that form"
+    )
+    (r,) = attribute(_rows(_hgmma(RS_ROW, 7)), rs_only).rows
+    assert (r.by, r.access, r.regions) == ("instruction", "wgmma_read @ kernel.py:60", ("sV",))
+
+
+# -- a pipeline's try_wait: a probe of its barriers --------------------------------------------------
+
+
+def _two_pipelines(probes: tuple = ()) -> _Capture:
+    def pipeline(name: str, line: int) -> Pipeline:
+        group = Group("thread", 128)
+        return Pipeline(name, "tma_async", 2, Group("thread", 1), group, CallSite("kernel.py", line),
+                        barrier_region=f"{name}_full_empty")  # fmt: skip
+
+    model = OrderingModel(
+        name="k",
+        pipelines=(pipeline("kv", 1), pipeline("q", 2)),
+        regions=(RegionSpan("storage", "smem", 0, 64),),
+        programs=(
+            RoleProgram(
+                WarpRole("warps 0-3", 0, 4),
+                (
+                    PipelineOp(op="consumer_wait", pipeline="q", site=CallSite("kernel.py", 40)),
+                    PipelineOp(op="consumer_wait", pipeline="kv", site=CallSite("kernel.py", 41)),
+                ),
+            ),
+        ),
+    )
+    return _Capture("k", model, (), (), probes)
+
+
+def test_a_try_wait_line_is_a_probe_of_its_pipelines_barriers():
+    row = SassRow(0x700, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR7+0x20], R10", "/x/kernel.py", 44, 8, "-")
+    (r,) = attribute(_rows(row), _two_pipelines()).rows
+    assert not r.attributed and "it could be any of: mbarrier kv barriers @ kernel.py:41" in r.reason
+    probe = PipelineProbe("consumer_try_wait", "kv", CallSite("kernel.py", 44))
+    (r,) = attribute(_rows(row), _two_pipelines((probe,))).rows
+    assert (r.by, r.kind, r.access, r.regions) == ("call site", "mbarrier", "mbarrier @ kernel.py:44", ("kv barriers",))
+    assert not r.modelled and r.model == "mbarrier operation: no bank model"
+    # a probe of a pipeline the model does not hold names no barriers
+    gone = PipelineProbe("consumer_try_wait", "gone", CallSite("kernel.py", 44))
+    (r,) = attribute(_rows(row), _two_pipelines((gone,))).rows
+    assert not r.attributed
 
 
 def test_read_ncu_is_on_the_face_and_refuses_what_is_no_capture():
