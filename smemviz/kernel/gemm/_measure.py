@@ -13,6 +13,7 @@ from typing import Any
 from ..._errors import CapacityError
 from ._config import GemmConfig, GemmProblem
 from ._layout import gemm_layout
+from ._operands import random_operands
 
 __all__ = ["GemmMeasurement", "measure_gemm", "gemm_runner", "time_interleaved", "REL_ERR_LIMIT"]
 
@@ -150,18 +151,6 @@ def compile_measurement(config: GemmConfig, problem: GemmProblem) -> GemmMeasure
         registers=max(regs) if regs else None,
         compile_seconds=time.perf_counter() - t0,
     )
-
-
-def random_operands(dtype: str, problem: GemmProblem, seed: int = 0) -> tuple[Any, Any]:
-    """Random normal A (m x k) and B (n x k) on the GPU (batched when ``l > 1``)."""
-    import torch
-
-    dt = {"f16": torch.float16, "bf16": torch.bfloat16, "f8e4m3": torch.float8_e4m3fn}[dtype]
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    batch = (problem.l,) if problem.l > 1 else ()
-    a = torch.randn((*batch, problem.m, problem.k), generator=g, device="cuda").to(dt)
-    b = torch.randn((*batch, problem.n, problem.k), generator=g, device="cuda").to(dt)
-    return a, b
 
 
 def prepare_checked(config: GemmConfig, a: Any, b: Any) -> tuple[Any, float]:

@@ -4,6 +4,7 @@ attributed (:func:`smemviz.analysis.ncu._profile.profile`), for the explorer's R
 ``smemviz profile`` takes a kernel as ``FILE.py:FUNCTION``, called once under capture and once in
 the process ncu profiles. This module is that file for the GEMM: :func:`launch` reads the
 configuration and problem from :data:`CONFIG_ENV`, which :func:`profile_gemm` sets for both calls.
+It is loaded from its path there, as a file of the user's would be, so it imports smemviz by name.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import os
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from ._config import GemmConfig, GemmProblem
+from smemviz.kernel.gemm._config import GemmConfig, GemmProblem
 
 if TYPE_CHECKING:
-    from ...analysis.ncu import NcuAttribution
+    from smemviz.analysis.ncu import NcuAttribution
 
 __all__ = ["profile_gemm", "launch", "CONFIG_ENV"]
 
@@ -26,8 +27,8 @@ CONFIG_ENV = "SMEMVIZ_PROFILE_GEMM"  # {"config": GemmConfig fields, "problem": 
 def launch() -> Any:
     """The ``FUNCTION`` of ``smemviz profile``: compile the configuration :data:`CONFIG_ENV` names
     and return the callable that launches it once on random operands."""
-    from ._host import prepare_gemm
-    from ._measure import random_operands
+    from smemviz.kernel.gemm._host import prepare_gemm
+    from smemviz.kernel.gemm._operands import random_operands
 
     spec = json.loads(os.environ[CONFIG_ENV])
     config = GemmConfig(**spec["config"])
@@ -40,7 +41,7 @@ def profile_gemm(
 ) -> NcuAttribution:
     """Nsight Compute's shared-memory counters of one launch of ``config`` on ``problem``, on the
     map of its capture (needs a GPU of the config's arch and ncu on PATH, or ``ncu=``)."""
-    from ...analysis.ncu._profile import profile
+    from smemviz.analysis.ncu._profile import profile
 
     previous = os.environ.get(CONFIG_ENV)
     os.environ[CONFIG_ENV] = json.dumps({"config": asdict(config), "problem": asdict(problem)})
