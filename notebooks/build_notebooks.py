@@ -1488,6 +1488,69 @@ def bank_conflicts_notebook() -> nbformat.NotebookNode:
         TMA stores move 16-byte columns, four per sub-tile. Bank wavefronts are one
         cost among several; the measured times are beside them for that reason.
         """),
+            md("""
+        ## 9. Nsight Compute's counts on the map
+
+        A profiled launch says the same thing in ncu's words: SASS rows with
+        wavefronts, no buffer names. `smemviz.read_ncu(report, capture)` gives every
+        shared-memory row back to the access capture recorded for it and its region,
+        and `analyse(plan, measured=...)` draws the counts under each region's
+        predicted strip, labelled with the verdict: "predicted 4-way, measured 4-way",
+        or in red, "look here", where the counter and the model part ways.
+
+        The GEMM with plain row-major C staging, captured here on the CPU; the rows
+        are what ncu counted on the H200 for one launch on 1024^3 (the `STSM` of the
+        epilogue and the `HGMMA` operand reads, from `results/ncu/ncu_gemm_c_none.csv`,
+        inline so this runs without a GPU). On a GPU, `read_ncu` takes the CSV of
+        `ncu --page source --csv` or the `.ncu-rep` itself, and `smemviz profile
+        FILE.py:FUNCTION` (or the explorer's Run on GPU) does all of it in one step.
+        """),
+            code("""
+        import dataclasses
+
+        from smemviz import capture
+        from smemviz.analysis import analyse
+        from smemviz.analysis.ncu import SassRow
+        from smemviz.kernel._compile import compile_host
+        from smemviz.kernel.gemm._host import _fake_operands, gemm_kernel
+
+        config = GemmConfig(c_swizzle="none", arch="sm_90a")
+        layout, kernel = gemm_kernel(config)
+        with capture() as cap:
+            compile_host("measured_gemm", kernel, _fake_operands(config.dtype), "sm_90a", key=None)
+        (captured,) = cap.kernels.values()
+
+        H200 = [  # ncu, one launch on the H200: SASS, source line, rows alike, executed, wavefronts, ideal
+            ("STSM.16.M88.4 [R3], R24", 385, 16, 256, 4096, 1024),
+            ("HGMMA.64x256x16.F32 R24, gdesc[UR4], RZ, !UPT", 92, 1, 256, 5120, 5120),
+            ("HGMMA.64x256x16.F32 R24, gdesc[UR4], R24", 336, 3, 256, 5120, 5120),
+            ("HGMMA.64x256x16.F32 R24, gdesc[UR4], R24", 92, 1, 3840, 76800, 76800),
+            ("HGMMA.64x256x16.F32 R24, gdesc[UR4], R24", 348, 1, 3840, 76800, 76800),
+            ("HGMMA.64x256x16.F32 R24, gdesc[UR4], R24", 320, 2, 3840, 76800, 76800),
+        ]
+        rows = [
+            SassRow(address=0x1000 + 16 * i, sass=sass, file="_sm90.py", line=line, executed=n,
+                    space="Shared", wavefronts=wf, ideal=ideal, excessive=wf - ideal)
+            for i, (sass, line, _, n, wf, ideal) in enumerate(r for r in H200 for _ in range(r[2]))
+        ]
+        measured = smemviz.read_ncu(rows, captured)
+        print(f"{len(measured.rows)} rows, {len(measured.unattributed)} not attributed, "
+              f"disagreements: {list(measured.disagreements) or 'none'}")
+        gemm_measured = analyse(dataclasses.replace(layout.plan, ordering=captured.ordering), measured=measured)
+        for segment in gemm_measured.measured:
+            print(segment.line())
+        smemviz.smem_figure(gemm_measured)
+        """),
+            md("""
+        The same counts in the explorer: its byte map carries them, and its Banks tab
+        lists them beside the access picked. `smemviz.export(plan, "gemm.html",
+        measured=measured)` writes the map and the table into a page.
+        """),
+            code("""
+        ex = smemviz.explore(gemm_measured.plan, measured=measured)
+        ex.show_banks()
+        ex
+        """),
         ]
     )
 

@@ -242,6 +242,10 @@ def check_bank_conflicts(text: str, nb) -> None:
     assert re.search(r"c_sw64 +stmatrix\.x4 +64B +8x1 +16 +64 +64 +0 +1 \(conflict-free\)", text)
     # the explorer's Banks tab, opened on the plain buffer with the 64B swizzle toggled on
     assert "c_plain: stmatrix.x4: 4 wavefronts (ideal 4), 0 conflicts; conflict-free (worst of 16 instructions)" in text
+    # Nsight Compute's counts of the captured GEMM on its map, the H200's rows inline
+    assert "24 rows, 0 not attributed, disagreements: none" in text
+    assert "sC (sC): predicted 4-way, measured 4-way; wavefronts 65,536 / 65,536, ideal 16,384 / 16,384" in text
+    assert text.count("predicted conflict-free, measured conflict-free; wavefronts 327,680 / 327,680") == 2
 
 
 def check_capture(text: str, nb) -> None:
