@@ -58,7 +58,8 @@ def test_check_smem_only_on_hopper(capsys):
     assert code == 0 and "fits the sm_90" in out
 
 
-def test_check_needs_an_arch(tmp_path, capsys):
+def test_check_needs_an_arch(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CUTE_DSL_ARCH", raising=False)  # the DSL's own arch would stand in for --arch
     f = tmp_path / "k.toml"
     f.write_text('[[smem]]\nname = "a"\nsize = 64\n')
     code, _, err = run(capsys, "check", str(f))
