@@ -180,6 +180,12 @@ def profile_options(sub: Any) -> None:
     p.add_argument("--ncu", metavar="PATH", help="the ncu to run (default: the one on PATH)")
     p.add_argument("--csv", metavar="OUT", help="also write ncu's source page (CSV) to OUT")
     p.add_argument("--json", action="store_true", help="print the attribution as JSON instead of text")
+    p.add_argument(
+        "--out",
+        "-o",
+        metavar="OUT",
+        help="also write the captured map with the counts on it: .html .md .json .svg .png .pdf",
+    )
 
 
 def capture_options(sub: Any) -> None:
@@ -463,12 +469,12 @@ def _cmd_capture(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_profile(args: argparse.Namespace, out: TextIO) -> int:
     """``smemviz profile FILE.py:FUNCTION``: capture, launch once under ncu, attribute, print."""
-    from .analysis.ncu._profile import ProfileError, profile
+    from .analysis.ncu._profile import ProfileError, profile_capture
     from .sources.capture import CaptureError
     from .sources.capture._cli import CaptureTargetError
 
     try:
-        res = profile(args.target, arch=args.arch, kernel=args.kernel, ncu=args.ncu, keep_csv=args.csv)
+        kc, res = profile_capture(args.target, arch=args.arch, kernel=args.kernel, ncu=args.ncu, keep_csv=args.csv)
     except (CaptureTargetError, TypeError) as exc:
         return _fail(str(exc), EXIT_BAD_INPUT)
     except CaptureError as exc:
@@ -476,6 +482,14 @@ def _cmd_profile(args: argparse.Namespace, out: TextIO) -> int:
     except (ProfileError, OSError, subprocess.TimeoutExpired) as exc:
         return _fail(str(exc), EXIT_EXPORT_FAILED)
     out.write(json.dumps(res.to_dict(), indent=2) + "\n" if args.json else res.text())
+    if args.out is not None:
+        from ._export import export
+
+        try:
+            written = export(kc.plan, Path(args.out), arch=args.arch, measured=res)
+        except (RuntimeError, TimeoutError, OSError, ValueError) as exc:
+            return _fail(_describe_os_error(exc), EXIT_EXPORT_FAILED)
+        (sys.stderr if args.json else out).write(f"wrote {written} ({written.stat().st_size:,} bytes)\n")
     return EXIT_OK if res.agrees and not res.unattributed else EXIT_DOES_NOT_FIT
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from ._attribute import NcuAttribution, read_ncu
 
-__all__ = ["ProfileError", "profile", "find_ncu", "NCU_SECTION"]
+__all__ = ["ProfileError", "profile", "profile_capture", "find_ncu", "NCU_SECTION"]
 
 NCU_SECTION = "SourceCounters"  # the section whose per-instruction counters the source page shows
 
@@ -85,6 +85,19 @@ def profile(
     timeout: float = 600,
 ) -> NcuAttribution:
     """Capture ``FILE.py:FUNCTION``'s kernel, launch it once under ncu, attribute the counters."""
+    return profile_capture(target, arch=arch, kernel=kernel, ncu=ncu, keep_csv=keep_csv, timeout=timeout)[1]
+
+
+def profile_capture(
+    target: str,
+    *,
+    arch: str | None = None,
+    kernel: str | None = None,
+    ncu: str | None = None,
+    keep_csv: str | Path | None = None,
+    timeout: float = 600,
+) -> tuple[Any, NcuAttribution]:
+    """(the captured kernel, its attribution): :func:`profile`, with the capture kept for its map."""
     ncu_path = find_ncu(ncu)
     if not ncu_path:
         raise ProfileError(
@@ -115,7 +128,7 @@ def profile(
     if keep_csv is not None:
         Path(keep_csv).write_text(page.stdout, encoding="utf-8")
     roots = [str(Path(target.rpartition(":")[0]).resolve().parent)]
-    return read_ncu(page.stdout, kc, source_roots=roots)
+    return kc, read_ncu(page.stdout, kc, source_roots=roots)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -74,10 +74,18 @@ def test_profile_prints_the_attribution_and_exits_0(setup, capsys, monkeypatch):
     target, ncu = setup
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     kept = target.with_name("page.csv")
-    code = main(["profile", f"{target}:gemm", "--ncu", str(ncu), "--csv", str(kept), "--json"])
-    out = capsys.readouterr().out
-    data = json.loads(out)
+    page = target.with_name("measured.md")
+    code = main(["profile", f"{target}:gemm", "--ncu", str(ncu), "--csv", str(kept), "--json", "--out", str(page)])
+    captured = capsys.readouterr()
+    out = captured.out
+    data = json.loads(out)  # the JSON alone on stdout: the export's line goes to stderr
     assert code == 0, out
+    assert f"wrote {page}" in captured.err
+    table = page.read_text()  # the captured map's report with the counts tabled
+    assert "Nsight Compute, measured / predicted: 3 regions, every modelled one as predicted" in table
+    assert (
+        "| sC | 0-16,384 | sC | 4,352 | 65,536 / 65,536 | 16,384 / 16,384 | 49,152 / 49,152 | predicted 4-way" in table
+    )
     assert target.with_name("kernel.py.launched").exists()  # the child launched once
     assert kept.read_text() == (ROOT / "results/ncu/ncu_gemm_c_none.csv").read_text()
     assert data["agrees"] and data["ctas"] == 32
