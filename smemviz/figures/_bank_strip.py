@@ -105,7 +105,7 @@ def strip_shapes(
 LABEL_CHAR_PX = 5.6  # a character of a verdict (10 px)
 LABEL_PLOT_PX = 700  # the map width the labels are spread for (narrower maps may still overlap)
 LABEL_ROW = 0.07  # band units between two rows of labels
-LABEL_ROWS = 3  # labels that would overlap stack this many rows deep (more share the last)
+LABEL_ROWS = 4  # labels that would overlap stack this many rows deep (more go where they overlap least)
 
 
 def measured_annotations(
@@ -115,17 +115,20 @@ def measured_annotations(
     row lower; hovering a label gives the numbers. ``span``: the bytes the axis shows."""
     out = []
     ends: list[float] = []  # per row, where its last label ends (axis units)
+    used: list[int] = [0] * LABEL_ROWS  # per row, how many labels it holds
     for s in sorted(measured, key=lambda m: ((m.offset + m.end) / 2, m.region)):
         text = f"{plain(s.region)} · " + ("ncu: " if not s.look_here else "<b>ncu</b>: ") + s.label
         width = len(text) * LABEL_CHAR_PX * max(span, s.end) / LABEL_PLOT_PX
         x = (s.offset + s.end) / 2
         left = max(0.0, x - width / 2)  # a label never starts left of the axis
         row = next((k for k, end in enumerate(ends) if end <= left), None)
-        if row is None:
-            row = min(len(ends), LABEL_ROWS - 1)
-        if row == len(ends):
+        if row is None and len(ends) < LABEL_ROWS:
+            row = len(ends)
             ends.append(0.0)
-        ends[row] = left + width
+        elif row is None:  # every row taken here: the one whose last label ends first, then the emptiest
+            row = min(range(len(ends)), key=lambda k: (ends[k], used[k]))
+        ends[row] = max(ends[row], left + width)
+        used[row] += 1
         out.append(
             {
                 "xref": "x",

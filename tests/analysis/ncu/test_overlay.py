@@ -168,3 +168,12 @@ def test_exports_carry_the_measured_table(tmp_path):
     assert "smemviz-look-here" in page and "ncu: predicted 4-way, measured 4-way" in page  # table and map
     plain_page = smemviz.export(plan, tmp_path / "p.html", arch="sm_90a").read_text()
     assert "smemviz-ncu" not in plain_page and "ncu: predicted" not in plain_page
+
+
+def test_labels_of_many_regions_over_the_same_bytes_spread_over_the_rows():
+    from smemviz.figures._bank_strip import LABEL_ROW, LABEL_ROWS, measured_annotations
+
+    segs = [MeasuredSegment(f"r{i}", 0, 4096, f"r{i}", 1, 1024, 1024, 0, 1024, 1024, 0) for i in range(6)]
+    rows = [round((MEASURED_Y[0] - a["y"]) / LABEL_ROW) for a in measured_annotations(segs, span=4096)]
+    assert sorted(rows) == [0, 0, 1, 1, 2, 3]  # four rows, then the rows whose labels end first
+    assert LABEL_ROWS == 4
