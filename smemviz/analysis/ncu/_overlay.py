@@ -4,7 +4,8 @@ verdict a reader takes in at a glance ("predicted 4-way, measured 4-way", or "me
 predicted none: look here").
 
 A segment sums the region's rows that the model predicts (so measured and predicted count the
-same instructions); a region with no predicted row shows all its measured rows. Regions whose
+same instructions, and its instruction count is theirs); a region with no predicted row shows all
+its measured rows. Regions whose
 rows move no L1 shared wavefronts (TMA copies, mbarrier operations) get no segment.
 """
 
@@ -147,9 +148,16 @@ def measured_segments(attribution: NcuAttribution) -> tuple[MeasuredSegment, ...
     region read in several groups (alone, and with another region by one WGMMA) keeps the one that
     says most."""
     spans = {name: (start, start + size) for name, start, size in attribution.spans}
+    # the instructions of each region group's predicted rows (a group's totals count all its rows)
+    predicted_executed: dict[str, int] = {}
+    for r in attribution.rows:
+        if r.modelled:
+            key = "+".join(r.regions)
+            predicted_executed[key] = predicted_executed.get(key, 0) + r.executed
     best: dict[str, MeasuredSegment] = {}
     for t in attribution.regions:
         wavefronts, ideal, conflicts = _measured_part(t)
+        executed = predicted_executed.get(t.name, t.executed) if t.modelled else t.executed
         if wavefronts <= 0 and not t.modelled:
             continue
         for name in t.regions:
@@ -161,7 +169,7 @@ def measured_segments(attribution: NcuAttribution) -> tuple[MeasuredSegment, ...
                 offset=start,
                 end=end,
                 source=t.name,
-                executed=t.executed,
+                executed=executed,
                 wavefronts=wavefronts,
                 ideal=ideal,
                 conflicts=conflicts,

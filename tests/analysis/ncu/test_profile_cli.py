@@ -84,7 +84,7 @@ def test_profile_prints_the_attribution_and_exits_0(setup, capsys, monkeypatch):
     table = page.read_text()  # the captured map's report with the counts tabled
     assert "Nsight Compute, measured / predicted: 3 regions, every modelled one as predicted" in table
     assert (
-        "| sC | 0-16,384 | sC | 4,352 | 65,536 / 65,536 | 16,384 / 16,384 | 49,152 / 49,152 | predicted 4-way" in table
+        "| sC | 0-16,384 | sC | 4,096 | 65,536 / 65,536 | 16,384 / 16,384 | 49,152 / 49,152 | predicted 4-way" in table
     )
     assert target.with_name("kernel.py.launched").exists()  # the child launched once
     assert kept.read_text() == (ROOT / "results/ncu/ncu_gemm_c_none.csv").read_text()
