@@ -8,9 +8,14 @@ drawn figure after every redraw and sends plotly's defaults back to Python;
 for a map of a few hundred bars that is a sizeable share of each redraw,
 paid before the frame shows, and none of it is needed here.
 
-The view's module is small; plotly.js (the copy shipped with the plotly
-package, so the same version plotly's own widget bundles) travels beside it
-as a widget trait and is evaluated once per page, shared by every map. Kept
+The view's module is small; plotly.js travels beside it as a widget trait and
+is evaluated once per page, shared by every map: plotly.js's basic bundle
+(scatter and bar traces, all the maps draw; ``vendor/``) where it is the
+version the installed plotly ships, else the full bundle plotly ships. The
+full bundle's evaluation held a page for about 2 s on a 2-core test machine
+(9 s with the CPU throttled 4x): an anywidget model created meanwhile (the
+next explorer's, say) missed anywidget's 2 s start limit. The basic bundle
+takes about a fifth of that and a quarter of each map's opening message. Kept
 inside the module, 4.8 MB of it were evaluated once per map widget (an
 explorer has three or more) before each widget could start, and anywidget
 gives a widget two seconds to start: on a busy machine a map missed that,
@@ -24,6 +29,7 @@ cover, :func:`map_widget_class` is plotly's own ``FigureWidget``.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -34,6 +40,8 @@ from ._messages import MapUpdate
 __all__ = ["MapFigureWidget", "map_widget_class"]  # noqa: F822 (MapFigureWidget is made on first access)
 
 _VIEW = Path(__file__).with_name("map_view.js")
+_BASIC = Path(__file__).parent / "vendor" / "plotly-basic.min.js"
+_BASIC_VERSION = re.compile(r"plotly\.js \(basic - minified\) v(\S+)")
 
 
 def view_module() -> str:
@@ -45,11 +53,33 @@ PLOTLY_TRAIT = "_smemviz_plotly_js"  # plotly.js source, evaluated once per page
 PLOTLY_VERSION_TRAIT = "_smemviz_plotly_version"  # which plotly.js a page has evaluated already
 
 
+def basic_bundle_version() -> str | None:
+    """The plotly.js version of the vendored basic bundle (None when it is missing)."""
+    try:
+        head = _BASIC.read_text(encoding="utf-8")[:200]
+    except OSError:
+        return None
+    m = _BASIC_VERSION.search(head)
+    return m.group(1) if m else None
+
+
+@lru_cache(maxsize=1)
+def map_plotly_js() -> tuple[str, str]:
+    """(plotly.js source, its name for the page's cache): the basic bundle where it is the
+    plotly.js version the installed plotly ships, else plotly's own full bundle."""
+    import plotly
+    from plotly.offline import get_plotlyjs_version
+
+    shipped = get_plotlyjs_version()
+    if basic_bundle_version() == shipped:
+        return _BASIC.read_text(encoding="utf-8"), f"{shipped}-basic"
+    return plotly_compat.plotly_js(), f"{shipped}-full-{plotly.__version__}"
+
+
 @lru_cache(maxsize=1)
 def map_widget_class() -> type:
     """The widget class, made on first use (plotly is imported only then):
     plotly's own ``FigureWidget`` where smemviz's view is not known to work."""
-    import plotly
     import plotly.graph_objects as go
     from traitlets import Unicode
 
@@ -61,8 +91,8 @@ def map_widget_class() -> type:
 
         _esm = view_module()
         # defaults, so they travel in the state the widget opens with
-        _smemviz_plotly_js = Unicode(plotly_compat.plotly_js()).tag(sync=True)
-        _smemviz_plotly_version = Unicode(plotly.__version__).tag(sync=True)
+        _smemviz_plotly_js = Unicode(map_plotly_js()[0]).tag(sync=True)
+        _smemviz_plotly_version = Unicode(map_plotly_js()[1]).tag(sync=True)
 
         def update_browser_first(self, restyle_data: dict, relayout_data: dict, trace_indexes: list[int]) -> None:
             """``plotly_update``, with the change sent to the browser first, as

@@ -352,22 +352,40 @@ def test_usage_tables_list_every_region_of_both_memories():
 
 
 def test_the_maps_are_figure_widgets_drawn_by_the_map_view():
-    """Python sees plotly FigureWidgets; the browser gets plotly.js (the
-    version the installed plotly ships) and the explorer's map view."""
-    import plotly
+    """Python sees plotly FigureWidgets; the browser gets plotly.js's basic bundle of the version
+    the installed plotly ships (a quarter of the full one) and the explorer's map view."""
     import plotly.graph_objects as go
+    from plotly.offline import get_plotlyjs_version
 
     ex = gemm()
     for fig in (ex.smem_widget, ex.tmem_widget):
         assert isinstance(fig, go.FigureWidget)
         assert type(fig).__name__ == "MapFigureWidget"
     module = ex.smem_widget._esm
-    bundled = plotly.__path__[0] + "/package_data/plotly.min.js"
-    with open(bundled, encoding="utf-8") as f:
-        head = f.read(2000)
-    assert head not in module and head in ex.smem_widget._smemviz_plotly_js  # plotly.js beside the view
-    assert len(module) < 100_000  # small: anywidget gives a module two seconds to load
+    shipped = ex.smem_widget._smemviz_plotly_js
+    assert f"plotly.js (basic - minified) v{get_plotlyjs_version()}" in shipped[:200]  # beside the view
+    assert ex.smem_widget._smemviz_plotly_version == f"{get_plotlyjs_version()}-basic"
+    assert len(shipped) < 1_300_000  # not the full bundle (4.8 MB)
+    assert shipped[:200] not in module and len(module) < 100_000  # small: anywidget gives a module 2 s to load
     assert "export default" in module and "_py2js_update" in module
+
+
+def test_another_plotly_gets_its_own_full_bundle(monkeypatch):
+    """Where the installed plotly ships another plotly.js than the vendored basic bundle, the maps
+    take plotly's own (full) bundle rather than mix versions."""
+    import plotly
+
+    from smemviz.explorer import _map_widget
+
+    monkeypatch.setattr(_map_widget, "basic_bundle_version", lambda: "0.0.1")
+    _map_widget.map_plotly_js.cache_clear()
+    try:
+        source, name = _map_widget.map_plotly_js()
+        with open(plotly.__path__[0] + "/package_data/plotly.min.js", encoding="utf-8") as f:
+            assert source == f.read()
+        assert name.endswith(f"-full-{plotly.__version__}")
+    finally:
+        _map_widget.map_plotly_js.cache_clear()
 
 
 def test_live_maps_show_a_fixed_key_instead_of_plotly_legends():
