@@ -154,15 +154,15 @@ class RunPanel(widgets.VBox):
         the history cell and the status note (the reason, when it could not)."""
         assert self._profiler is not None
         self.status.value = "<i>profiling one launch under Nsight Compute…</i>"
-        try:
-            res = self._profiler(**values)
-        except Exception as exc:  # the profiler runs user code and ncu: report, never raise
-            return "failed", f"profiling failed: {type(exc).__name__}: {exc}"
         from ..analysis.ncu._overlay import measured_segments
 
-        if self._on_measured is not None:
-            self._on_measured(res)
-        look = sum(seg.look_here for seg in measured_segments(res)) + len(res.unattributed)
+        try:
+            res = self._profiler(**values)
+            look = sum(seg.look_here for seg in measured_segments(res)) + len(res.unattributed)
+            if self._on_measured is not None:
+                self._on_measured(res)
+        except Exception as exc:  # the profiler runs user code and ncu: report, never raise
+            return "failed", f"profiling failed: {type(exc).__name__}: {exc}"
         cell = "as predicted" if not look else f"{look} to look at"
         return cell, (
             f"Nsight Compute: {len(res.rows)} shared-memory rows, {len(res.unattributed)} not attributed, "

@@ -79,3 +79,15 @@ def test_a_profile_that_fails_says_why_and_keeps_the_run(ncu_on_path):
     assert row is not None and row["ncu"] == "failed"
     assert "profiling failed: RuntimeError: ncu exited 1 without a report" in ex.run_panel.status.value
     assert ex.measured == ()
+
+
+def test_counts_that_are_not_an_attribution_are_reported_not_raised(ncu_on_path):
+    runner = Profiling()
+    runner.profile = lambda **values: {"sC": "4-way"}  # not what read_ncu returns
+    ex = explore(build, arch="sm_90a", run=runner, stages=(1, 2))
+    ex.run_panel.profile.value = True
+    row = ex.run_panel.run()
+    assert (
+        row is not None and row["ncu"] == "failed" and "profiling failed: AttributeError" in ex.run_panel.status.value
+    )
+    assert ex.measured == ()
