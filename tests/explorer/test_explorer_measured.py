@@ -10,34 +10,17 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("plotly")
 
 from smemviz import SmemAllocation, SmemAllocator  # noqa: E402
-from smemviz.analysis.ncu import NcuAttribution, NcuTotals  # noqa: E402
 from smemviz.explorer import explore  # noqa: E402
+
+from ..analysis.ncu.test_overlay import _attribution as attribution  # noqa: E402
+from ..analysis.ncu.test_overlay import _totals as totals  # noqa: E402
 
 
 def _attribution():
-    def totals(name, regions, wavefronts, ideal, predicted):
-        return NcuTotals(
-            name=name,
-            regions=regions,
-            rows=1,
-            executed=64,
-            wavefronts=wavefronts,
-            ideal=ideal,
-            conflicts=wavefronts - ideal,
-            predicted_wavefronts=predicted[0],
-            predicted_ideal=predicted[1],
-            predicted_conflicts=predicted[0] - predicted[1],
-        )
-
-    return NcuAttribution(
-        kernel="k",
-        captured="k",
-        origin="csv",
-        ctas=1,
-        ctas_from="given",
-        rows=(),
-        accesses=(),
-        regions=(totals("epi", ("epi",), 4096, 1024, (4096, 1024)), totals("a", ("a",), 2048, 1024, (1024, 1024))),
+    """epi measured 4-way as predicted; a measured 2-way where conflict-free was predicted."""
+    return attribution(
+        totals("epi", ("epi",), 4096, 1024, (4096, 1024)),
+        totals("a", ("a",), 2048, 1024, (1024, 1024)),
         spans=(("a", 0, 8192), ("epi", 8192, 4096)),
     )
 

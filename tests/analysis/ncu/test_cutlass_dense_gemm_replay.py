@@ -14,13 +14,11 @@ pytestmark = pytest.mark.cutlass
 from pathlib import Path  # noqa: E402
 
 from smemviz import read_ncu  # noqa: E402
-from smemviz.kernel._compile import compile_host  # noqa: E402
-from smemviz.sources.capture import capture  # noqa: E402
 
-from ...helpers import ROOT  # noqa: E402
-from ...sources.capture.cutlass_examples import EXAMPLES, examples_dir, load  # noqa: E402
+from ...sources.capture.cutlass_examples import EXAMPLES, examples_dir  # noqa: E402
+from .cutlass_examples_h200 import PROFILED, capture_example  # noqa: E402
 
-RECORDED = ROOT / "results" / "ncu" / "ncu_cutlass_hopper_dense_gemm.csv"
+RECORDED = PROFILED["hopper_dense_gemm"].recorded("hopper_dense_gemm")
 
 
 @pytest.fixture(scope="module")
@@ -29,11 +27,7 @@ def replayed():
     path = examples_dir() / example.path
     if not path.exists():
         pytest.skip(f"CUTLASS example {example.path} not found under {examples_dir()}")
-    host, args = example.build(load(example))
-    with capture() as cap:
-        compile_host("ncu_replay_cutlass_hopper_dense_gemm", host, args, example.arch, key=None)
-    (kc,) = cap.kernels.values()
-    return read_ncu(RECORDED, kc, source_roots=[Path(path).parent])
+    return read_ncu(RECORDED, capture_example("hopper_dense_gemm"), source_roots=[Path(path).parent])
 
 
 def test_every_shared_memory_row_is_attributed(replayed):

@@ -17,13 +17,11 @@ pytestmark = pytest.mark.cutlass
 from pathlib import Path  # noqa: E402
 
 from smemviz import read_ncu  # noqa: E402
-from smemviz.kernel._compile import compile_host  # noqa: E402
-from smemviz.sources.capture import capture  # noqa: E402
 
-from ...helpers import ROOT  # noqa: E402
-from ...sources.capture.cutlass_examples import EXAMPLES, examples_dir, load  # noqa: E402
+from ...sources.capture.cutlass_examples import EXAMPLES, examples_dir  # noqa: E402
+from .cutlass_examples_h200 import PROFILED, capture_example  # noqa: E402
 
-RECORDED = ROOT / "results" / "ncu" / "ncu_cutlass_hopper_fmha.csv"
+RECORDED = PROFILED["hopper_fmha"].recorded("hopper_fmha")
 KV = "tma_async@fmha.py:1729"  # the K/V pipeline, named by where it is created
 
 
@@ -33,11 +31,7 @@ def captured():
     path = examples_dir() / example.path
     if not path.exists():
         pytest.skip(f"CUTLASS example {example.path} not found under {examples_dir()}")
-    host, args = example.build(load(example))
-    with capture() as cap:
-        compile_host("ncu_replay_cutlass_hopper_fmha", host, args, example.arch, key=None)
-    (kc,) = cap.kernels.values()
-    return kc, Path(path).parent
+    return capture_example("hopper_fmha"), Path(path).parent
 
 
 @pytest.fixture(scope="module")

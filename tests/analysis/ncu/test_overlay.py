@@ -32,7 +32,10 @@ def _totals(name, regions, wavefronts, ideal, predicted=None, unmodelled=(0, 0, 
     )
 
 
-def _attribution(*regions):
+SPANS = (("sA", 0, 4096), ("sB", 4096, 4096), ("sC", 0, 2048), ("bars", 8192, 16))
+
+
+def _attribution(*regions, spans=SPANS):
     return NcuAttribution(
         kernel="k",
         captured="k",
@@ -42,7 +45,7 @@ def _attribution(*regions):
         rows=(),
         accesses=(),
         regions=regions,
-        spans=(("sA", 0, 4096), ("sB", 4096, 4096), ("sC", 0, 2048), ("bars", 8192, 16)),
+        spans=spans,
     )
 
 
